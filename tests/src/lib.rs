@@ -1,0 +1,1 @@
+//! Ember's cross-crate tests and benchmark harnesses.

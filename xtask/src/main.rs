@@ -1,0 +1,2 @@
+//! `cargo xtask`: Ember's build, test and benchmark driver.
+fn main() {}
