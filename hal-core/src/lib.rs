@@ -18,15 +18,12 @@
 //! # Ok::<(), hal_core::memory::alloc::AllocError>(())
 //! ```
 //!
-//! Features: `alloc`/`std` add conveniences that need a heap; `defmt` derives
-//! `defmt::Format` on the public types for firmware logs.
+//! Features: `defmt` implements `defmt::Format` on the public types for firmware logs.
 #![no_std]
-#![cfg_attr(not(test), deny(clippy::panic, clippy::unwrap_used, clippy::expect_used))]
-
-#[cfg(feature = "alloc")]
-extern crate alloc;
-#[cfg(feature = "std")]
-extern crate std;
+#![cfg_attr(
+    not(test),
+    deny(clippy::panic, clippy::unwrap_used, clippy::expect_used)
+)]
 
 mod error;
 pub mod memory;

@@ -1,2 +1,72 @@
 //! `cargo xtask`: Ember's build, test and benchmark driver.
-fn main() {}
+//!
+//! Every command first checks what it needs (rustup targets and components, the nightly
+//! toolchain for Miri) and installs it when it can, or stops with the exact command to run.
+//! Each step prints the command it runs; the first failing step stops the run with its exit
+//! status. Nothing is skipped silently.
+//!
+//! ```text
+//! cargo xtask test          # fmt, clippy, tests, no_std builds, Miri
+//! cargo xtask run           # the main job on the emulated host board
+//! cargo xtask bench alloc   # allocator benchmark → target/bench/alloc.json
+//! ```
+
+mod setup;
+mod step;
+mod tasks;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "cargo xtask",
+    about = "Ember's build, test and benchmark driver"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Every check CI runs: formatting, clippy -D warnings, all tests, no_std cross builds,
+    /// Miri over the crates with unsafe-free invariants to prove.
+    Test {
+        /// Skip Miri (for a quick local loop; CI never passes this).
+        #[arg(long)]
+        no_miri: bool,
+    },
+    /// The main job, on the emulated host board.
+    Run,
+    /// Benchmarks, run in release mode, each writing target/bench/<name>.json.
+    Bench {
+        /// Which benchmark.
+        #[arg(value_enum)]
+        which: Bench,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Bench {
+    /// Device-memory allocators against offset-allocator, rlsf, talc, linked_list_allocator.
+    Alloc,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Test { no_miri } => tasks::test(!no_miri),
+        Command::Run => tasks::run_main(),
+        Command::Bench { which } => match which {
+            Bench::Alloc => tasks::bench_alloc(),
+        },
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("\nxtask: FAILED: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -142,7 +142,10 @@ mod tests {
     fn heap_limits_are_checked() {
         let t = MemoryType::DEVICE_LOCAL;
         let u = BufferUsage::DEFAULT;
-        assert_eq!(MemoryHeap::new(t, u, 16, 3, 16), Err(ParamsError::Alignment(3)));
+        assert_eq!(
+            MemoryHeap::new(t, u, 16, 3, 16),
+            Err(ParamsError::Alignment(3))
+        );
         assert!(matches!(
             MemoryHeap::new(t, u, 32, 4, 16),
             Err(ParamsError::HeapLimits { .. })
@@ -161,11 +164,15 @@ mod tests {
 
     #[test]
     fn mapping_device_only_memory_is_refused() {
-        let heap = MemoryHeap::new(MemoryType::DEVICE_LOCAL, BufferUsage::all(), 64, 4, 64).unwrap();
-        assert_eq!(heap.check(&BufferParams::host_visible()), Err(ParamsError::MemoryType {
-            wanted: MemoryType::HOST_VISIBLE.bits(),
-            offered: MemoryType::DEVICE_LOCAL.bits(),
-        }));
+        let heap =
+            MemoryHeap::new(MemoryType::DEVICE_LOCAL, BufferUsage::all(), 64, 4, 64).unwrap();
+        assert_eq!(
+            heap.check(&BufferParams::host_visible()),
+            Err(ParamsError::MemoryType {
+                wanted: MemoryType::HOST_VISIBLE.bits(),
+                offered: MemoryType::DEVICE_LOCAL.bits(),
+            })
+        );
         let p = BufferParams {
             memory_type: MemoryType::DEVICE_LOCAL,
             usage: BufferUsage::MAPPING_SCOPED,
@@ -180,7 +187,8 @@ mod tests {
 
     #[test]
     fn usage_outside_the_heap_is_refused() {
-        let heap = MemoryHeap::new(MemoryType::DEVICE_LOCAL, BufferUsage::TRANSFER, 64, 4, 64).unwrap();
+        let heap =
+            MemoryHeap::new(MemoryType::DEVICE_LOCAL, BufferUsage::TRANSFER, 64, 4, 64).unwrap();
         assert!(matches!(
             heap.check(&BufferParams::device_local()),
             Err(ParamsError::Usage { .. })

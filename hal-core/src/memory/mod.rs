@@ -4,6 +4,8 @@
 pub mod alloc;
 mod buffer_params;
 mod buffer_usage;
+#[cfg(feature = "defmt")]
+mod defmt_bits;
 mod memory_access;
 mod memory_heap;
 mod memory_type;

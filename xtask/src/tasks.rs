@@ -1,0 +1,103 @@
+//! The commands themselves.
+
+use crate::setup::{self, NO_STD_TARGET};
+use crate::step::{cmd, root, run, Result};
+use std::time::Instant;
+
+/// Crates that are `#![no_std]` and must build for the Cortex-M target, with the feature
+/// sets firmware uses.
+const NO_STD_CRATES: &[(&str, &[&str])] = &[("hal-core", &["", "defmt"])];
+
+/// Crates whose tests Miri runs (every crate with `unsafe` or invariants worth proving).
+const MIRI_CRATES: &[&str] = &["hal-core"];
+
+/// `cargo xtask test`: everything CI checks, in order, stopping at the first failure.
+pub fn test(with_miri: bool) -> Result {
+    let started = Instant::now();
+    setup::stable()?;
+    run(
+        "formatting",
+        cmd("cargo", &["fmt", "--all", "--", "--check"]),
+    )?;
+    run(
+        "clippy, warnings denied",
+        cmd(
+            "cargo",
+            &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--all-features",
+                "--",
+                "-D",
+                "warnings",
+            ],
+        ),
+    )?;
+    run(
+        "tests of every crate",
+        cmd("cargo", &["test", "--workspace", "--all-features"]),
+    )?;
+    for (krate, feature_sets) in NO_STD_CRATES {
+        for features in *feature_sets {
+            let mut args = vec!["build", "-p", krate, "--target", NO_STD_TARGET];
+            if !features.is_empty() {
+                args.extend(["--features", features]);
+            }
+            run(
+                &format!("{krate} builds no_std for {NO_STD_TARGET}"),
+                cmd("cargo", &args),
+            )?;
+        }
+    }
+    if with_miri {
+        setup::miri()?;
+        for krate in MIRI_CRATES {
+            run(
+                &format!("Miri over {krate}'s tests"),
+                cmd("cargo", &["+nightly", "miri", "test", "-p", krate]),
+            )?;
+        }
+    } else {
+        println!("\n==> Miri NOT run (--no-miri was given); CI always runs it");
+    }
+    println!(
+        "\nxtask test: all passed in {:.0} s",
+        started.elapsed().as_secs_f32()
+    );
+    Ok(())
+}
+
+/// `cargo xtask run`: the main job on the emulated host board.
+pub fn run_main() -> Result {
+    run(
+        "allocator walk-through on the host",
+        cmd(
+            "cargo",
+            &[
+                "run",
+                "--quiet",
+                "--release",
+                "-p",
+                "hal-core",
+                "--example",
+                "transients",
+            ],
+        ),
+    )
+}
+
+/// `cargo xtask bench alloc`.
+pub fn bench_alloc() -> Result {
+    setup::stable()?;
+    run(
+        "allocator benchmark (release)",
+        cmd("cargo", &["bench", "-p", "ember-tests", "--bench", "alloc"]),
+    )?;
+    let json = root().join("target/bench/alloc.json");
+    if !json.is_file() {
+        return Err(format!("the benchmark did not write {}", json.display()));
+    }
+    println!("\nwrote {}", json.display());
+    Ok(())
+}
