@@ -1,32 +1,1065 @@
-//! PLACEHOLDER — being written; replaced wholesale.
-use super::{AllocError, AllocStats, Range, RangeAllocator};
+//! Two-level segregated fit (TLSF): a general-purpose allocator of offsets with O(1)
+//! allocate and free.
+//!
+//! # Design
+//!
+//! * **Out-of-band blocks.** The managed block is never touched. It is cut into physical
+//!   blocks, each described by one [`Node`] of a fixed table of `NODES` entries: offset, size,
+//!   requested size, the indices of its physical neighbours, its free-list links, a
+//!   generation and a `used` flag. Indices are `u32` with [`NONE`] as the null index. Nodes
+//!   that describe no block are kept on an intrusive stack (through `next_free`) plus a
+//!   never-used high-water mark, so getting and putting a node is O(1).
+//! * **Two-level size classes.** Every size is a multiple of [`GRANULE`] (16 bytes). Free
+//!   blocks sit in one doubly linked list per size class. Below [`SMALL_LIMIT`] (512 bytes)
+//!   the classes are linear (one class per granule); above it the first level is the index of
+//!   the most significant bit and the second level splits each power-of-two range into
+//!   [`SL_COUNT`] (32) equal parts. A `u64` first-level bitmap and one `u32` second-level
+//!   bitmap per first level say which lists are non-empty, so a suitable list is found with
+//!   two `trailing_zeros`.
+//! * **Good fit, then a fallback.** A request is rounded up to the next class boundary before
+//!   the bitmap search, so *any* block of the list found fits and no list is ever walked.
+//!   Only when that O(1) search finds nothing, the list of the request's own (unrounded)
+//!   class is scanned for a block that happens to be large enough. That fallback never runs
+//!   while the O(1) path would succeed; it lets the allocator fill the block to the edge.
+//! * **Alignment by splitting.** For an alignment above 16 the search asks for
+//!   `size + alignment - 16` bytes; the padding in front of the aligned offset is split off as
+//!   a free block of its own and the remainder behind the allocation as another, so nothing
+//!   is wasted beyond rounding to 16 bytes.
+//! * **Coalescing.** A freed block merges with free physical neighbours at once, so no two
+//!   free blocks are ever adjacent.
+//! * **Tokens.** A [`Range`]'s token is `generation << 32 | node index`; a node's generation
+//!   is bumped whenever its allocation ends (free or reset), so stale, double and forged
+//!   frees are recognised in O(1).
 
-/// Two-level segregated fit. PLACEHOLDER.
+use super::{check_request, AllocError, AllocStats, Range, RangeAllocator};
+
+/// Null node index.
+const NONE: u32 = u32::MAX;
+/// log2 of [`GRANULE`].
+const GRANULE_LOG2: u32 = 4;
+/// Every block's offset and size is a multiple of this many bytes.
+const GRANULE: u64 = 1 << GRANULE_LOG2;
+/// log2 of [`SL_COUNT`].
+const SL_LOG2: u32 = 5;
+/// Second-level subdivisions of each first-level (power-of-two) range.
+const SL_COUNT: usize = 1 << SL_LOG2;
+/// Sizes below this are mapped linearly (first level 0, one class per granule).
+const SMALL_LIMIT: u64 = 1 << (SL_LOG2 + GRANULE_LOG2);
+/// First-level index of sizes with most significant bit `b >= SL_LOG2 + GRANULE_LOG2` is
+/// `b - FL_SHIFT`.
+const FL_SHIFT: u32 = SL_LOG2 + GRANULE_LOG2 - 1;
+/// First-level classes: the linear one plus one per bit from 9 to 63.
+const FL_COUNT: usize = (64 - FL_SHIFT) as usize;
+
+/// One physical block of the managed range, free or used, or an unused table entry.
+///
+/// Invariants: the physical blocks tile `0..usable` in `prev_phys`/`next_phys` order; a free
+/// block is in exactly the list of its size class and is never next to another free block;
+/// `gen` has been handed out in a token only if the block is `used` now.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    /// Start of the block, a multiple of [`GRANULE`].
+    offset: u64,
+    /// Length of the block, a non-zero multiple of [`GRANULE`].
+    size: u64,
+    /// The size asked for, for a used block (what `free` must be given back).
+    requested: u64,
+    /// Physical neighbour before, or [`NONE`].
+    prev_phys: u32,
+    /// Physical neighbour after, or [`NONE`].
+    next_phys: u32,
+    /// Previous block in the free list.
+    prev_free: u32,
+    /// Next block in the free list; for an unused entry, the next unused entry.
+    next_free: u32,
+    /// Bumped whenever the block's allocation ends.
+    gen: u32,
+    /// Whether the block is handed out.
+    used: bool,
+}
+
+impl Node {
+    const EMPTY: Node = Node {
+        offset: 0,
+        size: 0,
+        requested: 0,
+        prev_phys: NONE,
+        next_phys: NONE,
+        prev_free: NONE,
+        next_free: NONE,
+        gen: 0,
+        used: false,
+    };
+}
+
+/// The size class `(first level, second level)` that holds blocks of `size` bytes
+/// (`size` a non-zero multiple of [`GRANULE`]).
+#[inline(always)]
+const fn mapping_insert(size: u64) -> (usize, usize) {
+    if size < SMALL_LIMIT {
+        (0, (size >> GRANULE_LOG2) as usize)
+    } else {
+        let msb = 63 - size.leading_zeros();
+        let fl = msb - FL_SHIFT;
+        let sl = ((size >> (msb - SL_LOG2)) as usize) ^ SL_COUNT;
+        (fl as usize, sl)
+    }
+}
+
+/// The first class whose every block holds at least `size` bytes, or `None` if there is
+/// none (`size` a non-zero multiple of [`GRANULE`]).
+#[inline(always)]
+const fn mapping_search(size: u64) -> Option<(usize, usize)> {
+    if size < SMALL_LIMIT {
+        // Linear classes hold one size each: exact.
+        Some((0, (size >> GRANULE_LOG2) as usize))
+    } else {
+        let msb = 63 - size.leading_zeros();
+        let round = (1u64 << (msb - SL_LOG2)) - 1;
+        match size.checked_add(round) {
+            Some(rounded) => Some(mapping_insert(rounded)),
+            None => None,
+        }
+    }
+}
+
+/// `x` rounded up to `align` (a power of two), if that fits in a u64.
+#[inline(always)]
+const fn align_up(x: u64, align: u64) -> Option<u64> {
+    match x.checked_add(align - 1) {
+        Some(v) => Some(v & !(align - 1)),
+        None => None,
+    }
+}
+
+/// Two-level segregated fit over a block of `capacity` bytes, with room for `NODES` physical
+/// blocks (free or used) of metadata.
+///
+/// O(1) [`allocate`](RangeAllocator::allocate) and [`free`](RangeAllocator::free), any
+/// power-of-two alignment, `u64` offsets. Offsets and sizes are kept in multiples of 16
+/// bytes; a capacity that is not a multiple of 16 loses its last partial granule. One live
+/// allocation needs up to three nodes while its neighbours are free, so size `NODES` at about
+/// twice the number of live ranges expected, plus a few.
+///
+/// ```
+/// use hal_core::memory::alloc::{RangeAllocator, Tlsf};
+///
+/// static HEAP: Tlsf<32> = Tlsf::new(1 << 16); // `const`: fits in a static
+/// let mut tlsf = HEAP.clone();
+/// let a = tlsf.allocate(100, 4096)?;
+/// assert_eq!(a.offset % 4096, 0);
+/// tlsf.free(a)?;
+/// # Ok::<(), hal_core::memory::alloc::AllocError>(())
+/// ```
+#[derive(Clone, Debug)]
 pub struct Tlsf<const NODES: usize> {
+    /// The block table.
+    nodes: [Node; NODES],
+    /// Bit `f` set iff some list of first level `f` is non-empty.
+    fl_bitmap: u64,
+    /// Bit `s` of entry `f` set iff list `(f, s)` is non-empty.
+    sl_bitmap: [u32; FL_COUNT],
+    /// Head of each free list; [`NONE`] when empty.
+    heads: [[u32; SL_COUNT]; FL_COUNT],
+    /// Top of the stack of recycled unused nodes.
+    spare_head: u32,
+    /// Nodes at or above this index have never been taken since the last reset.
+    fresh: u32,
+    /// Unused nodes (recycled plus never taken).
+    spare_count: u32,
+    /// Capacity as given.
     capacity: u64,
+    /// Capacity rounded down to [`GRANULE`]: the part handed out.
+    usable: u64,
+    /// Sum of requested sizes of live ranges.
+    in_use: u64,
+    /// Largest `in_use` seen.
+    peak: u64,
+    /// Live ranges.
+    live: u64,
 }
 
 impl<const NODES: usize> Tlsf<NODES> {
-    /// An empty allocator over `capacity` bytes.
+    /// Nodes the table can index (`NODES`, capped below the null index).
+    const LIMIT: u32 = if NODES >= NONE as usize {
+        NONE - 1
+    } else {
+        NODES as u32
+    };
+
+    /// An empty allocator over `capacity` bytes. `const`, so it can initialise a `static`.
+    ///
+    /// A capacity below 16 bytes, or `NODES == 0`, gives an allocator that refuses every
+    /// request cleanly.
     pub const fn new(capacity: u64) -> Self {
-        Self { capacity }
+        let mut this = Self {
+            nodes: [Node::EMPTY; NODES],
+            fl_bitmap: 0,
+            sl_bitmap: [0; FL_COUNT],
+            heads: [[NONE; SL_COUNT]; FL_COUNT],
+            spare_head: NONE,
+            fresh: 0,
+            spare_count: Self::LIMIT,
+            capacity,
+            usable: capacity & !(GRANULE - 1),
+            in_use: 0,
+            peak: 0,
+            live: 0,
+        };
+        if this.usable != 0 && Self::LIMIT != 0 {
+            // Same as `init_block`, spelled out for const evaluation.
+            this.nodes[0].size = this.usable;
+            this.fresh = 1;
+            this.spare_count -= 1;
+            let (fl, sl) = mapping_insert(this.usable);
+            this.heads[fl][sl] = 0;
+            this.fl_bitmap = 1 << fl;
+            this.sl_bitmap[fl] = 1 << sl;
+        }
+        this
+    }
+
+    /// Takes an unused node (the caller has checked `spare_count`).
+    #[inline(always)]
+    fn take_node(&mut self) -> u32 {
+        self.spare_count -= 1;
+        if self.spare_head != NONE {
+            let idx = self.spare_head;
+            self.spare_head = self.nodes[idx as usize].next_free;
+            idx
+        } else {
+            let idx = self.fresh;
+            self.fresh += 1;
+            idx
+        }
+    }
+
+    /// Puts a node that describes no block any more back on the spare stack.
+    #[inline(always)]
+    fn put_node(&mut self, idx: u32) {
+        self.nodes[idx as usize].next_free = self.spare_head;
+        self.spare_head = idx;
+        self.spare_count += 1;
+    }
+
+    /// Pushes free block `idx` onto the list of its size class.
+    #[inline(always)]
+    fn insert_free(&mut self, idx: u32) {
+        let (fl, sl) = mapping_insert(self.nodes[idx as usize].size);
+        let head = self.heads[fl][sl];
+        {
+            let node = &mut self.nodes[idx as usize];
+            node.prev_free = NONE;
+            node.next_free = head;
+        }
+        if head != NONE {
+            self.nodes[head as usize].prev_free = idx;
+        }
+        self.heads[fl][sl] = idx;
+        self.fl_bitmap |= 1 << fl;
+        self.sl_bitmap[fl] |= 1 << sl;
+    }
+
+    /// Unlinks free block `idx` from its list.
+    #[inline(always)]
+    fn remove_free(&mut self, idx: u32) {
+        let node = self.nodes[idx as usize];
+        let (prev, next) = (node.prev_free, node.next_free);
+        if prev != NONE {
+            self.nodes[prev as usize].next_free = next;
+        } else {
+            let (fl, sl) = mapping_insert(node.size);
+            self.heads[fl][sl] = next;
+            if next == NONE {
+                self.sl_bitmap[fl] &= !(1 << sl);
+                if self.sl_bitmap[fl] == 0 {
+                    self.fl_bitmap &= !(1 << fl);
+                }
+            }
+        }
+        if next != NONE {
+            self.nodes[next as usize].prev_free = prev;
+        }
+    }
+
+    /// O(1): the head of the first non-empty class at or above the one `size` rounds up to,
+    /// so a free block of at least `size` bytes, with its class. Changes nothing.
+    #[inline(always)]
+    fn find_good_fit(&self, size: u64) -> Option<(usize, usize, u32)> {
+        let (mut fl, sl) = mapping_search(size)?;
+        // `fl < FL_COUNT <= 63` and `sl < 32`, so the shifts are in range.
+        let mut sl_map = self.sl_bitmap[fl] & (u32::MAX << sl);
+        if sl_map == 0 {
+            let fl_map = self.fl_bitmap & (u64::MAX << (fl + 1));
+            if fl_map == 0 {
+                return None;
+            }
+            fl = fl_map.trailing_zeros() as usize;
+            sl_map = self.sl_bitmap[fl];
+        }
+        let sl = sl_map.trailing_zeros() as usize;
+        Some((fl, sl, self.heads[fl][sl]))
+    }
+
+    /// Unlinks the head of the non-empty list `(fl, sl)`.
+    #[inline(always)]
+    fn pop_head(&mut self, fl: usize, sl: usize, head: u32) {
+        let next = self.nodes[head as usize].next_free;
+        self.heads[fl][sl] = next;
+        if next != NONE {
+            self.nodes[next as usize].prev_free = NONE;
+        } else {
+            self.sl_bitmap[fl] &= !(1 << sl);
+            if self.sl_bitmap[fl] == 0 {
+                self.fl_bitmap &= !(1 << fl);
+            }
+        }
+    }
+
+    /// The fallback, run only when [`find_good_fit`](Self::find_good_fit) found nothing:
+    /// walks the one list of `class_size`'s own class for a block that holds `size` bytes at
+    /// `alignment`.
+    #[cold]
+    fn find_in_own_class(&self, class_size: u64, size: u64, alignment: u64) -> Option<u32> {
+        let (fl, sl) = mapping_insert(class_size);
+        let mut cur = self.heads[fl][sl];
+        while cur != NONE {
+            let node = &self.nodes[cur as usize];
+            if Self::fits(node, size, alignment) {
+                return Some(cur);
+            }
+            cur = node.next_free;
+        }
+        None
+    }
+
+    /// Whether `size` bytes aligned to `alignment` fit inside block `node`.
+    #[inline(always)]
+    fn fits(node: &Node, size: u64, alignment: u64) -> bool {
+        match align_up(node.offset, alignment) {
+            Some(start) => match start.checked_add(size) {
+                // `offset + size <= usable` never overflows.
+                Some(end) => end <= node.offset + node.size,
+                None => false,
+            },
+            None => false,
+        }
+    }
+
+    /// Size of the largest free block (scans one list).
+    fn largest_free(&self) -> u64 {
+        if self.fl_bitmap == 0 {
+            return 0;
+        }
+        let fl = 63 - self.fl_bitmap.leading_zeros() as usize;
+        let Some(&sl_map) = self.sl_bitmap.get(fl) else {
+            return 0;
+        };
+        let sl = 31 - sl_map.leading_zeros() as usize;
+        let mut largest = 0;
+        let mut cur = self.heads[fl][sl];
+        while cur != NONE {
+            let node = &self.nodes[cur as usize];
+            largest = largest.max(node.size);
+            cur = node.next_free;
+        }
+        largest
+    }
+
+    #[cold]
+    fn out_of_memory(&self, size: u64, alignment: u64) -> AllocError {
+        AllocError::OutOfMemory {
+            size,
+            alignment,
+            largest_free_range: self.largest_free(),
+        }
     }
 }
 
 impl<const NODES: usize> RangeAllocator for Tlsf<NODES> {
+    #[inline]
     fn capacity(&self) -> u64 {
         self.capacity
     }
-    fn allocate(&mut self, _size: u64, _alignment: u64) -> Result<Range, AllocError> {
-        todo!()
+
+    #[inline]
+    fn allocate(&mut self, size: u64, alignment: u64) -> Result<Range, AllocError> {
+        check_request(size, alignment, self.capacity)?;
+        // Rounded to the granule; `None` or above `usable` means it cannot fit.
+        let block_size = match size.checked_add(GRANULE - 1) {
+            Some(s) if s & !(GRANULE - 1) <= self.usable => s & !(GRANULE - 1),
+            _ => return Err(self.out_of_memory(size, alignment)),
+        };
+        let align = alignment.max(GRANULE);
+        // Offsets are multiples of 16, so at most `align - 16` bytes of padding are needed.
+        let needed = block_size.checked_add(align - GRANULE);
+        let found = match needed {
+            Some(n) => self.find_good_fit(n),
+            None => None,
+        };
+        // `class`: the list `idx` heads, when the O(1) search found it.
+        let (idx, class) = match found {
+            Some((fl, sl, idx)) => (idx, Some((fl, sl))),
+            None => {
+                let class_size = match needed {
+                    Some(n) if n <= self.usable => n,
+                    _ => self.usable,
+                };
+                let mut found = self.find_in_own_class(class_size, block_size, align);
+                if found.is_none() && align > GRANULE {
+                    // A block between the unpadded and the padded size may be aligned
+                    // well enough: try the unpadded size's class too.
+                    found = self.find_in_own_class(block_size, block_size, align);
+                }
+                match found {
+                    Some(idx) => (idx, None),
+                    None => return Err(self.out_of_memory(size, alignment)),
+                }
+            }
+        };
+
+        let block = self.nodes[idx as usize];
+        // The block holds `block_size` at `align`: the search guarantees it.
+        let start = if align == GRANULE {
+            block.offset
+        } else {
+            match align_up(block.offset, align) {
+                Some(s) => s,
+                // Unreachable: both searches only return blocks that fit.
+                None => return Err(self.out_of_memory(size, alignment)),
+            }
+        };
+        let lead = start - block.offset;
+        let tail = block.size - lead - block_size;
+        let wanted = (lead != 0) as u32 + (tail != 0) as u32;
+        if wanted > self.spare_count {
+            return Err(AllocError::OutOfMetadata {
+                capacity: Self::LIMIT,
+            });
+        }
+
+        // From here on nothing fails.
+        match class {
+            Some((fl, sl)) => self.pop_head(fl, sl, idx),
+            None => self.remove_free(idx),
+        }
+        let used = if lead != 0 {
+            // `idx` stays the leading free block; a new node takes the rest.
+            let u = self.take_node();
+            let next = block.next_phys;
+            self.nodes[u as usize] = Node {
+                offset: start,
+                size: block.size - lead,
+                requested: 0,
+                prev_phys: idx,
+                next_phys: next,
+                prev_free: NONE,
+                next_free: NONE,
+                gen: self.nodes[u as usize].gen,
+                used: false,
+            };
+            if next != NONE {
+                self.nodes[next as usize].prev_phys = u;
+            }
+            self.nodes[idx as usize].next_phys = u;
+            self.nodes[idx as usize].size = lead;
+            self.insert_free(idx);
+            u
+        } else {
+            idx
+        };
+        if tail != 0 {
+            let t = self.take_node();
+            let next = self.nodes[used as usize].next_phys;
+            self.nodes[t as usize] = Node {
+                offset: start + block_size,
+                size: tail,
+                requested: 0,
+                prev_phys: used,
+                next_phys: next,
+                prev_free: NONE,
+                next_free: NONE,
+                gen: self.nodes[t as usize].gen,
+                used: false,
+            };
+            if next != NONE {
+                self.nodes[next as usize].prev_phys = t;
+            }
+            self.nodes[used as usize].next_phys = t;
+            self.insert_free(t);
+        }
+        let node = &mut self.nodes[used as usize];
+        node.size = block_size;
+        node.requested = size;
+        node.used = true;
+        let token = (u64::from(node.gen) << 32) | u64::from(used);
+
+        self.in_use += size;
+        if self.in_use > self.peak {
+            self.peak = self.in_use;
+        }
+        self.live += 1;
+        Ok(Range::new(start, size, token))
     }
-    fn free(&mut self, _range: Range) -> Result<(), AllocError> {
-        todo!()
+
+    #[inline]
+    fn free(&mut self, range: Range) -> Result<(), AllocError> {
+        let token = range.token();
+        let idx = token as u32;
+        let gen = (token >> 32) as u32;
+        let node = match self.nodes.get(idx as usize) {
+            Some(node) if node.used && node.gen == gen => *node,
+            _ => {
+                return Err(AllocError::NotAllocated {
+                    offset: range.offset,
+                })
+            }
+        };
+        if node.offset != range.offset || node.requested != range.size {
+            return Err(AllocError::Mismatch {
+                offset: range.offset,
+                size: range.size,
+                expected_offset: node.offset,
+                expected_size: node.requested,
+            });
+        }
+        self.in_use -= node.requested;
+        self.live -= 1;
+
+        // The allocation ends: its generation is never handed out again.
+        let mut cur = idx;
+        {
+            let n = &mut self.nodes[idx as usize];
+            n.used = false;
+            n.gen = n.gen.wrapping_add(1);
+            n.requested = 0;
+        }
+        let mut offset = node.offset;
+        let mut size = node.size;
+        let mut next = node.next_phys;
+
+        // Merge with the block before: it absorbs this one.
+        let prev = node.prev_phys;
+        if prev != NONE && !self.nodes[prev as usize].used {
+            self.remove_free(prev);
+            self.put_node(cur);
+            cur = prev;
+            let p = &self.nodes[prev as usize];
+            offset = p.offset;
+            size += p.size;
+        }
+        // Merge with the block after: this one absorbs it.
+        if next != NONE && !self.nodes[next as usize].used {
+            self.remove_free(next);
+            let n = self.nodes[next as usize];
+            size += n.size;
+            self.put_node(next);
+            next = n.next_phys;
+        }
+        {
+            let n = &mut self.nodes[cur as usize];
+            n.offset = offset;
+            n.size = size;
+            n.next_phys = next;
+        }
+        if next != NONE {
+            self.nodes[next as usize].prev_phys = cur;
+        }
+        self.insert_free(cur);
+        Ok(())
     }
+
     fn reset(&mut self) {
-        todo!()
+        let fresh = self.fresh as usize;
+        for node in self.nodes.iter_mut().take(fresh) {
+            if node.used {
+                node.used = false;
+                node.gen = node.gen.wrapping_add(1);
+            }
+        }
+        self.fl_bitmap = 0;
+        self.sl_bitmap = [0; FL_COUNT];
+        self.heads = [[NONE; SL_COUNT]; FL_COUNT];
+        self.spare_head = NONE;
+        self.fresh = 0;
+        self.spare_count = Self::LIMIT;
+        self.in_use = 0;
+        self.live = 0;
+        if self.usable != 0 && self.spare_count != 0 {
+            let idx = self.take_node();
+            let gen = self.nodes[idx as usize].gen;
+            self.nodes[idx as usize] = Node {
+                size: self.usable,
+                gen,
+                ..Node::EMPTY
+            };
+            self.insert_free(idx);
+        }
     }
+
     fn stats(&self) -> AllocStats {
-        todo!()
+        AllocStats {
+            capacity: self.capacity,
+            bytes_in_use: self.in_use,
+            peak_bytes_in_use: self.peak,
+            allocation_count: self.live,
+            largest_free_range: self.largest_free(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Walks the physical list and the free lists and checks every invariant.
+    fn check<const N: usize>(t: &Tlsf<N>) {
+        let mut cur = if t.usable != 0 && Tlsf::<N>::LIMIT != 0 {
+            // Find the block at offset 0: the one with no previous neighbour.
+            (0..t.fresh)
+                .find(|&i| {
+                    let n = &t.nodes[i as usize];
+                    n.size != 0 && n.offset == 0 && n.prev_phys == NONE && is_block(t, i)
+                })
+                .expect("first block")
+        } else {
+            NONE
+        };
+        let mut offset = 0;
+        let mut prev = NONE;
+        let mut prev_free = false;
+        let mut blocks = 0;
+        let mut free_blocks = 0;
+        let mut in_use = 0;
+        let mut live = 0;
+        while cur != NONE {
+            let n = &t.nodes[cur as usize];
+            assert_eq!(n.offset, offset);
+            assert_eq!(n.prev_phys, prev);
+            assert!(n.size > 0 && n.size % GRANULE == 0);
+            if n.used {
+                in_use += n.requested;
+                live += 1;
+                assert!(n.requested <= n.size);
+            } else {
+                assert!(!prev_free, "adjacent free blocks");
+                free_blocks += 1;
+            }
+            prev_free = !n.used;
+            offset += n.size;
+            prev = cur;
+            cur = n.next_phys;
+            blocks += 1;
+        }
+        assert_eq!(offset, t.usable);
+        assert_eq!(in_use, t.in_use);
+        assert_eq!(live, t.live);
+        assert_eq!(blocks + t.spare_count, Tlsf::<N>::LIMIT);
+        let mut listed = 0;
+        for fl in 0..FL_COUNT {
+            assert_eq!(t.fl_bitmap >> fl & 1 == 1, t.sl_bitmap[fl] != 0);
+            for sl in 0..SL_COUNT {
+                let head = t.heads[fl][sl];
+                assert_eq!(t.sl_bitmap[fl] >> sl & 1 == 1, head != NONE);
+                let mut p = NONE;
+                let mut c = head;
+                while c != NONE {
+                    let n = &t.nodes[c as usize];
+                    assert!(!n.used);
+                    assert_eq!(mapping_insert(n.size), (fl, sl));
+                    assert_eq!(n.prev_free, p);
+                    listed += 1;
+                    p = c;
+                    c = n.next_free;
+                }
+            }
+        }
+        assert_eq!(listed, free_blocks);
+    }
+
+    fn is_block<const N: usize>(t: &Tlsf<N>, idx: u32) -> bool {
+        let mut c = t.spare_head;
+        while c != NONE {
+            if c == idx {
+                return false;
+            }
+            c = t.nodes[c as usize].next_free;
+        }
+        true
+    }
+
+    #[test]
+    fn mapping_is_consistent() {
+        let mut size = GRANULE;
+        while size < 1 << 20 {
+            let (fl, sl) = mapping_insert(size);
+            assert!(fl < FL_COUNT && sl < SL_COUNT);
+            let (sfl, ssl) = mapping_search(size).unwrap();
+            assert!((sfl, ssl) >= (fl, sl));
+            // Every size in the searched class is at least `size`.
+            let mut s = size;
+            while mapping_insert(s) < (sfl, ssl) {
+                s += GRANULE;
+            }
+            assert!(s >= size);
+            size += GRANULE * (1 + size / 512);
+        }
+        assert_eq!(mapping_insert(!15), (FL_COUNT - 1, SL_COUNT - 1));
+        assert_eq!(mapping_search(!15), None);
+    }
+
+    #[test]
+    fn const_in_static() {
+        static A: Tlsf<8> = Tlsf::new(4096);
+        let mut t = A.clone();
+        check(&t);
+        let r = t.allocate(10, 1).unwrap();
+        assert_eq!(r.offset, 0);
+        t.free(r).unwrap();
+        check(&t);
+    }
+
+    #[test]
+    fn split_and_coalesce() {
+        let mut t = Tlsf::<16>::new(1024);
+        let a = t.allocate(100, 16).unwrap();
+        let b = t.allocate(50, 16).unwrap();
+        let c = t.allocate(200, 16).unwrap();
+        check(&t);
+        assert_eq!((a.offset, b.offset, c.offset), (0, 112, 176));
+        assert_eq!(t.stats().bytes_in_use, 350);
+        assert_eq!(t.stats().allocation_count, 3);
+        assert_eq!(t.stats().largest_free_range, 1024 - 176 - 208);
+        // Free the middle, then the neighbours: one block again.
+        t.free(b).unwrap();
+        check(&t);
+        t.free(a).unwrap();
+        check(&t);
+        assert_eq!(t.stats().largest_free_range, 640);
+        // a and b merged into one 176-byte block at 0.
+        assert_eq!(t.nodes[a.token() as usize].size, 176);
+        t.free(c).unwrap();
+        check(&t);
+        let s = t.stats();
+        assert_eq!(s.largest_free_range, 1024);
+        assert_eq!(
+            (s.bytes_in_use, s.allocation_count, s.peak_bytes_in_use),
+            (0, 0, 350)
+        );
+        assert_eq!(t.spare_count, 15);
+        // The freed hole is reused.
+        let d = t.allocate(1024, 16).unwrap();
+        assert_eq!(d.offset, 0);
+        t.free(d).unwrap();
+    }
+
+    #[test]
+    fn alignment_up_to_1_mib() {
+        let mut t = Tlsf::<64>::new(8 << 20);
+        let mut live = [Range::new(0, 0, 0); 24];
+        let mut n = 0;
+        for (i, shift) in (0..=20).enumerate() {
+            let align = 1u64 << shift;
+            let r = t.allocate(1 + i as u64 * 37, align).unwrap();
+            assert_eq!(r.offset % align, 0);
+            assert_eq!(r.size, 1 + i as u64 * 37);
+            for other in &live[..n] {
+                assert!(!r.overlaps(other));
+            }
+            live[n] = r;
+            n += 1;
+            check(&t);
+        }
+        let r = t.allocate(4096, 1 << 16).unwrap();
+        assert_eq!(r.offset % (1 << 16), 0);
+        live[n] = r;
+        n += 1;
+        for r in live[..n].iter().rev() {
+            t.free(*r).unwrap();
+            check(&t);
+        }
+        assert_eq!(t.stats().largest_free_range, 8 << 20);
+        // Alignment larger than the block still works at offset 0.
+        let r = t.allocate(64, 1 << 63).unwrap();
+        assert_eq!(r.offset, 0);
+        t.free(r).unwrap();
+    }
+
+    #[test]
+    fn aligned_fallback_finds_exact_fit() {
+        // 1 MiB free, nothing else: a 1 MiB request aligned to 1 MiB at offset 0 must work
+        // even though size + alignment - 16 exceeds the block.
+        let mut t = Tlsf::<4>::new(1 << 20);
+        let r = t.allocate(1 << 20, 1 << 20).unwrap();
+        assert_eq!(r.offset, 0);
+        assert!(t.allocate(16, 16).is_err());
+        t.free(r).unwrap();
+        check(&t);
+    }
+
+    #[test]
+    fn large_capacity() {
+        const TIB: u64 = 1 << 40;
+        let mut t = Tlsf::<16>::new(TIB);
+        let a = t.allocate(5 << 30, 1 << 20).unwrap();
+        let b = t.allocate(600 << 30, 1 << 30).unwrap();
+        let c = t.allocate(300 << 30, 4096).unwrap();
+        check(&t);
+        assert!(b.offset >= 4 << 30 && b.offset % (1 << 30) == 0);
+        assert!(c.end() <= TIB);
+        assert_eq!(t.stats().bytes_in_use, 905 << 30);
+        assert!(matches!(
+            t.allocate(500 << 30, 16),
+            Err(AllocError::OutOfMemory { .. })
+        ));
+        t.free(b).unwrap();
+        t.free(a).unwrap();
+        t.free(c).unwrap();
+        check(&t);
+        assert_eq!(t.stats().largest_free_range, TIB);
+        let whole = t.allocate(TIB, 1 << 40).unwrap();
+        assert_eq!(whole.offset, 0);
+        t.free(whole).unwrap();
+        // Near the top of the u64 range.
+        let mut t = Tlsf::<8>::new(u64::MAX);
+        let r = t.allocate(1 << 63, 1 << 63).unwrap();
+        assert_eq!(r.offset, 0);
+        // size + alignment - 16 just fits the remaining block of 2^63 - 16 bytes, which the
+        // rounded-up search misses and the fallback finds.
+        let s = t.allocate(1 << 62, 1 << 62).unwrap();
+        assert_eq!(s.offset, 1 << 63);
+        check(&t);
+        t.free(r).unwrap();
+        t.free(s).unwrap();
+        assert_eq!(t.stats().largest_free_range, !15);
+        assert!(matches!(
+            t.allocate(u64::MAX - 14, 1),
+            Err(AllocError::OutOfMemory { .. })
+        ));
+        let all = t.allocate(u64::MAX - 15, 16).unwrap();
+        assert_eq!(all.offset, 0);
+        check(&t);
+    }
+
+    #[test]
+    fn out_of_metadata_changes_nothing() {
+        let mut t = Tlsf::<3>::new(4096);
+        let a = t.allocate(16, 16).unwrap(); // nodes: a, tail
+        let b = t.allocate(16, 16).unwrap(); // nodes: a, b, tail
+        check(&t);
+        let before = t.stats();
+        let err = t.allocate(16, 16);
+        assert_eq!(err, Err(AllocError::OutOfMetadata { capacity: 3 }));
+        assert_eq!(t.stats(), before);
+        check(&t);
+        // Aligned request needing padding and a tail: still refused, nothing changed.
+        assert_eq!(
+            t.allocate(16, 1024),
+            Err(AllocError::OutOfMetadata { capacity: 3 })
+        );
+        check(&t);
+        // Taking the whole tail needs no new node.
+        let c = t.allocate(4096 - 32, 16).unwrap();
+        check(&t);
+        for r in [b, a, c] {
+            t.free(r).unwrap();
+            check(&t);
+        }
+        assert_eq!(t.stats().largest_free_range, 4096);
+    }
+
+    #[test]
+    fn degenerate_allocators_refuse_cleanly() {
+        let mut t = Tlsf::<0>::new(4096);
+        assert_eq!(t.capacity(), 4096);
+        assert!(matches!(
+            t.allocate(16, 16),
+            Err(AllocError::OutOfMemory { .. })
+        ));
+        t.reset();
+        assert_eq!(t.stats().largest_free_range, 0);
+        let mut t = Tlsf::<8>::new(15);
+        assert_eq!(t.capacity(), 15);
+        assert!(matches!(
+            t.allocate(8, 1),
+            Err(AllocError::OutOfMemory { .. })
+        ));
+        t.reset();
+        check(&t);
+        let mut t = Tlsf::<8>::new(0);
+        assert_eq!(
+            t.allocate(1, 1),
+            Err(AllocError::TooLarge {
+                size: 1,
+                capacity: 0
+            })
+        );
+        // Capacity not a multiple of 16: the tail granule is not used.
+        let mut t = Tlsf::<8>::new(100);
+        assert!(t.allocate(100, 1).is_err());
+        let r = t.allocate(96, 1).unwrap();
+        t.free(r).unwrap();
+        assert_eq!(t.stats().largest_free_range, 96);
+    }
+
+    #[test]
+    fn bad_requests() {
+        let mut t = Tlsf::<8>::new(4096);
+        assert_eq!(t.allocate(0, 16), Err(AllocError::ZeroSize));
+        assert_eq!(
+            t.allocate(16, 3),
+            Err(AllocError::InvalidAlignment { alignment: 3 })
+        );
+        assert_eq!(
+            t.allocate(4097, 16),
+            Err(AllocError::TooLarge {
+                size: 4097,
+                capacity: 4096
+            })
+        );
+        check(&t);
+    }
+
+    #[test]
+    fn bad_frees() {
+        let mut t = Tlsf::<16>::new(4096);
+        let a = t.allocate(100, 16).unwrap();
+        let b = t.allocate(100, 16).unwrap();
+        // Wrong offset or size with a live token.
+        let wrong = Range::new(a.offset + 16, a.size, a.token());
+        assert_eq!(
+            t.free(wrong),
+            Err(AllocError::Mismatch {
+                offset: a.offset + 16,
+                size: 100,
+                expected_offset: a.offset,
+                expected_size: 100
+            })
+        );
+        let wrong = Range::new(a.offset, 99, a.token());
+        assert!(matches!(t.free(wrong), Err(AllocError::Mismatch { .. })));
+        // Forged tokens: out of bounds, unused node, wrong generation.
+        for token in [u64::MAX, 15, 1000, a.token() + (1 << 32)] {
+            assert_eq!(
+                t.free(Range::new(a.offset, a.size, token)),
+                Err(AllocError::NotAllocated { offset: a.offset })
+            );
+        }
+        // A free block's node.
+        let free_node = t.nodes[a.token() as usize].next_phys;
+        let free_node = t.nodes[free_node as usize].next_phys;
+        assert!(!t.nodes[free_node as usize].used);
+        assert!(t
+            .free(Range::new(
+                b.end().next_multiple_of(16),
+                16,
+                u64::from(free_node)
+            ))
+            .is_err());
+        check(&t);
+        // Double free.
+        t.free(a).unwrap();
+        assert_eq!(
+            t.free(a),
+            Err(AllocError::NotAllocated { offset: a.offset })
+        );
+        // A's node reused: the old range is stale.
+        let c = t.allocate(100, 16).unwrap();
+        assert_eq!(c.offset, a.offset);
+        assert_ne!(c.token(), a.token());
+        assert_eq!(
+            t.free(a),
+            Err(AllocError::NotAllocated { offset: a.offset })
+        );
+        check(&t);
+        // Stale after reset.
+        t.reset();
+        check(&t);
+        for r in [b, c] {
+            assert_eq!(
+                t.free(r),
+                Err(AllocError::NotAllocated { offset: r.offset })
+            );
+        }
+        let s = t.stats();
+        assert_eq!(
+            (s.bytes_in_use, s.allocation_count, s.peak_bytes_in_use),
+            (0, 0, 200)
+        );
+        assert_eq!(s.largest_free_range, 4096);
+        // After reset the same offset comes back with a fresh token.
+        let d = t.allocate(100, 16).unwrap();
+        assert_eq!(d.offset, 0);
+        assert_eq!(
+            t.free(c),
+            Err(AllocError::NotAllocated { offset: c.offset })
+        );
+        t.free(d).unwrap();
+    }
+
+    /// Small deterministic generator for the randomised tests.
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            self.0 >> 33
+        }
+    }
+
+    #[test]
+    fn exhaust_then_free_all() {
+        const N: usize = 256;
+        let cap = 64 * 1024;
+        let mut t = Tlsf::<N>::new(cap);
+        let mut rng = Lcg(7);
+        let mut live = [Range::new(0, 0, 0); N];
+        let mut n = 0;
+        for round in 0..3 {
+            loop {
+                let size = 1 + rng.next() % 1500;
+                let align = 1 << (rng.next() % 8);
+                match t.allocate(size, align) {
+                    Ok(r) => {
+                        assert_eq!(r.offset % align, 0);
+                        assert!(r.end() <= cap);
+                        live[n] = r;
+                        n += 1;
+                    }
+                    Err(AllocError::OutOfMemory { .. }) => break,
+                    Err(e) => panic!("{e:?}"),
+                }
+                // Free some at random to fragment.
+                if n > 0 && rng.next() % 3 == 0 {
+                    let i = (rng.next() as usize) % n;
+                    t.free(live[i]).unwrap();
+                    live[i] = live[n - 1];
+                    n -= 1;
+                }
+            }
+            check(&t);
+            for i in 0..n {
+                for j in i + 1..n {
+                    assert!(!live[i].overlaps(&live[j]));
+                }
+            }
+            if round == 1 {
+                t.reset();
+                n = 0;
+            } else {
+                while n > 0 {
+                    let i = (rng.next() as usize) % n;
+                    t.free(live[i]).unwrap();
+                    live[i] = live[n - 1];
+                    n -= 1;
+                }
+            }
+            check(&t);
+            let s = t.stats();
+            assert_eq!(s.largest_free_range, cap);
+            assert_eq!((s.bytes_in_use, s.allocation_count), (0, 0));
+        }
     }
 }
