@@ -97,7 +97,15 @@ fn run<A: RangeAllocator>(alloc: &mut A, ops: &[Op], drain: impl FnOnce(&mut A))
                             !(model.live.is_empty() && size <= capacity / 4 && alignment <= 16),
                             "empty allocator refused {size} bytes"
                         );
-                        assert_eq!(alloc.stats(), before, "a refusal changes nothing");
+                        // A refusal changes nothing the caller owns; a caching allocator
+                        // may have trimmed its cache first, which only frees memory.
+                        let after = alloc.stats();
+                        assert!(after.largest_free_range >= before.largest_free_range);
+                        let after = AllocStats {
+                            largest_free_range: before.largest_free_range,
+                            ..after
+                        };
+                        assert_eq!(after, before, "a refusal changes nothing");
                     }
                     Err(e) => panic!("unexpected error for {size}/{alignment}: {e}"),
                 }
