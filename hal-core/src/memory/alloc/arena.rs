@@ -25,7 +25,8 @@
 //!   increase (wrapping) with the index.
 //! * `top` is the end of `records[len - 1]`, or 0 when `len == 0`; `top <= capacity`.
 //! * `records[len - 1]`, when it exists, is live: freed records at the top are always popped.
-//! * `in_use` / `live` are the sum of the sizes / the number of live records; `peak >= in_use`.
+//! * `in_use` / `live` are the sum of the sizes / the number of live records; the peak is
+//!   `max(peak, in_use)` (folded into `peak` whenever `in_use` falls).
 //! * Every error returns before any field is written.
 //!
 //! Stale-range detection relies on the 32-bit `seq`: a stale range is mistaken for a live one
@@ -94,6 +95,9 @@ pub struct Arena<const RECORDS: usize> {
     in_use: u64,
     /// Number of live records.
     live: u64,
+    /// The peak *before* the latest growth of `in_use`: allocation only raises `in_use`, so
+    /// the true peak is `max(peak, in_use)`, folded in just before `in_use` falls. This keeps
+    /// a compare and a store off the allocation path.
     peak: u64,
     records: [Record; RECORDS],
 }
@@ -197,6 +201,7 @@ impl<const RECORDS: usize> Arena<RECORDS> {
                 break;
             }
             if !record.freed {
+                self.peak = self.peak.max(self.in_use);
                 self.in_use -= record.size;
                 self.live -= 1;
             }
@@ -280,7 +285,6 @@ impl<const RECORDS: usize> RangeAllocator for Arena<RECORDS> {
         self.top = offset + size;
         self.in_use += size;
         self.live += 1;
-        self.peak = self.peak.max(self.in_use);
         Ok(Range::new(
             offset,
             size,
@@ -314,6 +318,7 @@ impl<const RECORDS: usize> RangeAllocator for Arena<RECORDS> {
             });
         }
         record.freed = true;
+        self.peak = self.peak.max(self.in_use);
         self.in_use -= record.size;
         self.live -= 1;
         if index + 1 == self.len {
@@ -324,6 +329,7 @@ impl<const RECORDS: usize> RangeAllocator for Arena<RECORDS> {
     }
 
     fn reset(&mut self) {
+        self.peak = self.peak.max(self.in_use);
         self.len = 0;
         self.top = 0;
         self.in_use = 0;
@@ -336,7 +342,7 @@ impl<const RECORDS: usize> RangeAllocator for Arena<RECORDS> {
         AllocStats {
             capacity: self.capacity,
             bytes_in_use: self.in_use,
-            peak_bytes_in_use: self.peak,
+            peak_bytes_in_use: self.peak.max(self.in_use),
             allocation_count: self.live,
             largest_free_range: self.capacity - self.top,
         }
