@@ -376,6 +376,33 @@ impl<const NODES: usize> Tlsf<NODES> {
     }
 }
 
+impl<const NODES: usize> Tlsf<NODES> {
+    /// Takes a spare node for a free, unlisted block at `offset` of `size` bytes that
+    /// follows `at` physically, and links it between `at` and `at`'s old successor. The
+    /// caller shrinks `at` (or has already) so the two do not overlap. Needs a spare node.
+    #[inline]
+    fn split_after(&mut self, at: u32, offset: u64, size: u64) -> u32 {
+        let new = self.take_node();
+        let next = self.nodes[at as usize].next_phys;
+        self.nodes[new as usize] = Node {
+            offset,
+            size,
+            requested: 0,
+            prev_phys: at,
+            next_phys: next,
+            prev_free: NONE,
+            next_free: NONE,
+            gen: self.nodes[new as usize].gen,
+            used: false,
+        };
+        if next != NONE {
+            self.nodes[next as usize].prev_phys = new;
+        }
+        self.nodes[at as usize].next_phys = new;
+        new
+    }
+}
+
 impl<const NODES: usize> RangeAllocator for Tlsf<NODES> {
     #[inline]
     fn capacity(&self) -> u64 {
@@ -445,23 +472,7 @@ impl<const NODES: usize> RangeAllocator for Tlsf<NODES> {
         }
         let used = if lead != 0 {
             // `idx` stays the leading free block; a new node takes the rest.
-            let u = self.take_node();
-            let next = block.next_phys;
-            self.nodes[u as usize] = Node {
-                offset: start,
-                size: block.size - lead,
-                requested: 0,
-                prev_phys: idx,
-                next_phys: next,
-                prev_free: NONE,
-                next_free: NONE,
-                gen: self.nodes[u as usize].gen,
-                used: false,
-            };
-            if next != NONE {
-                self.nodes[next as usize].prev_phys = u;
-            }
-            self.nodes[idx as usize].next_phys = u;
+            let u = self.split_after(idx, start, block.size - lead);
             self.nodes[idx as usize].size = lead;
             self.insert_free(idx);
             u
@@ -469,23 +480,7 @@ impl<const NODES: usize> RangeAllocator for Tlsf<NODES> {
             idx
         };
         if tail != 0 {
-            let t = self.take_node();
-            let next = self.nodes[used as usize].next_phys;
-            self.nodes[t as usize] = Node {
-                offset: start + block_size,
-                size: tail,
-                requested: 0,
-                prev_phys: used,
-                next_phys: next,
-                prev_free: NONE,
-                next_free: NONE,
-                gen: self.nodes[t as usize].gen,
-                used: false,
-            };
-            if next != NONE {
-                self.nodes[next as usize].prev_phys = t;
-            }
-            self.nodes[used as usize].next_phys = t;
+            let t = self.split_after(used, start + block_size, tail);
             self.insert_free(t);
         }
         let node = &mut self.nodes[used as usize];
