@@ -8,8 +8,16 @@ use std::time::Instant;
 /// sets firmware uses.
 const NO_STD_CRATES: &[(&str, &[&str])] = &[("hal-core", &["", "defmt"])];
 
-/// Crates whose tests Miri runs (every crate with `unsafe` or invariants worth proving).
-const MIRI_CRATES: &[&str] = &["hal-core"];
+/// Test sets Miri runs: every crate with `unsafe` or invariants worth proving, as
+/// `cargo miri test` arguments. The benchmark crate's `unsafe` is its peers' glue, run by a
+/// small test of its own (its trace replays are far too long for Miri).
+const MIRI_TESTS: &[(&str, &[&str])] = &[
+    ("hal-core's tests", &["-p", "hal-core"]),
+    (
+        "the benchmark peers' unsafe glue",
+        &["-p", "ember-tests", "--test", "peers_miri"],
+    ),
+];
 
 /// `cargo xtask test`: everything CI checks, in order, stopping at the first failure.
 pub fn test(with_miri: bool) -> Result {
@@ -52,11 +60,10 @@ pub fn test(with_miri: bool) -> Result {
     }
     if with_miri {
         setup::miri()?;
-        for krate in MIRI_CRATES {
-            run(
-                &format!("Miri over {krate}'s tests"),
-                cmd("cargo", &["+nightly", "miri", "test", "-p", krate]),
-            )?;
+        for (what, args) in MIRI_TESTS {
+            let mut miri = vec!["+nightly", "miri", "test"];
+            miri.extend_from_slice(args);
+            run(&format!("Miri over {what}"), cmd("cargo", &miri))?;
         }
     } else {
         println!("\n==> Miri NOT run (--no-miri was given); CI always runs it");
