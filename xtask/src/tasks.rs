@@ -52,8 +52,13 @@ pub fn test(with_miri: bool) -> Result {
             if !features.is_empty() {
                 args.extend(["--features", features]);
             }
+            let with = if features.is_empty() {
+                "no features".to_string()
+            } else {
+                format!("--features {features}")
+            };
             run(
-                &format!("{krate} builds no_std for {NO_STD_TARGET}"),
+                &format!("{krate} builds no_std for {NO_STD_TARGET} ({with})"),
                 cmd("cargo", &args),
             )?;
         }
