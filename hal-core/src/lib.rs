@@ -1,10 +1,16 @@
 //! Ember's hardware abstraction layer core: `no_std`, with no heap.
 //!
-//! This crate holds what every Ember driver shares and nothing that knows a driver exists:
-//! the memory model ([`memory`]) and the allocators that hand out *offsets* inside a block of
-//! device memory ([`memory::alloc`]). All allocator bookkeeping lives out of band, in storage
-//! sized by const generics, so the allocators work in firmware with no global allocator and
-//! over memory the host cannot touch (a `VkDeviceMemory`, a DSP's SRAM).
+//! This crate holds what every Ember driver shares and nothing that knows a driver exists
+//! (IREE's `runtime/src/iree/hal/`, rebuilt for firmware):
+//! - [`memory`]: the memory model and the allocators that hand out *offsets* inside a block
+//!   of device memory, with all bookkeeping out of band;
+//! - [`device::Device`]: the driver interface, statically dispatched;
+//! - [`buffer`], [`chunk`]: buffers, subspans, and chunked buffers larger than one allocation;
+//! - [`command`]: validated command lists, reusable with binding tables;
+//! - [`semaphore`]: timeline semaphores with failure propagation, and queue submissions;
+//! - [`connection`]: memory connections between devices and copies along them;
+//! - [`memo`]: memoization of resources per (device, queue affinity);
+//! - [`handle`]: generation-checked handles into fixed-capacity tables.
 //!
 //! ```
 //! use hal_core::memory::alloc::{RangeAllocator, Tlsf};
@@ -25,7 +31,23 @@
     deny(clippy::panic, clippy::unwrap_used, clippy::expect_used)
 )]
 
+pub mod buffer;
+pub mod chunk;
+pub mod command;
+pub mod connection;
+pub mod device;
 mod error;
+pub mod executable;
+pub mod handle;
+pub mod memo;
 pub mod memory;
+pub mod semaphore;
 
-pub use error::Error;
+pub use buffer::{Buffer, BufferInfo, BufferSpan, WHOLE};
+pub use command::{BufferRef, CommandBuffer, CommandBufferMode, Record, Workgroups};
+pub use connection::{MemoryConnection, MemoryDomain};
+pub use device::{Device, HostSource, Mapped, PersistentMapping};
+pub use error::{Error, ShortName};
+pub use executable::{Executable, ExecutableSource};
+pub use memo::{DeviceId, MemoCache, MemoKey};
+pub use semaphore::{QueueAffinity, Semaphore, SemaphoreValue, Submit, Timeout};

@@ -1,0 +1,186 @@
+//! Chunked buffers: one logical buffer over several allocations of at most
+//! `max_allocation_size` bytes each (seed 000).
+//!
+//! Every chunk but the last holds exactly `chunk_size` bytes, so byte `i` of the buffer is at
+//! `i % chunk_size` in chunk `i / chunk_size`. [`ChunkLayout::segments`] cuts any range of the
+//! buffer into per-chunk pieces; fills, copies, reads and writes walk those pieces, so crossing
+//! a chunk boundary is handled once, here, for every driver.
+
+use crate::Error;
+
+/// How a buffer of `size` bytes is cut into chunks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkLayout {
+    /// Bytes in the buffer.
+    pub size: u64,
+    /// Bytes per chunk (the last may hold fewer). Never zero.
+    pub chunk_size: u64,
+}
+
+/// One piece of a range: where it is in a chunk and in the range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    /// Which chunk.
+    pub chunk: u64,
+    /// Offset inside that chunk.
+    pub chunk_offset: u64,
+    /// Offset from the start of the range.
+    pub range_offset: u64,
+    /// Bytes in this piece.
+    pub length: u64,
+}
+
+impl ChunkLayout {
+    /// A layout for `size` bytes in chunks of at most `max_chunk` bytes that are multiples of
+    /// `alignment` (so each chunk's start keeps the buffer's alignment).
+    pub fn new(size: u64, max_chunk: u64, alignment: u64) -> Result<Self, Error> {
+        if !alignment.is_power_of_two() || max_chunk < alignment {
+            return Err(Error::InvalidArgument(
+                "chunk size must be at least one alignment unit",
+            ));
+        }
+        let chunk_size = if size <= max_chunk {
+            size.max(1)
+        } else {
+            max_chunk - max_chunk % alignment
+        };
+        Ok(Self { size, chunk_size })
+    }
+
+    /// How many chunks.
+    pub const fn count(&self) -> u64 {
+        if self.size == 0 {
+            1
+        } else {
+            self.size.div_ceil(self.chunk_size)
+        }
+    }
+
+    /// Bytes in chunk `index`.
+    pub const fn chunk_len(&self, index: u64) -> u64 {
+        let start = index * self.chunk_size;
+        let end = start + self.chunk_size;
+        if end > self.size {
+            self.size.saturating_sub(start)
+        } else {
+            self.chunk_size
+        }
+    }
+
+    /// The pieces of `offset..offset + length`, in order. The caller checks the range is
+    /// inside the buffer first.
+    pub fn segments(&self, offset: u64, length: u64) -> Segments {
+        Segments {
+            chunk_size: self.chunk_size,
+            start: offset,
+            done: 0,
+            length,
+        }
+    }
+
+    /// Whether `offset..offset + length` lies in one chunk (an error naming the range if not).
+    pub fn within_one_chunk(&self, offset: u64, length: u64) -> Result<Segment, Error> {
+        let mut pieces = self.segments(offset, length);
+        let first = pieces.next().unwrap_or(Segment {
+            chunk: offset / self.chunk_size,
+            chunk_offset: offset % self.chunk_size,
+            range_offset: 0,
+            length: 0,
+        });
+        if pieces.next().is_some() {
+            return Err(Error::CrossesChunks {
+                offset,
+                length,
+                chunk_size: self.chunk_size,
+            });
+        }
+        Ok(first)
+    }
+}
+
+/// Iterator over the per-chunk pieces of a range.
+#[derive(Debug, Clone)]
+pub struct Segments {
+    chunk_size: u64,
+    start: u64,
+    done: u64,
+    length: u64,
+}
+
+impl Iterator for Segments {
+    type Item = Segment;
+
+    fn next(&mut self) -> Option<Segment> {
+        if self.done >= self.length {
+            return None;
+        }
+        let at = self.start + self.done;
+        let chunk_offset = at % self.chunk_size;
+        let length = (self.chunk_size - chunk_offset).min(self.length - self.done);
+        let segment = Segment {
+            chunk: at / self.chunk_size,
+            chunk_offset,
+            range_offset: self.done,
+            length,
+        };
+        self.done += length;
+        Some(segment)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_cover_the_range_once() {
+        let layout = ChunkLayout::new(1000, 256, 64).unwrap();
+        assert_eq!(layout.chunk_size, 256);
+        assert_eq!(layout.count(), 4);
+        assert_eq!(layout.chunk_len(3), 1000 - 768);
+        let pieces: [Segment; 3] = {
+            let mut it = layout.segments(200, 400);
+            [it.next().unwrap(), it.next().unwrap(), it.next().unwrap()]
+        };
+        assert_eq!(
+            pieces[0],
+            Segment {
+                chunk: 0,
+                chunk_offset: 200,
+                range_offset: 0,
+                length: 56
+            }
+        );
+        assert_eq!(
+            pieces[1],
+            Segment {
+                chunk: 1,
+                chunk_offset: 0,
+                range_offset: 56,
+                length: 256
+            }
+        );
+        assert_eq!(
+            pieces[2],
+            Segment {
+                chunk: 2,
+                chunk_offset: 0,
+                range_offset: 312,
+                length: 88
+            }
+        );
+        assert_eq!(layout.segments(200, 400).count(), 3);
+        assert_eq!(layout.segments(5, 0).count(), 0);
+        assert!(layout.within_one_chunk(250, 10).is_err());
+        assert_eq!(layout.within_one_chunk(256, 256).unwrap().chunk, 1);
+    }
+
+    #[test]
+    fn chunks_keep_alignment() {
+        let layout = ChunkLayout::new(1 << 20, 1000, 64).unwrap();
+        assert_eq!(layout.chunk_size, 960);
+        assert!(ChunkLayout::new(10, 32, 64).is_err());
+        assert_eq!(ChunkLayout::new(10, 64, 64).unwrap().count(), 1);
+        assert_eq!(ChunkLayout::new(0, 64, 64).unwrap().count(), 1);
+    }
+}

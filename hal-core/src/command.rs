@@ -1,0 +1,742 @@
+//! Command buffers: a compact, validated list of commands recorded once and replayed.
+//!
+//! Callers record [`Record`]s; [`CommandList::record`] validates each one against the buffers
+//! it names (usage, access, bounds, limits) and stores it as one or more fixed-size
+//! [`Command`] slots in storage the driver owns. Drivers replay the list with
+//! [`CommandList::ops`]: the local driver executes it, the Vulkan driver translates it.
+//!
+//! A reusable command buffer may refer to binding-table *slots* instead of buffers
+//! ([`BufferRef::slot`]); the buffers are bound when it is submitted, so one recording serves
+//! every invocation.
+
+use crate::buffer::{Buffer, BufferInfo, BufferSpan, WHOLE};
+use crate::executable::Executable;
+use crate::handle::{Handle, Kind};
+use crate::memory::{BufferUsage, MemoryAccess};
+use crate::Error;
+
+/// Marker for command buffer handles.
+pub enum CommandBufferKind {}
+impl Kind for CommandBufferKind {
+    const NAME: &'static str = "command buffer";
+}
+
+/// A command buffer.
+pub type CommandBuffer = Handle<CommandBufferKind>;
+
+/// Most bindings one dispatch may have.
+pub const MAX_BINDINGS: usize = 16;
+/// Most push constants (32-bit words) one dispatch may have.
+pub const MAX_CONSTANTS: usize = 64;
+/// Most bytes one update command may carry.
+pub const MAX_UPDATE_BYTES: usize = 64 * 1024;
+/// Most binding-table slots a command buffer may refer to.
+pub const MAX_BINDING_SLOTS: u16 = 64;
+
+/// Bytes of update data each [`Command::Data`] slot carries.
+pub const DATA_SLOT_BYTES: usize = 32;
+
+/// How a command buffer may be submitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum CommandBufferMode {
+    /// Submitted once, then it can only be released.
+    OneShot,
+    /// Submitted any number of times, each time with its own binding table.
+    Reusable,
+}
+
+/// Where a command's buffer comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum RefTarget {
+    /// A buffer named when recording.
+    Buffer(Buffer),
+    /// Entry `n` of the binding table given at submit.
+    Slot(u16),
+}
+
+/// A range of a buffer, or of a binding-table slot, that a command uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct BufferRef {
+    /// The buffer or slot.
+    pub target: RefTarget,
+    /// Start, relative to the buffer (or to the span bound to the slot).
+    pub offset: u64,
+    /// Length in bytes ([`WHOLE`] = to the end).
+    pub length: u64,
+}
+
+impl BufferRef {
+    /// A span of a buffer.
+    pub const fn span(span: BufferSpan) -> Self {
+        Self {
+            target: RefTarget::Buffer(span.buffer),
+            offset: span.offset,
+            length: span.length,
+        }
+    }
+
+    /// A whole buffer.
+    pub const fn buffer(buffer: Buffer) -> Self {
+        Self::span(BufferSpan::whole(buffer))
+    }
+
+    /// The whole span bound to binding-table slot `slot`.
+    pub const fn slot(slot: u16) -> Self {
+        Self {
+            target: RefTarget::Slot(slot),
+            offset: 0,
+            length: WHOLE,
+        }
+    }
+
+    /// `length` bytes at `offset` of what this refers to.
+    pub const fn at(mut self, offset: u64, length: u64) -> Self {
+        self.offset = offset;
+        self.length = length;
+        self
+    }
+
+    /// The buffer span this refers to, given the binding table of the submission.
+    #[inline]
+    pub fn resolve(&self, table: &[BufferSpan]) -> Result<BufferSpan, Error> {
+        match self.target {
+            RefTarget::Buffer(buffer) => Ok(BufferSpan::new(buffer, self.offset, self.length)),
+            RefTarget::Slot(slot) => table
+                .get(slot as usize)
+                .ok_or(Error::BindingSlot {
+                    slot: slot.into(),
+                    bound: table.len() as u32,
+                })?
+                .subspan(self.offset, self.length),
+        }
+    }
+}
+
+/// How many workgroups a dispatch runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Workgroups {
+    /// A fixed grid.
+    Direct([u32; 3]),
+    /// Three `u32`s read from a buffer when the dispatch runs.
+    Indirect(BufferRef),
+}
+
+/// One command, as a caller records it.
+#[derive(Debug, Clone, Copy)]
+pub enum Record<'a> {
+    /// Fills `target` with a 1-, 2- or 4-byte pattern.
+    Fill {
+        /// What to fill; offset and length must be multiples of the pattern's size.
+        target: BufferRef,
+        /// The pattern.
+        pattern: &'a [u8],
+    },
+    /// Copies `data` (at most [`MAX_UPDATE_BYTES`]) into `target`; the data is kept in the
+    /// command buffer.
+    Update {
+        /// Where to write; its length is `data.len()`.
+        target: BufferRef,
+        /// The bytes.
+        data: &'a [u8],
+    },
+    /// Copies `length` bytes between two ranges that must not overlap.
+    Copy {
+        /// Source.
+        source: BufferRef,
+        /// Target.
+        target: BufferRef,
+        /// Bytes to copy.
+        length: u64,
+    },
+    /// Runs an executable over a grid of workgroups.
+    Dispatch {
+        /// The kernel.
+        executable: Executable,
+        /// The grid (or where to read it).
+        workgroups: Workgroups,
+        /// Push constants.
+        constants: &'a [u32],
+        /// Buffers the kernel sees, in order.
+        bindings: &'a [BufferRef],
+    },
+    /// Every earlier command completes before any later one starts.
+    Barrier,
+}
+
+/// One stored slot of a command list. Multi-slot commands are followed by their payload
+/// slots ([`Command::Binding`], [`Command::Constants`], [`Command::Data`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Command {
+    /// A fill.
+    Fill {
+        /// Target.
+        target: BufferRef,
+        /// Pattern bytes (the first `pattern_len` count).
+        pattern: [u8; 4],
+        /// 1, 2 or 4.
+        pattern_len: u8,
+    },
+    /// An update; followed by `target.length` bytes in [`Command::Data`] slots.
+    Update {
+        /// Target (length = data length).
+        target: BufferRef,
+    },
+    /// A copy.
+    Copy {
+        /// Source.
+        source: BufferRef,
+        /// Target.
+        target: BufferRef,
+        /// Bytes.
+        length: u64,
+    },
+    /// A dispatch; followed by `bindings` binding slots, then its constants, four per slot.
+    Dispatch {
+        /// Kernel.
+        executable: Executable,
+        /// Grid.
+        workgroups: Workgroups,
+        /// Number of bindings.
+        bindings: u8,
+        /// Number of push constants.
+        constants: u8,
+    },
+    /// A barrier.
+    Barrier,
+    /// Payload: one binding of the preceding dispatch.
+    Binding(BufferRef),
+    /// Payload: four push constants of the preceding dispatch.
+    Constants([u32; 4]),
+    /// Payload: update bytes.
+    Data([u8; DATA_SLOT_BYTES]),
+}
+
+impl Command {
+    /// An unused slot.
+    pub const EMPTY: Command = Command::Barrier;
+}
+
+/// A command list's life cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ListState {
+    /// Accepting commands.
+    Recording,
+    /// Ended; can be submitted.
+    Executable,
+    /// A one-shot buffer already submitted.
+    Consumed,
+}
+
+/// The bookkeeping of one command buffer: where its slots are and what it may do. The slots
+/// themselves live in storage the driver owns and passes in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommandList {
+    mode: CommandBufferMode,
+    state: ListState,
+    binding_capacity: u16,
+    len: u32,
+    dispatches: u32,
+}
+
+/// What a command list needs to know about a buffer while recording.
+pub trait BufferLookup {
+    /// The buffer's description, or [`Error::StaleHandle`].
+    fn buffer_info(&self, buffer: Buffer) -> Result<BufferInfo, Error>;
+}
+
+impl CommandList {
+    /// An empty list.
+    pub fn new(mode: CommandBufferMode, binding_capacity: u16) -> Result<Self, Error> {
+        if binding_capacity > MAX_BINDING_SLOTS {
+            return Err(Error::Limit {
+                what: "binding table capacity",
+                requested: binding_capacity.into(),
+                limit: MAX_BINDING_SLOTS.into(),
+            });
+        }
+        Ok(Self {
+            mode,
+            state: ListState::Recording,
+            binding_capacity,
+            len: 0,
+            dispatches: 0,
+        })
+    }
+
+    /// Its mode.
+    pub const fn mode(&self) -> CommandBufferMode {
+        self.mode
+    }
+
+    /// Its state.
+    pub const fn state(&self) -> ListState {
+        self.state
+    }
+
+    /// Slots used.
+    pub const fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether nothing was recorded.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Dispatches recorded.
+    pub const fn dispatches(&self) -> u32 {
+        self.dispatches
+    }
+
+    /// Binding-table slots it may refer to.
+    pub const fn binding_capacity(&self) -> u16 {
+        self.binding_capacity
+    }
+
+    /// Checks a reference at record time: slots against the capacity; buffers for usage,
+    /// access and bounds. Returns it with a known length where the buffer is known.
+    fn check_ref(
+        &self,
+        lookup: &impl BufferLookup,
+        r: BufferRef,
+        what: &'static str,
+        usage: BufferUsage,
+        access: MemoryAccess,
+    ) -> Result<BufferRef, Error> {
+        match r.target {
+            RefTarget::Slot(slot) if slot >= self.binding_capacity => Err(Error::BindingSlot {
+                slot: slot.into(),
+                bound: self.binding_capacity.into(),
+            }),
+            RefTarget::Slot(_) => Ok(r),
+            RefTarget::Buffer(buffer) => {
+                let info = lookup.buffer_info(buffer)?;
+                info.require_usage(what, usage)?;
+                info.require_access(access)?;
+                let length = info.resolve(what, r.offset, r.length)?;
+                Ok(r.at(r.offset, length))
+            }
+        }
+    }
+
+    /// Validates `record` and appends it to `slots` (this list's storage; `slots.len()` is its
+    /// capacity). On error nothing is appended and the list stays usable.
+    pub fn record(
+        &mut self,
+        slots: &mut [Command],
+        lookup: &impl BufferLookup,
+        record: Record<'_>,
+    ) -> Result<(), Error> {
+        if self.state != ListState::Recording {
+            return Err(Error::CommandBufferState(
+                "recording into a command buffer that ended",
+            ));
+        }
+        let start = self.len as usize;
+        let capacity = slots.len();
+        let free = capacity.saturating_sub(start);
+        let need = |n: usize| {
+            if n > free {
+                Err(Error::Limit {
+                    what: "command buffer slots",
+                    requested: (start + n) as u64,
+                    limit: capacity as u64,
+                })
+            } else {
+                Ok(())
+            }
+        };
+        let out = slots.get_mut(start..).unwrap_or(&mut []);
+        let used = match record {
+            Record::Barrier => {
+                need(1)?;
+                out[0] = Command::Barrier;
+                1
+            }
+            Record::Fill { target, pattern } => {
+                let pattern_len = pattern.len();
+                if !matches!(pattern_len, 1 | 2 | 4) {
+                    return Err(Error::InvalidArgument(
+                        "fill pattern must be 1, 2 or 4 bytes",
+                    ));
+                }
+                let target = self.check_ref(
+                    lookup,
+                    target,
+                    "fill",
+                    BufferUsage::TRANSFER_TARGET,
+                    MemoryAccess::WRITE,
+                )?;
+                check_pattern_alignment(target, pattern_len as u64)?;
+                need(1)?;
+                let mut bytes = [0; 4];
+                bytes[..pattern_len].copy_from_slice(pattern);
+                out[0] = Command::Fill {
+                    target,
+                    pattern: bytes,
+                    pattern_len: pattern_len as u8,
+                };
+                1
+            }
+            Record::Update { target, data } => {
+                if data.len() > MAX_UPDATE_BYTES {
+                    return Err(Error::Limit {
+                        what: "update bytes",
+                        requested: data.len() as u64,
+                        limit: MAX_UPDATE_BYTES as u64,
+                    });
+                }
+                let len = data.len() as u64;
+                let target = self.check_ref(
+                    lookup,
+                    target.at(target.offset, len),
+                    "update",
+                    BufferUsage::TRANSFER_TARGET,
+                    MemoryAccess::WRITE,
+                )?;
+                let data_slots = data.len().div_ceil(DATA_SLOT_BYTES);
+                need(1 + data_slots)?;
+                out[0] = Command::Update { target };
+                for (slot, bytes) in out[1..].iter_mut().zip(data.chunks(DATA_SLOT_BYTES)) {
+                    let mut chunk = [0; DATA_SLOT_BYTES];
+                    chunk[..bytes.len()].copy_from_slice(bytes);
+                    *slot = Command::Data(chunk);
+                }
+                1 + data_slots
+            }
+            Record::Copy {
+                source,
+                target,
+                length,
+            } => {
+                if length == WHOLE {
+                    return Err(Error::InvalidArgument("copy needs an explicit length"));
+                }
+                let source = self.check_ref(
+                    lookup,
+                    source.at(source.offset, length),
+                    "copy source",
+                    BufferUsage::TRANSFER_SOURCE,
+                    MemoryAccess::READ,
+                )?;
+                let target = self.check_ref(
+                    lookup,
+                    target.at(target.offset, length),
+                    "copy target",
+                    BufferUsage::TRANSFER_TARGET,
+                    MemoryAccess::WRITE,
+                )?;
+                if source.target == target.target
+                    && ranges_overlap(source.offset, target.offset, length)
+                {
+                    return Err(Error::InvalidArgument("copy source and target overlap"));
+                }
+                need(1)?;
+                out[0] = Command::Copy {
+                    source,
+                    target,
+                    length,
+                };
+                1
+            }
+            Record::Dispatch {
+                executable,
+                workgroups,
+                constants,
+                bindings,
+            } => {
+                if bindings.len() > MAX_BINDINGS {
+                    return Err(Error::Limit {
+                        what: "dispatch bindings",
+                        requested: bindings.len() as u64,
+                        limit: MAX_BINDINGS as u64,
+                    });
+                }
+                if constants.len() > MAX_CONSTANTS {
+                    return Err(Error::Limit {
+                        what: "push constants",
+                        requested: constants.len() as u64,
+                        limit: MAX_CONSTANTS as u64,
+                    });
+                }
+                let workgroups = match workgroups {
+                    Workgroups::Direct(count) => {
+                        if count.contains(&0) {
+                            return Err(Error::InvalidArgument("workgroup count of zero"));
+                        }
+                        Workgroups::Direct(count)
+                    }
+                    Workgroups::Indirect(params) => {
+                        if params.offset % 4 != 0 {
+                            return Err(Error::InvalidArgument(
+                                "indirect parameters must be 4-byte aligned",
+                            ));
+                        }
+                        Workgroups::Indirect(self.check_ref(
+                            lookup,
+                            params.at(params.offset, 12),
+                            "indirect dispatch parameters",
+                            BufferUsage::DISPATCH_INDIRECT_PARAMS,
+                            MemoryAccess::READ,
+                        )?)
+                    }
+                };
+                let mut checked = [BufferRef::slot(0); MAX_BINDINGS];
+                for (c, b) in checked.iter_mut().zip(bindings) {
+                    *c = self.check_ref(
+                        lookup,
+                        *b,
+                        "dispatch binding",
+                        BufferUsage::DISPATCH_STORAGE_READ,
+                        MemoryAccess::READ,
+                    )?;
+                }
+                let constant_slots = constants.len().div_ceil(4);
+                need(1 + bindings.len() + constant_slots)?;
+                out[0] = Command::Dispatch {
+                    executable,
+                    workgroups,
+                    bindings: bindings.len() as u8,
+                    constants: constants.len() as u8,
+                };
+                let mut at = 1;
+                for b in &checked[..bindings.len()] {
+                    out[at] = Command::Binding(*b);
+                    at += 1;
+                }
+                for four in constants.chunks(4) {
+                    let mut words = [0; 4];
+                    words[..four.len()].copy_from_slice(four);
+                    out[at] = Command::Constants(words);
+                    at += 1;
+                }
+                self.dispatches += 1;
+                at
+            }
+        };
+        self.len += used as u32;
+        Ok(())
+    }
+
+    /// Ends recording; the list can now be submitted.
+    pub fn end(&mut self) -> Result<(), Error> {
+        if self.state != ListState::Recording {
+            return Err(Error::CommandBufferState("ended twice"));
+        }
+        self.state = ListState::Executable;
+        Ok(())
+    }
+
+    /// Checks the list may be submitted with a binding table of `bound` entries, and marks a
+    /// one-shot list consumed.
+    pub fn begin_submit(&mut self, bound: usize) -> Result<(), Error> {
+        match self.state {
+            ListState::Recording => {
+                return Err(Error::CommandBufferState("submitted before end()"))
+            }
+            ListState::Consumed => {
+                return Err(Error::CommandBufferState("one-shot buffer submitted twice"))
+            }
+            ListState::Executable => {}
+        }
+        if bound < self.binding_capacity as usize {
+            return Err(Error::BindingSlot {
+                slot: bound as u32,
+                bound: bound as u32,
+            });
+        }
+        if self.mode == CommandBufferMode::OneShot {
+            self.state = ListState::Consumed;
+        }
+        Ok(())
+    }
+
+    /// The recorded commands, decoded, from this list's slots.
+    pub fn ops<'s>(&self, slots: &'s [Command]) -> Ops<'s> {
+        Ops {
+            slots: slots.get(..self.len as usize).unwrap_or(&[]),
+        }
+    }
+}
+
+fn ranges_overlap(a: u64, b: u64, length: u64) -> bool {
+    a < b.saturating_add(length) && b < a.saturating_add(length)
+}
+
+fn check_pattern_alignment(target: BufferRef, pattern_len: u64) -> Result<(), Error> {
+    let length_ok = target.length == WHOLE || target.length % pattern_len == 0;
+    if target.offset % pattern_len != 0 || !length_ok {
+        return Err(Error::InvalidArgument(
+            "fill offset and length must be multiples of the pattern size",
+        ));
+    }
+    Ok(())
+}
+
+/// A decoded command, borrowed from the list's slots.
+#[derive(Debug, Clone, Copy)]
+pub enum Op<'s> {
+    /// Fill `target` with the first `pattern_len` bytes of `pattern`.
+    Fill {
+        /// Target.
+        target: BufferRef,
+        /// Pattern.
+        pattern: [u8; 4],
+        /// Its length.
+        pattern_len: u8,
+    },
+    /// Write the bytes of `data` into `target`.
+    Update {
+        /// Target.
+        target: BufferRef,
+        /// The bytes, [`DATA_SLOT_BYTES`] per slot.
+        data: UpdateData<'s>,
+    },
+    /// Copy.
+    Copy {
+        /// Source.
+        source: BufferRef,
+        /// Target.
+        target: BufferRef,
+        /// Bytes.
+        length: u64,
+    },
+    /// Dispatch.
+    Dispatch {
+        /// Kernel.
+        executable: Executable,
+        /// Grid.
+        workgroups: Workgroups,
+        /// The binding slots ([`Command::Binding`] each).
+        bindings: &'s [Command],
+        /// The constant slots ([`Command::Constants`] each) and how many constants.
+        constants: (&'s [Command], u8),
+    },
+    /// Barrier.
+    Barrier,
+}
+
+/// The bytes of an update command.
+#[derive(Debug, Clone, Copy)]
+pub struct UpdateData<'s> {
+    slots: &'s [Command],
+    len: usize,
+}
+
+impl<'s> UpdateData<'s> {
+    /// The bytes, as consecutive pieces of at most [`DATA_SLOT_BYTES`].
+    pub fn pieces(&self) -> impl Iterator<Item = &'s [u8]> + 's {
+        let len = self.len;
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, s)| match s {
+                Command::Data(bytes) => {
+                    let start = i * DATA_SLOT_BYTES;
+                    let n = len.saturating_sub(start).min(DATA_SLOT_BYTES);
+                    Some(&bytes[..n])
+                }
+                _ => None,
+            })
+    }
+}
+
+/// Copies a dispatch's constants out of its slots into `out`; returns how many.
+pub fn unpack_constants(slots: &[Command], count: u8, out: &mut [u32; MAX_CONSTANTS]) -> usize {
+    let mut n = 0;
+    for slot in slots {
+        if let Command::Constants(words) = slot {
+            for w in words {
+                if n < count as usize {
+                    out[n] = *w;
+                    n += 1;
+                }
+            }
+        }
+    }
+    n
+}
+
+/// Iterator over a list's decoded commands.
+#[derive(Debug, Clone)]
+pub struct Ops<'s> {
+    slots: &'s [Command],
+}
+
+impl<'s> Iterator for Ops<'s> {
+    type Item = Op<'s>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Op<'s>> {
+        let (first, rest) = self.slots.split_first()?;
+        let (op, payload) = match *first {
+            Command::Fill {
+                target,
+                pattern,
+                pattern_len,
+            } => (
+                Op::Fill {
+                    target,
+                    pattern,
+                    pattern_len,
+                },
+                0,
+            ),
+            Command::Update { target } => {
+                let len = target.length as usize;
+                let n = len.div_ceil(DATA_SLOT_BYTES).min(rest.len());
+                (
+                    Op::Update {
+                        target,
+                        data: UpdateData {
+                            slots: &rest[..n],
+                            len,
+                        },
+                    },
+                    n,
+                )
+            }
+            Command::Copy {
+                source,
+                target,
+                length,
+            } => (
+                Op::Copy {
+                    source,
+                    target,
+                    length,
+                },
+                0,
+            ),
+            Command::Dispatch {
+                executable,
+                workgroups,
+                bindings,
+                constants,
+            } => {
+                let b = (bindings as usize).min(rest.len());
+                let c = (constants as usize).div_ceil(4).min(rest.len() - b);
+                (
+                    Op::Dispatch {
+                        executable,
+                        workgroups,
+                        bindings: &rest[..b],
+                        constants: (&rest[b..b + c], constants),
+                    },
+                    b + c,
+                )
+            }
+            // Payload slots are consumed with their command; a stray one is skipped.
+            Command::Barrier | Command::Binding(_) | Command::Constants(_) | Command::Data(_) => {
+                (Op::Barrier, 0)
+            }
+        };
+        self.slots = &rest[payload..];
+        Some(op)
+    }
+}

@@ -1,0 +1,180 @@
+//! Memory connections between devices (seed 003), and copies that take the path they give.
+//!
+//! Each (device, memory type) pair lives in a [`MemoryDomain`]. Two pairs are
+//! [`MemoryConnection::Unified`] when both are host memory (each side can use the other's
+//! bytes directly), [`MemoryConnection::Migratable`] when they sit on the same fabric (one
+//! driver can move bytes into the other's memory without a host bounce), and
+//! [`MemoryConnection::None`] otherwise: bytes go through a host staging buffer.
+
+use crate::buffer::BufferSpan;
+use crate::device::{Device, Mapped};
+use crate::memory::MemoryAccess;
+use crate::Error;
+
+/// Where a (device, memory type) pair's bytes live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum MemoryDomain {
+    /// Ordinary host memory, usable by the host and by the device in place.
+    Host,
+    /// Memory behind a device; devices on the same `fabric` can reach each other's.
+    Device {
+        /// Which interconnect it hangs off.
+        fabric: u32,
+    },
+}
+
+/// How two (device, memory) pairs reach each other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum MemoryConnection {
+    /// Usable directly by both sides: a copy is one `memcpy`, an import is free.
+    Unified,
+    /// A driver can copy between them without a host bounce buffer.
+    Migratable,
+    /// Bytes must go through host staging.
+    None,
+}
+
+impl MemoryConnection {
+    /// The connection between two domains.
+    pub const fn between(a: MemoryDomain, b: MemoryDomain) -> Self {
+        match (a, b) {
+            (MemoryDomain::Host, MemoryDomain::Host) => Self::Unified,
+            (MemoryDomain::Device { fabric: x }, MemoryDomain::Device { fabric: y }) if x == y => {
+                Self::Migratable
+            }
+            (MemoryDomain::Host, MemoryDomain::Device { .. })
+            | (MemoryDomain::Device { .. }, MemoryDomain::Host) => Self::Migratable,
+            _ => Self::None,
+        }
+    }
+}
+
+/// The connection between `source`'s memory and `target`'s memory.
+pub fn connection<A: Device, B: Device>(
+    a: &A,
+    source: BufferSpan,
+    b: &B,
+    target: BufferSpan,
+) -> Result<MemoryConnection, Error> {
+    let sa = a.memory_domain(a.buffer_info(source.buffer)?.memory_type);
+    let sb = b.memory_domain(b.buffer_info(target.buffer)?.memory_type);
+    Ok(MemoryConnection::between(sa, sb))
+}
+
+/// Copies `length` bytes from `source` on device `a` to `target` on device `b` by the path
+/// their connection gives, and returns that connection:
+/// - `Unified`: both ranges mapped, one copy, no staging;
+/// - `Migratable`: the side that can be mapped is, and the other driver moves the bytes
+///   straight into (or out of) that mapping — one copy, no staging;
+/// - `None`: through `staging` in chunks of at most `staging.len()` bytes.
+///
+/// Complete when it returns (host-synchronous): both devices' queues are drained first.
+pub fn copy_between<A: Device, B: Device>(
+    a: &mut A,
+    source: BufferSpan,
+    b: &mut B,
+    target: BufferSpan,
+    length: u64,
+    staging: &mut [u8],
+) -> Result<MemoryConnection, Error> {
+    let info_a = a.buffer_info(source.buffer)?;
+    let info_b = b.buffer_info(target.buffer)?;
+    let source = BufferSpan::new(
+        source.buffer,
+        source.offset,
+        info_a.resolve("copy source", source.offset, length)?,
+    );
+    let target = BufferSpan::new(
+        target.buffer,
+        target.offset,
+        info_b.resolve("copy target", target.offset, length)?,
+    );
+    let path = connection(a, source, b, target)?;
+    let a_maps = info_a.memory_type.is_mappable();
+    let b_maps = info_b.memory_type.is_mappable();
+    // Pieces no larger than either side's chunk, so every mapping stays inside one chunk.
+    let piece = info_a.chunk_size.min(info_b.chunk_size).max(1);
+    let mut done = 0;
+    while done < length {
+        let n = piece
+            .min(length - done)
+            .min(info_a.chunk_size - (source.offset + done) % info_a.chunk_size)
+            .min(info_b.chunk_size - (target.offset + done) % info_b.chunk_size);
+        let from = BufferSpan::new(source.buffer, source.offset + done, n);
+        let to = BufferSpan::new(target.buffer, target.offset + done, n);
+        match path {
+            MemoryConnection::Unified if a_maps && b_maps => {
+                let src = a.map(from, MemoryAccess::READ)?;
+                let mut dst = b.map(to, MemoryAccess::DISCARD_WRITE)?;
+                dst.bytes_mut()?.copy_from_slice(src.bytes());
+            }
+            MemoryConnection::Unified | MemoryConnection::Migratable if b_maps => {
+                let mut dst = b.map(to, MemoryAccess::DISCARD_WRITE)?;
+                a.read_buffer(from, dst.bytes_mut()?)?;
+            }
+            MemoryConnection::Unified | MemoryConnection::Migratable if a_maps => {
+                let src = a.map(from, MemoryAccess::READ)?;
+                b.write_buffer(to, src.bytes())?;
+            }
+            _ => staged(a, from, b, to, staging)?,
+        }
+        done += n;
+    }
+    Ok(path)
+}
+
+fn staged<A: Device, B: Device>(
+    a: &mut A,
+    source: BufferSpan,
+    b: &mut B,
+    target: BufferSpan,
+    staging: &mut [u8],
+) -> Result<(), Error> {
+    if staging.is_empty() {
+        return Err(Error::InvalidArgument("staging buffer is empty"));
+    }
+    let mut done = 0;
+    while done < source.length {
+        let n = (staging.len() as u64).min(source.length - done);
+        let chunk = &mut staging[..n as usize];
+        a.read_buffer(
+            BufferSpan::new(source.buffer, source.offset + done, n),
+            chunk,
+        )?;
+        b.write_buffer(
+            BufferSpan::new(target.buffer, target.offset + done, n),
+            chunk,
+        )?;
+        done += n;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connections_follow_domains() {
+        use MemoryDomain::*;
+        assert_eq!(
+            MemoryConnection::between(Host, Host),
+            MemoryConnection::Unified
+        );
+        let gpu = Device { fabric: 1 };
+        assert_eq!(
+            MemoryConnection::between(gpu, gpu),
+            MemoryConnection::Migratable
+        );
+        assert_eq!(
+            MemoryConnection::between(Host, gpu),
+            MemoryConnection::Migratable
+        );
+        assert_eq!(
+            MemoryConnection::between(gpu, Device { fabric: 2 }),
+            MemoryConnection::None
+        );
+    }
+}

@@ -1,0 +1,233 @@
+//! The driver interface.
+//!
+//! [`Device`] is statically dispatched: code generic over `D: Device` is compiled for the
+//! driver it runs on, and firmware pays for no vtable. Associated types carry what drivers
+//! genuinely differ in — how host memory is handed over for import and what a mapping is.
+//! Every object is named by a generation-checked [`Handle`](crate::handle::Handle); a stale
+//! handle is an error, never undefined behaviour.
+//!
+//! Queue operations take a [`Submit`]: they start once every wait is reached and signal every
+//! signal when done. If a wait's semaphore failed, or the operation itself fails, every signal
+//! semaphore fails with the same status, so failure reaches all work downstream.
+
+use crate::buffer::{Buffer, BufferInfo, BufferSpan};
+use crate::command::{CommandBuffer, CommandBufferMode, Record};
+use crate::connection::MemoryDomain;
+use crate::executable::{Executable, ExecutableSource};
+use crate::handle::{Handle, Kind};
+use crate::memo::DeviceId;
+use crate::memory::alloc::AllocStats;
+use crate::memory::{BufferParams, MemoryAccess, MemoryHeap, MemoryType};
+use crate::semaphore::{Semaphore, SemaphoreValue, Submit, Timeout};
+use crate::Error;
+
+/// A mapped range of a buffer, valid while it is borrowed.
+pub trait Mapped {
+    /// The bytes (readable if the mapping was made with `READ`).
+    fn bytes(&self) -> &[u8];
+    /// The bytes, writable; [`Error::Access`] if the mapping was made without `WRITE`.
+    fn bytes_mut(&mut self) -> Result<&mut [u8], Error>;
+}
+
+/// Marker for persistent mapping handles.
+pub enum MappingKind {}
+impl Kind for MappingKind {
+    const NAME: &'static str = "mapping";
+}
+
+/// A persistent mapping: made once, used many times, until unmapped or its buffer goes.
+pub type PersistentMapping = Handle<MappingKind>;
+
+/// Host data a streaming read pulls from (a slice, a file, a flash region).
+pub trait HostSource {
+    /// Bytes available.
+    fn len(&self) -> u64;
+    /// Whether there are none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Fills `out` with the bytes at `offset..offset + out.len()`.
+    fn read_at(&mut self, offset: u64, out: &mut [u8]) -> Result<(), Error>;
+}
+
+impl HostSource for &[u8] {
+    fn len(&self) -> u64 {
+        <[u8]>::len(self) as u64
+    }
+
+    fn read_at(&mut self, offset: u64, out: &mut [u8]) -> Result<(), Error> {
+        let oob = Error::OutOfRange {
+            what: "host source",
+            offset,
+            length: out.len() as u64,
+            size: <[u8]>::len(self) as u64,
+        };
+        let start = usize::try_from(offset).map_err(|_| oob)?;
+        let bytes = start
+            .checked_add(out.len())
+            .and_then(|end| self.get(start..end))
+            .ok_or(oob)?;
+        out.copy_from_slice(bytes);
+        Ok(())
+    }
+}
+
+/// What a streaming read did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ReadStats {
+    /// Bytes moved.
+    pub bytes: u64,
+    /// Chunks they moved in (each at most the chunk size asked for).
+    pub chunks: u64,
+}
+
+/// Counts of live objects, for leak checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ObjectCounts {
+    /// Buffers (allocated, imported and queue-allocated).
+    pub buffers: u32,
+    /// Semaphores.
+    pub semaphores: u32,
+    /// Command buffers.
+    pub command_buffers: u32,
+    /// Executables.
+    pub executables: u32,
+    /// Queue operations waiting for semaphores.
+    pub pending: u32,
+}
+
+/// A device: memory, executables, command buffers, semaphores and a queue.
+pub trait Device {
+    /// Host memory this driver can import as a buffer without copying.
+    type HostMemory;
+    /// A scoped mapping; the device cannot be used while it is borrowed.
+    type Mapping<'a>: Mapped
+    where
+        Self: 'a;
+
+    /// This device's id (memoization keys use it).
+    fn id(&self) -> DeviceId;
+    /// The kinds of memory it offers.
+    fn heaps(&self) -> &[MemoryHeap];
+    /// Where memory of `memory_type` lives, for [`crate::connection`].
+    fn memory_domain(&self, memory_type: MemoryType) -> MemoryDomain;
+    /// Statistics of the allocators behind heap `index`.
+    fn allocator_stats(&self, heap: usize) -> Result<AllocStats, Error>;
+    /// Live objects, for leak checks.
+    fn object_counts(&self) -> ObjectCounts;
+
+    /// Allocates `size` bytes; chunked across several allocations when larger than the
+    /// heap's `max_allocation_size`.
+    fn allocate_buffer(&mut self, params: BufferParams, size: u64) -> Result<Buffer, Error>;
+    /// Wraps caller memory as a buffer without copying, where the device can use it in place.
+    fn import_buffer(
+        &mut self,
+        memory: Self::HostMemory,
+        params: BufferParams,
+    ) -> Result<Buffer, Error>;
+    /// Releases a buffer; its handle and spans go stale.
+    fn release_buffer(&mut self, buffer: Buffer) -> Result<(), Error>;
+    /// What the buffer is.
+    fn buffer_info(&self, buffer: Buffer) -> Result<BufferInfo, Error>;
+    /// Maps a range for the duration of the borrow. Needs host-visible memory, a mapping
+    /// usage, the access asked for, a range in bounds and inside one chunk.
+    fn map(&mut self, span: BufferSpan, access: MemoryAccess) -> Result<Self::Mapping<'_>, Error>;
+    /// Maps a range until [`Device::unmap`]; needs `MAPPING_PERSISTENT` usage.
+    fn map_persistent(
+        &mut self,
+        span: BufferSpan,
+        access: MemoryAccess,
+    ) -> Result<PersistentMapping, Error>;
+    /// The bytes of a persistent mapping (no checks beyond the handle's).
+    fn mapped(&mut self, mapping: PersistentMapping) -> Result<Self::Mapping<'_>, Error>;
+    /// Ends a persistent mapping.
+    fn unmap(&mut self, mapping: PersistentMapping) -> Result<(), Error>;
+    /// Host read of any range (across chunks; through staging if not mappable). Waits for
+    /// nothing: order it after the work that writes the range.
+    fn read_buffer(&mut self, span: BufferSpan, out: &mut [u8]) -> Result<(), Error>;
+    /// Host write of any range (across chunks; through staging if not mappable).
+    fn write_buffer(&mut self, span: BufferSpan, data: &[u8]) -> Result<(), Error>;
+
+    /// Loads an executable.
+    fn load_executable(&mut self, source: ExecutableSource<'_>) -> Result<Executable, Error>;
+    /// Releases it.
+    fn release_executable(&mut self, executable: Executable) -> Result<(), Error>;
+
+    /// A command buffer with room for `capacity` command slots, referring to at most
+    /// `binding_capacity` binding-table slots.
+    fn create_command_buffer(
+        &mut self,
+        mode: CommandBufferMode,
+        capacity: u32,
+        binding_capacity: u16,
+    ) -> Result<CommandBuffer, Error>;
+    /// Validates and appends one command.
+    fn record(&mut self, command_buffer: CommandBuffer, record: Record<'_>) -> Result<(), Error>;
+    /// Ends recording.
+    fn end(&mut self, command_buffer: CommandBuffer) -> Result<(), Error>;
+    /// Releases it (after any submission using it completes).
+    fn release_command_buffer(&mut self, command_buffer: CommandBuffer) -> Result<(), Error>;
+
+    /// A timeline semaphore at `initial`.
+    fn create_semaphore(&mut self, initial: u64) -> Result<Semaphore, Error>;
+    /// Releases it.
+    fn release_semaphore(&mut self, semaphore: Semaphore) -> Result<(), Error>;
+    /// Its value, or its failure.
+    fn query_semaphore(&self, semaphore: Semaphore) -> Result<u64, Error>;
+    /// Host signal: moves it forward and runs queued work now unblocked.
+    fn signal_semaphore(&mut self, semaphore: Semaphore, value: u64) -> Result<(), Error>;
+    /// Fails it with `code`; queued work waiting on it fails too.
+    fn fail_semaphore(&mut self, semaphore: Semaphore, code: u32) -> Result<(), Error>;
+    /// Waits until every pair is reached.
+    fn wait_semaphores(&mut self, waits: &[SemaphoreValue], timeout: Timeout) -> Result<(), Error>;
+
+    /// Queue-ordered allocation: the buffer's memory is usable once `submit`'s signals are.
+    fn queue_alloca(
+        &mut self,
+        submit: Submit<'_>,
+        params: BufferParams,
+        size: u64,
+    ) -> Result<Buffer, Error>;
+    /// Queue-ordered release: the memory returns once `submit`'s waits are reached.
+    fn queue_dealloca(&mut self, submit: Submit<'_>, buffer: Buffer) -> Result<(), Error>;
+    /// Fills a range with a 1-, 2- or 4-byte pattern.
+    fn queue_fill(
+        &mut self,
+        submit: Submit<'_>,
+        target: BufferSpan,
+        pattern: &[u8],
+    ) -> Result<(), Error>;
+    /// Writes host bytes into a range (the bytes are copied at the call).
+    fn queue_update(
+        &mut self,
+        submit: Submit<'_>,
+        data: &[u8],
+        target: BufferSpan,
+    ) -> Result<(), Error>;
+    /// Copies `length` bytes between ranges.
+    fn queue_copy(
+        &mut self,
+        submit: Submit<'_>,
+        source: BufferSpan,
+        target: BufferSpan,
+        length: u64,
+    ) -> Result<(), Error>;
+    /// Runs a command buffer with `bindings` as its binding table.
+    fn queue_execute(
+        &mut self,
+        submit: Submit<'_>,
+        command_buffer: CommandBuffer,
+        bindings: &[BufferSpan],
+    ) -> Result<(), Error>;
+    /// Streams `source` into `target` in chunks of at most `chunk_bytes`, so staging stays
+    /// bounded however large the data is.
+    fn queue_read<S: HostSource>(
+        &mut self,
+        submit: Submit<'_>,
+        source: &mut S,
+        target: BufferSpan,
+        chunk_bytes: u64,
+    ) -> Result<ReadStats, Error>;
+}

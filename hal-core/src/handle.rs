@@ -1,0 +1,263 @@
+//! Generation-checked handles into fixed-capacity tables.
+//!
+//! Drivers keep every object (buffers, semaphores, command buffers, executables) in a
+//! [`Table`] whose capacity is a const generic, so no heap is needed. A [`Handle`] names a
+//! slot *and* the generation of the object in it: once the object is released the slot's
+//! generation moves on, and the old handle is refused with [`Error::StaleHandle`] instead of
+//! reaching whatever took the slot next.
+
+use crate::Error;
+use core::fmt;
+use core::marker::PhantomData;
+
+/// The kind of object a handle names; gives tables their name in errors.
+pub trait Kind {
+    /// The object kind, as errors print it ("buffer", "semaphore", …).
+    const NAME: &'static str;
+}
+
+/// A reference to an object in a driver's table: slot index and generation.
+pub struct Handle<K> {
+    index: u32,
+    generation: u32,
+    kind: PhantomData<fn() -> K>,
+}
+
+impl<K> Handle<K> {
+    /// A handle from its parts (drivers and tests; a forged handle is simply refused).
+    pub const fn from_parts(index: u32, generation: u32) -> Self {
+        Self {
+            index,
+            generation,
+            kind: PhantomData,
+        }
+    }
+
+    /// The slot index.
+    pub const fn index(self) -> u32 {
+        self.index
+    }
+
+    /// The generation of the object the handle was made for.
+    pub const fn generation(self) -> u32 {
+        self.generation
+    }
+}
+
+impl<K> Clone for Handle<K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<K> Copy for Handle<K> {}
+impl<K> PartialEq for Handle<K> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.index, self.generation) == (other.index, other.generation)
+    }
+}
+impl<K> Eq for Handle<K> {}
+impl<K> core::hash::Hash for Handle<K> {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        (self.index, self.generation).hash(state);
+    }
+}
+impl<K: Kind> fmt::Debug for Handle<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}#{}.{}", K::NAME, self.index, self.generation)
+    }
+}
+#[cfg(feature = "defmt")]
+impl<K: Kind> defmt::Format for Handle<K> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "{=str}#{=u32}.{=u32}",
+            K::NAME,
+            self.index,
+            self.generation
+        )
+    }
+}
+
+const NO_SLOT: u32 = u32::MAX;
+
+struct Slot<T> {
+    generation: u32,
+    next_free: u32,
+    value: Option<T>,
+}
+
+/// A fixed-capacity table of `N` objects addressed by [`Handle`]s.
+///
+/// Invariants: a slot holds a value exactly when it is not on the free list; a slot's
+/// generation changes every time its value is removed, so at most one live handle matches it.
+/// Insert, get and remove are O(1).
+pub struct Table<K, T, const N: usize> {
+    slots: [Slot<T>; N],
+    /// Head of the list of freed slots.
+    free_head: u32,
+    /// Slots at or past this index have never been used.
+    untouched: u32,
+    len: u32,
+    kind: PhantomData<fn() -> K>,
+}
+
+impl<K: Kind, T, const N: usize> Default for Table<K, T, N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: Kind, T, const N: usize> Table<K, T, N> {
+    /// An empty table.
+    pub const fn new() -> Self {
+        Self {
+            slots: [const {
+                Slot {
+                    generation: 0,
+                    next_free: NO_SLOT,
+                    value: None,
+                }
+            }; N],
+            free_head: NO_SLOT,
+            untouched: 0,
+            len: 0,
+            kind: PhantomData,
+        }
+    }
+
+    /// How many objects the table can hold.
+    pub const fn capacity(&self) -> usize {
+        N
+    }
+
+    /// How many objects it holds now.
+    pub const fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether it holds none.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Stores `value`; [`Error::TableFull`] when all `N` slots are taken.
+    pub fn insert(&mut self, value: T) -> Result<Handle<K>, Error> {
+        let index = if self.free_head != NO_SLOT {
+            let index = self.free_head;
+            self.free_head = self.slots[index as usize].next_free;
+            index
+        } else if (self.untouched as usize) < N {
+            self.untouched += 1;
+            self.untouched - 1
+        } else {
+            return Err(Error::TableFull {
+                table: K::NAME,
+                capacity: N as u32,
+            });
+        };
+        let slot = &mut self.slots[index as usize];
+        slot.value = Some(value);
+        slot.next_free = NO_SLOT;
+        self.len += 1;
+        Ok(Handle::from_parts(index, slot.generation))
+    }
+
+    fn stale(handle: Handle<K>) -> Error {
+        Error::StaleHandle {
+            kind: K::NAME,
+            index: handle.index,
+        }
+    }
+
+    /// The object `handle` names, or [`Error::StaleHandle`].
+    #[inline]
+    pub fn get(&self, handle: Handle<K>) -> Result<&T, Error> {
+        match self.slots.get(handle.index as usize) {
+            Some(Slot {
+                generation,
+                value: Some(value),
+                ..
+            }) if *generation == handle.generation => Ok(value),
+            _ => Err(Self::stale(handle)),
+        }
+    }
+
+    /// The object `handle` names, mutably, or [`Error::StaleHandle`].
+    #[inline]
+    pub fn get_mut(&mut self, handle: Handle<K>) -> Result<&mut T, Error> {
+        match self.slots.get_mut(handle.index as usize) {
+            Some(Slot {
+                generation,
+                value: Some(value),
+                ..
+            }) if *generation == handle.generation => Ok(value),
+            _ => Err(Self::stale(handle)),
+        }
+    }
+
+    /// Removes and returns the object; `handle` and every copy of it go stale.
+    pub fn remove(&mut self, handle: Handle<K>) -> Result<T, Error> {
+        self.get(handle)?;
+        let slot = &mut self.slots[handle.index as usize];
+        let value = slot.value.take().ok_or(Self::stale(handle))?;
+        slot.generation = slot.generation.wrapping_add(1);
+        slot.next_free = self.free_head;
+        self.free_head = handle.index;
+        self.len -= 1;
+        Ok(value)
+    }
+
+    /// Every live object with its handle.
+    pub fn iter(&self) -> impl Iterator<Item = (Handle<K>, &T)> {
+        self.slots.iter().enumerate().filter_map(|(i, s)| {
+            s.value
+                .as_ref()
+                .map(|v| (Handle::from_parts(i as u32, s.generation), v))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    enum Thing {}
+    impl Kind for Thing {
+        const NAME: &'static str = "thing";
+    }
+
+    #[test]
+    fn stale_handles_are_refused_after_reuse() {
+        let mut t = Table::<Thing, u32, 2>::new();
+        let a = t.insert(1).unwrap();
+        let b = t.insert(2).unwrap();
+        assert_eq!(
+            t.insert(3),
+            Err(Error::TableFull {
+                table: "thing",
+                capacity: 2
+            })
+        );
+        assert_eq!(t.remove(a), Ok(1));
+        assert!(matches!(t.get(a), Err(Error::StaleHandle { .. })));
+        let c = t.insert(3).unwrap();
+        assert_eq!(c.index(), a.index());
+        assert!(
+            t.get(a).is_err(),
+            "old handle must not reach the new object"
+        );
+        assert_eq!(t.get(c), Ok(&3));
+        assert_eq!(
+            t.remove(a),
+            Err(Error::StaleHandle {
+                kind: "thing",
+                index: a.index()
+            })
+        );
+        assert_eq!(*t.get_mut(b).unwrap(), 2);
+        assert_eq!(t.len(), 2);
+        assert_eq!(t.iter().count(), 2);
+        assert!(t.get(Handle::from_parts(7, 0)).is_err());
+    }
+}

@@ -1,0 +1,310 @@
+//! The kernel ABI: what a dispatch hands a kernel for each workgroup.
+//!
+//! A kernel is a plain `fn` in a static table linked into the program (IREE's "static library
+//! loader"). The driver calls it once per workgroup with the workgroup's id and the grid's
+//! count, the dispatch's push constants, and one [`Binding`] per bound buffer range.
+//!
+//! Workgroups of one dispatch may run at once on several threads (the `threads` feature) and
+//! may write the same binding, so bindings are views of *shared* memory: elements are read and
+//! written one at a time through atomics with relaxed ordering (plain loads and stores on every
+//! target Ember supports). Kernels that want speed copy a block into locals, compute, and store
+//! the block back. The contract every kernel keeps: workgroups write disjoint elements.
+
+use core::sync::atomic::{AtomicU32, AtomicU8, Ordering};
+
+/// A kernel's entry point: called once per workgroup.
+pub type KernelFn = fn(&Workgroup<'_>) -> Result<(), KernelError>;
+
+/// One entry of a kernel table.
+#[derive(Clone, Copy)]
+pub struct Kernel {
+    /// The name modules and callers use to find the kernel.
+    pub name: &'static str,
+    /// The entry point.
+    pub entry: KernelFn,
+}
+
+impl core::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Kernel").field("name", &self.name).finish()
+    }
+}
+
+/// Why a kernel refused a workgroup. The dispatch fails and so does every semaphore its
+/// submission would have signalled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum KernelError {
+    /// Fewer bindings than the kernel reads.
+    #[error("kernel needs binding {index}, dispatch bound {bound}")]
+    MissingBinding {
+        /// The binding asked for.
+        index: u32,
+        /// How many the dispatch bound.
+        bound: u32,
+    },
+    /// Fewer push constants than the kernel reads.
+    #[error("kernel needs {needed} push constants, dispatch gave {given}")]
+    MissingConstants {
+        /// How many the kernel reads.
+        needed: u32,
+        /// How many the dispatch gave.
+        given: u32,
+    },
+    /// A binding too short for the shape the constants describe.
+    #[error("binding {index} holds {len} bytes, kernel needs {needed}")]
+    BindingTooSmall {
+        /// The binding.
+        index: u32,
+        /// Its length in bytes.
+        len: u64,
+        /// Bytes the kernel needs.
+        needed: u64,
+    },
+    /// A binding whose offset or length does not fit the element type.
+    #[error("binding {index} is not aligned to {alignment} bytes")]
+    Misaligned {
+        /// The binding.
+        index: u32,
+        /// The alignment the element type needs.
+        alignment: u32,
+    },
+    /// A binding the kernel writes but the buffer is read-only (imported constants).
+    #[error("binding {index} is read-only")]
+    ReadOnly {
+        /// The binding.
+        index: u32,
+    },
+    /// Constants that describe an impossible shape (zero, or overflowing).
+    #[error("invalid shape: {0}")]
+    Shape(&'static str),
+}
+
+/// What one workgroup of a dispatch sees.
+pub struct Workgroup<'a> {
+    /// This workgroup's id, each coordinate below `count`'s.
+    pub id: [u32; 3],
+    /// The grid of workgroups in the dispatch.
+    pub count: [u32; 3],
+    /// The dispatch's push constants.
+    pub constants: &'a [u32],
+    /// The dispatch's bindings, in order.
+    pub bindings: &'a [Binding<'a>],
+}
+
+impl<'a> Workgroup<'a> {
+    /// Push constant `index`, or an error naming how many the kernel needs.
+    pub fn constant(&self, index: usize) -> Result<u32, KernelError> {
+        self.constants
+            .get(index)
+            .copied()
+            .ok_or(KernelError::MissingConstants {
+                needed: index as u32 + 1,
+                given: self.constants.len() as u32,
+            })
+    }
+
+    /// Binding `index`, or an error.
+    pub fn binding(&self, index: usize) -> Result<&Binding<'a>, KernelError> {
+        self.bindings.get(index).ok_or(KernelError::MissingBinding {
+            index: index as u32,
+            bound: self.bindings.len() as u32,
+        })
+    }
+
+    /// Binding `index` read as `f32`s.
+    pub fn input_f32(&self, index: usize) -> Result<F32s<'a>, KernelError> {
+        self.binding(index)?.f32s(index as u32)
+    }
+
+    /// Binding `index` written as `f32`s (an error if the buffer is read-only).
+    pub fn output_f32(&self, index: usize) -> Result<F32s<'a>, KernelError> {
+        let binding = self.binding(index)?;
+        if !binding.is_writable() {
+            return Err(KernelError::ReadOnly {
+                index: index as u32,
+            });
+        }
+        binding.f32s(index as u32)
+    }
+
+    /// The linear id of this workgroup (x fastest) and the total count.
+    pub fn linear(&self) -> (u64, u64) {
+        let [x, y, z] = self.id.map(u64::from);
+        let [cx, cy, cz] = self.count.map(u64::from);
+        (x + cx * (y + cy * z), cx * cy * cz)
+    }
+
+    /// The slice of `0..n` this workgroup owns when `n` items are split evenly across all
+    /// workgroups in linear order. Workgroups' slices are disjoint and cover `0..n`.
+    pub fn share_of(&self, n: u64) -> core::ops::Range<u64> {
+        let (index, total) = self.linear();
+        let per = n.div_ceil(total.max(1));
+        let start = (index * per).min(n);
+        start..(start + per).min(n)
+    }
+}
+
+/// Shared memory one binding refers to: `len` bytes, readable, and writable unless the buffer
+/// is read-only.
+#[derive(Clone, Copy)]
+pub struct Binding<'a> {
+    bytes: BindingBytes<'a>,
+}
+
+#[derive(Clone, Copy)]
+enum BindingBytes<'a> {
+    /// Device memory: read and written through atomics, workgroups may share it.
+    Shared(&'a [AtomicU8]),
+    /// Read-only memory (imported constants): nobody writes it while it is bound.
+    ReadOnly(&'a [u8]),
+}
+
+impl<'a> Binding<'a> {
+    /// A writable binding over shared device memory.
+    pub fn shared(bytes: &'a [AtomicU8]) -> Self {
+        Self {
+            bytes: BindingBytes::Shared(bytes),
+        }
+    }
+
+    /// A writable binding over shared words (tests and host-side callers).
+    pub fn shared_words(words: &'a [AtomicU32]) -> Self {
+        // SAFETY: `AtomicU32` is `size_of::<u32>()` bytes with no padding, so the bytes of
+        // `words.len()` words are `4 * len` valid `AtomicU8`s (alignment 1) of the same
+        // shared memory, for the same lifetime.
+        let bytes = unsafe {
+            core::slice::from_raw_parts(words.as_ptr().cast::<AtomicU8>(), words.len() * 4)
+        };
+        Self::shared(bytes)
+    }
+
+    /// A read-only binding.
+    pub fn read_only(bytes: &'a [u8]) -> Self {
+        Self {
+            bytes: BindingBytes::ReadOnly(bytes),
+        }
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        match self.bytes {
+            BindingBytes::Shared(b) => b.len(),
+            BindingBytes::ReadOnly(b) => b.len(),
+        }
+    }
+
+    /// Whether the binding is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether kernels may write it.
+    pub fn is_writable(&self) -> bool {
+        matches!(self.bytes, BindingBytes::Shared(_))
+    }
+
+    /// Byte `index` (`None` past the end).
+    pub fn load_u8(&self, index: usize) -> Option<u8> {
+        match self.bytes {
+            BindingBytes::Shared(b) => b.get(index).map(|a| a.load(Ordering::Relaxed)),
+            BindingBytes::ReadOnly(b) => b.get(index).copied(),
+        }
+    }
+
+    /// Writes byte `index`; `false` past the end or on a read-only binding.
+    pub fn store_u8(&self, index: usize, value: u8) -> bool {
+        match self.bytes {
+            BindingBytes::Shared(b) => b.get(index).map(|a| a.store(value, Ordering::Relaxed)).is_some(),
+            BindingBytes::ReadOnly(_) => false,
+        }
+    }
+
+    /// The binding as `f32` elements; `index` names it in errors. Its start must be 4-byte
+    /// aligned; a trailing partial element is ignored.
+    pub fn f32s(&self, index: u32) -> Result<F32s<'a>, KernelError> {
+        let misaligned = KernelError::Misaligned {
+            index,
+            alignment: 4,
+        };
+        match self.bytes {
+            BindingBytes::Shared(b) => {
+                // SAFETY: `AtomicU8` and `AtomicU32` have the size and bit validity of `u8`
+                // and `u32`; `align_to` only yields the middle part at 4-byte alignment, so the
+                // words cover exactly the aligned bytes of the same shared memory.
+                let (head, words, _) = unsafe { b.align_to::<AtomicU32>() };
+                if !head.is_empty() {
+                    return Err(misaligned);
+                }
+                Ok(F32s::Shared(words))
+            }
+            BindingBytes::ReadOnly(b) => {
+                if b.as_ptr().align_offset(4) != 0 {
+                    return Err(misaligned);
+                }
+                Ok(F32s::ReadOnly(b))
+            }
+        }
+    }
+}
+
+/// A binding viewed as `f32` elements.
+#[derive(Clone, Copy)]
+pub enum F32s<'a> {
+    /// Shared device memory.
+    Shared(&'a [AtomicU32]),
+    /// Read-only bytes, 4-byte aligned.
+    ReadOnly(&'a [u8]),
+}
+
+impl F32s<'_> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            F32s::Shared(w) => w.len(),
+            F32s::ReadOnly(b) => b.len() / 4,
+        }
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Element `i`; callers check `len()` first (out of range reads 0.0 rather than panic).
+    #[inline]
+    pub fn get(&self, i: usize) -> f32 {
+        match self {
+            F32s::Shared(w) => w.get(i).map_or(0.0, |a| f32::from_bits(a.load(Ordering::Relaxed))),
+            F32s::ReadOnly(b) => b
+                .get(i * 4..i * 4 + 4)
+                .map_or(0.0, |s| f32::from_ne_bytes([s[0], s[1], s[2], s[3]])),
+        }
+    }
+
+    /// Writes element `i`; out of range or read-only writes are ignored (callers check
+    /// `len()` and take outputs through [`Workgroup::output_f32`]).
+    #[inline]
+    pub fn set(&self, i: usize, value: f32) {
+        if let F32s::Shared(w) = self {
+            if let Some(a) = w.get(i) {
+                a.store(value.to_bits(), Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Copies elements `start..start + out.len()` into `out` (a block into locals).
+    pub fn read_into(&self, start: usize, out: &mut [f32]) {
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = self.get(start + k);
+        }
+    }
+
+    /// Stores `values` at elements `start..`.
+    pub fn write_from(&self, start: usize, values: &[f32]) {
+        for (k, v) in values.iter().enumerate() {
+            self.set(start + k, *v);
+        }
+    }
+}
