@@ -216,7 +216,10 @@ impl<'a> Binding<'a> {
     /// Writes byte `index`; `false` past the end or on a read-only binding.
     pub fn store_u8(&self, index: usize, value: u8) -> bool {
         match self.bytes {
-            BindingBytes::Shared(b) => b.get(index).map(|a| a.store(value, Ordering::Relaxed)).is_some(),
+            BindingBytes::Shared(b) => b
+                .get(index)
+                .map(|a| a.store(value, Ordering::Relaxed))
+                .is_some(),
             BindingBytes::ReadOnly(_) => false,
         }
     }
@@ -276,7 +279,9 @@ impl F32s<'_> {
     #[inline]
     pub fn get(&self, i: usize) -> f32 {
         match self {
-            F32s::Shared(w) => w.get(i).map_or(0.0, |a| f32::from_bits(a.load(Ordering::Relaxed))),
+            F32s::Shared(w) => w
+                .get(i)
+                .map_or(0.0, |a| f32::from_bits(a.load(Ordering::Relaxed))),
             F32s::ReadOnly(b) => b
                 .get(i * 4..i * 4 + 4)
                 .map_or(0.0, |s| f32::from_ne_bytes([s[0], s[1], s[2], s[3]])),

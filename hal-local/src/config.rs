@@ -1,0 +1,34 @@
+//! How a board sets up a local device.
+
+use crate::kernel::Kernel;
+use hal_core::MemoryDomain;
+
+/// What the board hands the local driver besides its memory.
+#[derive(Debug, Clone, Copy)]
+pub struct LocalConfig {
+    /// Largest single allocation; bigger buffers are chunked. Must be at least 64.
+    pub max_allocation_size: u64,
+    /// Bytes at the end of the region reserved for `queue_alloca` (an arena); 0 serves
+    /// queue-ordered allocations from the general heap.
+    pub transient_bytes: u64,
+    /// Where the memory lives: `Host` for ordinary RAM (connection to the host is Unified);
+    /// boards with device-private SRAM say so here.
+    pub domain: MemoryDomain,
+    /// The kernels linked into the program.
+    pub kernels: &'static [Kernel],
+    /// Threads that run the workgroups of one dispatch (`threads` feature); 1 runs them
+    /// inline on the caller's thread.
+    pub workers: usize,
+}
+
+impl Default for LocalConfig {
+    fn default() -> Self {
+        Self {
+            max_allocation_size: u64::MAX,
+            transient_bytes: 0,
+            domain: MemoryDomain::Host,
+            kernels: crate::kernels::BUILTIN,
+            workers: 1,
+        }
+    }
+}

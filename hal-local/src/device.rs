@@ -1,0 +1,525 @@
+//! The local device: its tables, its memory, and buffers.
+
+use crate::config::LocalConfig;
+use crate::kernel::KernelFn;
+use crate::memory::{Imported, RawSpan, Region};
+use crate::queue::Pending;
+use hal_core::buffer::BufferKind;
+use hal_core::chunk::ChunkLayout;
+use hal_core::command::{Command, CommandBufferKind, CommandList};
+use hal_core::device::{Mapped, MappingKind, ObjectCounts};
+use hal_core::executable::ExecutableKind;
+use hal_core::handle::{Handle, Kind, Table};
+use hal_core::memory::alloc::{Arena, Range, RangeAllocator, Tlsf};
+use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryHeap, MemoryType};
+use hal_core::semaphore::{SemaphoreKind, Timeline};
+use hal_core::{Buffer, BufferInfo, BufferSpan, DeviceId, Error, WHOLE};
+
+/// Every offset the device hands out is a multiple of this.
+pub const MIN_ALIGNMENT: u64 = 16;
+
+/// Marker for chunk records.
+pub(crate) enum ChunkKind {}
+impl Kind for ChunkKind {
+    const NAME: &'static str = "chunk";
+}
+
+/// Where a chunk came from, so it goes back to the same allocator.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    General,
+    Transient,
+}
+
+/// One allocation backing part of a buffer; chunks of a buffer form a list in order.
+#[derive(Clone, Copy)]
+pub(crate) struct ChunkRec {
+    /// Offset of the chunk in the region.
+    pub(crate) offset: u64,
+    /// The allocator's range (to free it).
+    pub(crate) range: Range,
+    pub(crate) origin: Origin,
+    pub(crate) next: Option<Handle<ChunkKind>>,
+}
+
+#[derive(Clone, Copy)]
+pub(crate) enum Backing {
+    Device { first: Handle<ChunkKind> },
+    Imported(Imported),
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct BufferRec {
+    pub(crate) info: BufferInfo,
+    pub(crate) backing: Backing,
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct MappingRec {
+    pub(crate) span: BufferSpan,
+    pub(crate) access: MemoryAccess,
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct ExecutableRec {
+    pub(crate) entry: KernelFn,
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct CommandBufferRec {
+    pub(crate) list: CommandList,
+    /// Its slots in the shared slot pool.
+    pub(crate) slots: Range,
+    /// Queue operations that will still run it.
+    pub(crate) pending_uses: u32,
+    /// Released by the caller while still pending: free once the last use completes.
+    pub(crate) release_when_idle: bool,
+}
+
+/// Host memory the local driver imports in place.
+#[derive(Debug)]
+pub enum LocalHostMemory<'m> {
+    /// Memory the device may read and write.
+    ReadWrite(&'m mut [u8]),
+    /// Memory the device may only read (constants in flash, a shared model file).
+    ReadOnly(&'m [u8]),
+}
+
+/// The local-CPU device.
+///
+/// Capacities are const generics so firmware sizes every table at compile time:
+/// `OBJECTS` entries in each object table, `SLOTS` command slots shared by all command
+/// buffers, `NODES` allocator nodes (for memory and for command slots), `PENDING` queue
+/// operations waiting on semaphores.
+pub struct LocalDevice<
+    'm,
+    const OBJECTS: usize = 64,
+    const SLOTS: usize = 4096,
+    const NODES: usize = 256,
+    const PENDING: usize = 16,
+> {
+    pub(crate) id: DeviceId,
+    pub(crate) config: LocalConfig,
+    pub(crate) region: Region<'m>,
+    pub(crate) heaps: [MemoryHeap; 1],
+    /// Alignment of the region's start: the most any buffer can be aligned to.
+    pub(crate) region_alignment: u64,
+    pub(crate) general: Tlsf<NODES>,
+    /// Offset of the transient arena in the region.
+    pub(crate) transient_base: u64,
+    pub(crate) transient: Arena<OBJECTS>,
+    pub(crate) buffers: Table<BufferKind, BufferRec, OBJECTS>,
+    pub(crate) chunks: Table<ChunkKind, ChunkRec, NODES>,
+    pub(crate) mappings: Table<MappingKind, MappingRec, OBJECTS>,
+    pub(crate) executables: Table<ExecutableKind, ExecutableRec, OBJECTS>,
+    pub(crate) command_buffers: Table<CommandBufferKind, CommandBufferRec, OBJECTS>,
+    pub(crate) slots: [Command; SLOTS],
+    pub(crate) slot_alloc: Tlsf<NODES>,
+    pub(crate) semaphores: Table<SemaphoreKind, Timeline, OBJECTS>,
+    pub(crate) pending: [Option<Pending>; PENDING],
+    pub(crate) next_seq: u64,
+    #[cfg(feature = "threads")]
+    pub(crate) pool: Option<crate::pool::WorkerPool>,
+}
+
+impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING: usize>
+    LocalDevice<'m, OBJECTS, SLOTS, NODES, PENDING>
+{
+    /// A device over `memory`, which it uses for every buffer until it is dropped.
+    pub fn new(memory: &'m mut [u8], config: LocalConfig) -> Result<Self, Error> {
+        // Start at a 16-byte boundary so every offset keeps MIN_ALIGNMENT in absolute terms.
+        let skip = memory
+            .as_ptr()
+            .align_offset(MIN_ALIGNMENT as usize)
+            .min(memory.len());
+        let memory = &mut memory[skip..];
+        let size = memory.len() as u64;
+        if config.transient_bytes > size {
+            return Err(Error::InvalidArgument("transient_bytes exceeds the region"));
+        }
+        if config.max_allocation_size < 64 {
+            return Err(Error::InvalidArgument("max_allocation_size below 64 bytes"));
+        }
+        if config.workers == 0 {
+            return Err(Error::InvalidArgument("workers must be at least 1"));
+        }
+        #[cfg(not(feature = "threads"))]
+        if config.workers > 1 {
+            return Err(Error::Unsupported(
+                "workers > 1 needs the `threads` feature",
+            ));
+        }
+        let transient_base = (size - config.transient_bytes) / MIN_ALIGNMENT * MIN_ALIGNMENT;
+        let region = Region::new(memory);
+        let region_alignment = 1u64 << (region.base_addr() | (1 << 12)).trailing_zeros();
+        let heap = MemoryHeap::new(
+            MemoryType::DEVICE_LOCAL
+                | MemoryType::HOST_VISIBLE
+                | MemoryType::HOST_COHERENT
+                | MemoryType::HOST_CACHED,
+            BufferUsage::all(),
+            config.max_allocation_size.min(size.max(64)),
+            MIN_ALIGNMENT,
+            size.max(64),
+        )?;
+        Ok(Self {
+            id: DeviceId::next(),
+            config,
+            region,
+            heaps: [heap],
+            region_alignment,
+            general: Tlsf::new(transient_base),
+            transient_base,
+            transient: Arena::new(size - transient_base),
+            buffers: Table::new(),
+            chunks: Table::new(),
+            mappings: Table::new(),
+            executables: Table::new(),
+            command_buffers: Table::new(),
+            slots: [Command::EMPTY; SLOTS],
+            slot_alloc: Tlsf::new(SLOTS as u64),
+            semaphores: Table::new(),
+            pending: [const { None }; PENDING],
+            next_seq: 0,
+            #[cfg(feature = "threads")]
+            pool: crate::pool::WorkerPool::new(config.workers),
+        })
+    }
+
+    /// The configuration it was made with.
+    pub fn config(&self) -> &LocalConfig {
+        &self.config
+    }
+
+    pub(crate) fn counts(&self) -> ObjectCounts {
+        ObjectCounts {
+            buffers: self.buffers.len() as u32,
+            semaphores: self.semaphores.len() as u32,
+            command_buffers: self.command_buffers.len() as u32,
+            executables: self.executables.len() as u32,
+            pending: self.pending.iter().flatten().count() as u32,
+        }
+    }
+
+    /// Allocates a buffer of `size` bytes, from the transient arena when `transient` (falling
+    /// back to the general heap when the arena is full).
+    pub(crate) fn allocate(
+        &mut self,
+        params: BufferParams,
+        size: u64,
+        transient: bool,
+    ) -> Result<Buffer, Error> {
+        let heap = self.heaps[0];
+        let alignment = heap.check(&params)?;
+        if alignment > self.region_alignment {
+            return Err(Error::Unsupported(
+                "alignment above the alignment of the device's memory region",
+            ));
+        }
+        if size == 0 {
+            return Err(Error::InvalidArgument("buffer size of zero"));
+        }
+        if size > heap.size {
+            return Err(Error::Alloc(
+                hal_core::memory::alloc::AllocError::TooLarge {
+                    size,
+                    capacity: heap.size,
+                },
+            ));
+        }
+        let layout = ChunkLayout::new(size, heap.max_allocation_size, alignment)?;
+        let mut first: Option<Handle<ChunkKind>> = None;
+        let mut last: Option<Handle<ChunkKind>> = None;
+        for index in 0..layout.count() {
+            let len = layout.chunk_len(index);
+            match self.allocate_chunk(len, alignment, transient) {
+                Ok(chunk) => {
+                    match last {
+                        Some(prev) => {
+                            if let Ok(p) = self.chunks.get_mut(prev) {
+                                p.next = Some(chunk);
+                            }
+                        }
+                        None => first = Some(chunk),
+                    }
+                    last = Some(chunk);
+                }
+                Err(e) => {
+                    self.free_chunks(first);
+                    return Err(e);
+                }
+            }
+        }
+        let Some(first) = first else {
+            return Err(Error::InvalidArgument("buffer size of zero"));
+        };
+        let info = BufferInfo {
+            size,
+            memory_type: heap.types,
+            usage: params.usage,
+            access: params.access,
+            chunk_size: layout.chunk_size,
+            imported: false,
+        };
+        let rec = BufferRec {
+            info,
+            backing: Backing::Device { first },
+        };
+        self.buffers
+            .insert(rec)
+            .inspect_err(|_| self.free_chunks(Some(first)))
+    }
+
+    fn allocate_chunk(
+        &mut self,
+        len: u64,
+        alignment: u64,
+        transient: bool,
+    ) -> Result<Handle<ChunkKind>, Error> {
+        let (range, origin, offset) = match self.transient_allocate(len, alignment, transient) {
+            Some(range) => (range, Origin::Transient, self.transient_base + range.offset),
+            None => {
+                let range = self.general.allocate(len, alignment)?;
+                (range, Origin::General, range.offset)
+            }
+        };
+        let rec = ChunkRec {
+            offset,
+            range,
+            origin,
+            next: None,
+        };
+        self.chunks.insert(rec).inspect_err(|_| {
+            let _ = self.release_range(range, origin);
+        })
+    }
+
+    fn transient_allocate(&mut self, len: u64, alignment: u64, transient: bool) -> Option<Range> {
+        if !transient || self.transient.capacity() == 0 {
+            return None;
+        }
+        self.transient.allocate(len, alignment).ok()
+    }
+
+    fn release_range(&mut self, range: Range, origin: Origin) -> Result<(), Error> {
+        match origin {
+            Origin::General => self.general.free(range)?,
+            Origin::Transient => self.transient.free(range)?,
+        }
+        Ok(())
+    }
+
+    pub(crate) fn free_chunks(&mut self, mut next: Option<Handle<ChunkKind>>) {
+        while let Some(handle) = next {
+            match self.chunks.remove(handle) {
+                Ok(chunk) => {
+                    let _ = self.release_range(chunk.range, chunk.origin);
+                    next = chunk.next;
+                }
+                Err(_) => break,
+            }
+        }
+    }
+
+    pub(crate) fn import(
+        &mut self,
+        memory: LocalHostMemory<'m>,
+        params: BufferParams,
+    ) -> Result<Buffer, Error> {
+        let heap = self.heaps[0];
+        heap.check(&params)?;
+        let (imported, access) = match memory {
+            LocalHostMemory::ReadWrite(bytes) => (Imported::read_write(bytes), params.access),
+            LocalHostMemory::ReadOnly(bytes) => (
+                Imported::read_only(bytes),
+                params
+                    .access
+                    .difference(MemoryAccess::WRITE | MemoryAccess::DISCARD),
+            ),
+        };
+        let alignment = params.min_alignment.max(1);
+        if imported.addr() as u64 % alignment != 0 {
+            return Err(Error::InvalidArgument(
+                "imported memory is not aligned as the parameters ask",
+            ));
+        }
+        let size = imported.len() as u64;
+        let info = BufferInfo {
+            size,
+            memory_type: heap.types,
+            usage: params.usage,
+            access,
+            chunk_size: size.max(1),
+            imported: true,
+        };
+        self.buffers.insert(BufferRec {
+            info,
+            backing: Backing::Imported(imported),
+        })
+    }
+
+    pub(crate) fn release(&mut self, buffer: Buffer) -> Result<(), Error> {
+        let rec = self.buffers.remove(buffer)?;
+        if let Backing::Device { first } = rec.backing {
+            self.free_chunks(Some(first));
+        }
+        Ok(())
+    }
+
+    /// The memory of `offset..offset + length` of a buffer, which must lie in one chunk.
+    pub(crate) fn raw(
+        &self,
+        buffer: Buffer,
+        what: &'static str,
+        offset: u64,
+        length: u64,
+    ) -> Result<(RawSpan, BufferInfo), Error> {
+        let rec = self.buffers.get(buffer)?;
+        let length = rec.info.resolve(what, offset, length)?;
+        let span = match rec.backing {
+            Backing::Imported(imported) => imported.span(offset, length),
+            Backing::Device { first } => {
+                let layout = ChunkLayout {
+                    size: rec.info.size,
+                    chunk_size: rec.info.chunk_size,
+                };
+                let segment = layout.within_one_chunk(offset, length)?;
+                let chunk = self.nth_chunk(first, segment.chunk)?;
+                self.region
+                    .span(chunk.offset + segment.chunk_offset, length, true)
+            }
+        };
+        let span = span.ok_or(Error::OutOfRange {
+            what,
+            offset,
+            length,
+            size: rec.info.size,
+        })?;
+        Ok((span, rec.info))
+    }
+
+    fn nth_chunk(&self, first: Handle<ChunkKind>, n: u64) -> Result<ChunkRec, Error> {
+        let mut chunk = *self.chunks.get(first)?;
+        for _ in 0..n {
+            let next = chunk.next.ok_or(Error::Driver {
+                what: "chunk list shorter than the buffer",
+                code: n as i64,
+            })?;
+            chunk = *self.chunks.get(next)?;
+        }
+        Ok(chunk)
+    }
+
+    /// Calls `f` for each per-chunk piece of a range: (memory, offset in the range).
+    pub(crate) fn for_each_piece(
+        &self,
+        span: BufferSpan,
+        what: &'static str,
+        mut f: impl FnMut(RawSpan, u64) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let info = self.buffers.get(span.buffer)?.info;
+        let length = info.resolve(what, span.offset, span.length)?;
+        let layout = ChunkLayout {
+            size: info.size,
+            chunk_size: info.chunk_size,
+        };
+        for piece in layout.segments(span.offset, length) {
+            let (raw, _) = self.raw(
+                span.buffer,
+                what,
+                span.offset + piece.range_offset,
+                piece.length,
+            )?;
+            f(raw, piece.range_offset)?;
+        }
+        Ok(())
+    }
+
+    /// Copies `length` bytes between two ranges of any chunking.
+    pub(crate) fn copy_spans(
+        &self,
+        source: BufferSpan,
+        target: BufferSpan,
+        length: u64,
+    ) -> Result<(), Error> {
+        let source = BufferSpan::new(source.buffer, source.offset, length);
+        self.for_each_piece(source, "copy source", |from, at| {
+            let to = BufferSpan::new(target.buffer, target.offset + at, from.len() as u64);
+            self.for_each_piece(to, "copy target", |into, inner| {
+                if into.copy_from(0, &from, inner as usize, into.len()) {
+                    Ok(())
+                } else {
+                    Err(read_only())
+                }
+            })
+        })
+    }
+
+    /// Fills a range with a 1-, 2- or 4-byte pattern.
+    pub(crate) fn fill_span(&self, target: BufferSpan, pattern: &[u8]) -> Result<(), Error> {
+        if !matches!(pattern.len(), 1 | 2 | 4) {
+            return Err(Error::InvalidArgument(
+                "fill pattern must be 1, 2 or 4 bytes",
+            ));
+        }
+        let n = pattern.len() as u64;
+        if target.offset % n != 0 || (target.length != WHOLE && target.length % n != 0) {
+            return Err(Error::InvalidArgument(
+                "fill offset and length must be multiples of the pattern size",
+            ));
+        }
+        self.for_each_piece(target, "fill", |raw, at| {
+            let bytes = raw.bytes_mut().ok_or_else(read_only)?;
+            for (i, b) in bytes.iter_mut().enumerate() {
+                *b = pattern[(at as usize + i) % pattern.len()];
+            }
+            Ok(())
+        })
+    }
+}
+
+pub(crate) fn read_only() -> Error {
+    Error::Access {
+        needed: MemoryAccess::WRITE.bits(),
+        allowed: MemoryAccess::READ.bits(),
+    }
+}
+
+/// A scoped mapping of local memory.
+pub struct LocalMapping<'a> {
+    bytes: MappedBytes<'a>,
+}
+
+enum MappedBytes<'a> {
+    Read(&'a [u8]),
+    Write(&'a mut [u8]),
+}
+
+impl<'a> LocalMapping<'a> {
+    pub(crate) fn new(raw: RawSpan, access: MemoryAccess) -> Self {
+        let bytes = match raw.bytes_mut() {
+            Some(b) if access.contains(MemoryAccess::WRITE) => MappedBytes::Write(b),
+            _ => MappedBytes::Read(raw.bytes()),
+        };
+        Self { bytes }
+    }
+}
+
+impl Mapped for LocalMapping<'_> {
+    fn bytes(&self) -> &[u8] {
+        match &self.bytes {
+            MappedBytes::Read(b) => b,
+            MappedBytes::Write(b) => b,
+        }
+    }
+
+    fn bytes_mut(&mut self) -> Result<&mut [u8], Error> {
+        match &mut self.bytes {
+            MappedBytes::Write(b) => Ok(b),
+            MappedBytes::Read(_) => Err(Error::Access {
+                needed: MemoryAccess::WRITE.bits(),
+                allowed: MemoryAccess::READ.bits(),
+            }),
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! Ember's local-CPU driver: `no_std`, heap-free, inline by default.
+//!
+//! A [`LocalDevice`] runs over a memory region the board hands it. Its one heap is
+//! DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT: the CPU is the device, so mapping costs nothing
+//! and its memory connection to the host is `Unified`. Buffers come from a TLSF allocator
+//! (chunked past `max_allocation_size`), `queue_alloca` from an arena at the region's end.
+//! A dispatch calls a kernel from a static table ([`kernels::BUILTIN`] or the program's own)
+//! once per workgroup; with the `threads` feature and `workers > 1` the workgroups run on a
+//! std worker pool.
+//!
+//! ```
+//! use hal_core::{BufferSpan, Device, Submit};
+//! use hal_core::memory::BufferParams;
+//! use hal_local::{LocalConfig, LocalDevice};
+//!
+//! let mut memory = [0u8; 64 * 1024];
+//! let mut device: LocalDevice<'_, 16, 256, 64, 4> =
+//!     LocalDevice::new(&mut memory, LocalConfig::default())?;
+//! let buffer = device.allocate_buffer(BufferParams::host_visible(), 256)?;
+//! device.queue_fill(Submit::NOW, BufferSpan::whole(buffer), &[0xAB])?;
+//! let mut out = [0u8; 256];
+//! device.read_buffer(BufferSpan::whole(buffer), &mut out)?;
+//! assert!(out.iter().all(|&b| b == 0xAB));
+//! device.release_buffer(buffer)?;
+//! # Ok::<(), hal_core::Error>(())
+//! ```
+//!
+//! Features: `threads` (std worker pool), `std`, `defmt`.
+#![no_std]
+#![cfg_attr(
+    not(test),
+    deny(clippy::panic, clippy::unwrap_used, clippy::expect_used)
+)]
+
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod config;
+pub mod device;
+mod driver;
+pub mod kernel;
+pub mod kernels;
+mod memory;
+#[cfg(feature = "threads")]
+mod pool;
+pub mod queue;
+mod replay;
+
+pub use config::LocalConfig;
+pub use device::{LocalDevice, LocalHostMemory, LocalMapping, MIN_ALIGNMENT};

@@ -1,0 +1,179 @@
+//! Replaying a command list: the local driver executes each command in order, inline.
+
+use crate::device::{read_only, LocalDevice};
+use crate::kernel::{Binding, KernelError, Workgroup};
+use hal_core::command::{
+    unpack_constants, BufferRef, Command, Op, Workgroups, MAX_BINDINGS, MAX_CONSTANTS,
+};
+use hal_core::memory::BufferUsage;
+use hal_core::{BufferSpan, CommandBuffer, Error, Executable};
+
+/// The error a kernel's refusal becomes.
+pub(crate) fn kernel_error(e: KernelError) -> Error {
+    let (what, code) = match e {
+        KernelError::MissingBinding { index, .. } => ("kernel: missing binding", index),
+        KernelError::MissingConstants { needed, .. } => ("kernel: missing push constants", needed),
+        KernelError::BindingTooSmall { index, .. } => ("kernel: binding too small", index),
+        KernelError::Misaligned { index, .. } => ("kernel: binding misaligned", index),
+        KernelError::ReadOnly { index } => ("kernel: binding is read-only", index),
+        KernelError::Shape(what) => (what, 0),
+    };
+    Error::Driver {
+        what,
+        code: code.into(),
+    }
+}
+
+impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING: usize>
+    LocalDevice<'_, OBJECTS, SLOTS, NODES, PENDING>
+{
+    /// Runs every command of `command_buffer` with `bindings` as its binding table.
+    pub(crate) fn execute(
+        &self,
+        command_buffer: CommandBuffer,
+        bindings: &[BufferSpan],
+    ) -> Result<(), Error> {
+        let cb = self.command_buffers.get(command_buffer)?;
+        let start = cb.slots.offset as usize;
+        let slots = self
+            .slots
+            .get(start..start + cb.list.len())
+            .ok_or(Error::Driver {
+                what: "command slots outside the pool",
+                code: start as i64,
+            })?;
+        for op in cb.list.ops(slots) {
+            match op {
+                Op::Barrier => {}
+                Op::Fill {
+                    target,
+                    pattern,
+                    pattern_len,
+                } => self.fill_span(target.resolve(bindings)?, &pattern[..pattern_len as usize])?,
+                Op::Update { target, data } => {
+                    let target = target.resolve(bindings)?;
+                    let mut at = 0;
+                    for piece in data.pieces() {
+                        let span =
+                            BufferSpan::new(target.buffer, target.offset + at, piece.len() as u64);
+                        self.write_span(span, piece)?;
+                        at += piece.len() as u64;
+                    }
+                }
+                Op::Copy {
+                    source,
+                    target,
+                    length,
+                } => {
+                    self.copy_spans(source.resolve(bindings)?, target.resolve(bindings)?, length)?
+                }
+                Op::Dispatch {
+                    executable,
+                    workgroups,
+                    bindings: refs,
+                    constants: (constant_slots, count),
+                } => self.dispatch(
+                    executable,
+                    workgroups,
+                    refs,
+                    constant_slots,
+                    count,
+                    bindings,
+                )?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Host write through the device's memory (the local driver's memory is the host's).
+    pub(crate) fn write_span(&self, span: BufferSpan, data: &[u8]) -> Result<(), Error> {
+        self.for_each_piece(span, "write", |raw, at| {
+            let bytes = raw.bytes_mut().ok_or_else(read_only)?;
+            let at = at as usize;
+            let source = data.get(at..at + bytes.len()).ok_or(Error::OutOfRange {
+                what: "write data",
+                offset: at as u64,
+                length: bytes.len() as u64,
+                size: data.len() as u64,
+            })?;
+            bytes.copy_from_slice(source);
+            Ok(())
+        })
+    }
+
+    fn read_indirect(&self, params: BufferRef, table: &[BufferSpan]) -> Result<[u32; 3], Error> {
+        let span = params.resolve(table)?;
+        let (raw, info) = self.raw(span.buffer, "indirect dispatch parameters", span.offset, 12)?;
+        info.require_usage(
+            "indirect dispatch parameters",
+            BufferUsage::DISPATCH_INDIRECT_PARAMS,
+        )?;
+        let b = raw.bytes();
+        let mut count = [0u32; 3];
+        for (i, c) in count.iter_mut().enumerate() {
+            let word = b.get(i * 4..i * 4 + 4).ok_or(Error::Driver {
+                what: "indirect parameters shorter than 12 bytes",
+                code: i as i64,
+            })?;
+            *c = u32::from_ne_bytes([word[0], word[1], word[2], word[3]]);
+        }
+        Ok(count)
+    }
+
+    fn dispatch(
+        &self,
+        executable: Executable,
+        workgroups: Workgroups,
+        refs: &[Command],
+        constant_slots: &[Command],
+        constant_count: u8,
+        table: &[BufferSpan],
+    ) -> Result<(), Error> {
+        let entry = self.executables.get(executable)?.entry;
+        let count = match workgroups {
+            Workgroups::Direct(count) => count,
+            Workgroups::Indirect(params) => self.read_indirect(params, table)?,
+        };
+        let mut constants = [0u32; MAX_CONSTANTS];
+        let n = unpack_constants(constant_slots, constant_count, &mut constants);
+        let mut bindings = [Binding::read_only(&[]); MAX_BINDINGS];
+        for (binding, slot) in bindings.iter_mut().zip(refs) {
+            let Command::Binding(r) = slot else {
+                return Err(Error::Driver {
+                    what: "dispatch payload is not a binding",
+                    code: 0,
+                });
+            };
+            let span = r.resolve(table)?;
+            let (raw, info) =
+                self.raw(span.buffer, "dispatch binding", span.offset, span.length)?;
+            info.require_usage("dispatch binding", BufferUsage::DISPATCH_STORAGE_READ)?;
+            *binding = raw.binding();
+        }
+        let bindings = &bindings[..refs.len()];
+        let total = u64::from(count[0]) * u64::from(count[1]) * u64::from(count[2]);
+        let run = |linear: u64| {
+            let x = linear % u64::from(count[0]);
+            let yz = linear / u64::from(count[0]);
+            let y = yz % u64::from(count[1]);
+            let z = yz / u64::from(count[1]);
+            let workgroup = Workgroup {
+                id: [x as u32, y as u32, z as u32],
+                count,
+                constants: &constants[..n],
+                bindings,
+            };
+            entry(&workgroup).map_err(kernel_error)
+        };
+        #[cfg(feature = "threads")]
+        if let Some(pool) = &self.pool {
+            if total > 1 {
+                return pool.run(total, &run);
+            }
+        }
+        for linear in 0..total {
+            run(linear)?;
+        }
+        Ok(())
+    }
+}
