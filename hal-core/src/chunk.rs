@@ -49,7 +49,7 @@ impl ChunkLayout {
 
     /// How many chunks.
     pub const fn count(&self) -> u64 {
-        if self.size == 0 {
+        if self.size <= self.chunk_size {
             1
         } else {
             self.size.div_ceil(self.chunk_size)

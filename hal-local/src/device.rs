@@ -44,7 +44,8 @@ pub(crate) struct ChunkRec {
 
 #[derive(Clone, Copy)]
 pub(crate) enum Backing {
-    Device { first: Handle<ChunkKind> },
+    /// Device memory: the first chunk, which links to the rest.
+    Device(ChunkRec),
     Imported(Imported),
 }
 
@@ -117,6 +118,8 @@ pub struct LocalDevice<
     pub(crate) slot_alloc: Tlsf<NODES>,
     pub(crate) semaphores: Table<SemaphoreKind, Timeline, OBJECTS>,
     pub(crate) pending: [Option<Pending>; PENDING],
+    /// Entries of `pending` in use.
+    pub(crate) pending_count: usize,
     pub(crate) next_seq: u64,
     #[cfg(feature = "threads")]
     pub(crate) pool: Option<crate::pool::WorkerPool>,
@@ -180,6 +183,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             slot_alloc: Tlsf::new(SLOTS as u64),
             semaphores: Table::new(),
             pending: [const { None }; PENDING],
+            pending_count: 0,
             next_seq: 0,
             #[cfg(feature = "threads")]
             pool: crate::pool::WorkerPool::new(config.workers),
@@ -197,7 +201,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             semaphores: self.semaphores.len() as u32,
             command_buffers: self.command_buffers.len() as u32,
             executables: self.executables.len() as u32,
-            pending: self.pending.iter().flatten().count() as u32,
+            pending: self.pending_count as u32,
         }
     }
 
@@ -228,31 +232,30 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             ));
         }
         let layout = ChunkLayout::new(size, heap.max_allocation_size, alignment)?;
-        let mut first: Option<Handle<ChunkKind>> = None;
-        let mut last: Option<Handle<ChunkKind>> = None;
-        for index in 0..layout.count() {
-            let len = layout.chunk_len(index);
-            match self.allocate_chunk(len, alignment, transient) {
-                Ok(chunk) => {
-                    match last {
-                        Some(prev) => {
-                            if let Ok(p) = self.chunks.get_mut(prev) {
-                                p.next = Some(chunk);
-                            }
-                        }
-                        None => first = Some(chunk),
-                    }
-                    last = Some(chunk);
-                }
+        // The first chunk lives in the buffer's record; further ones in the chunk table.
+        let mut first = self.allocate_chunk(layout.chunk_len(0), alignment, transient)?;
+        let mut tail: Option<Handle<ChunkKind>> = None;
+        for index in 1..layout.count() {
+            let linked = self
+                .allocate_chunk(layout.chunk_len(index), alignment, transient)
+                .and_then(|chunk| {
+                    self.chunks.insert(chunk).inspect_err(|_| {
+                        let _ = self.release_range(chunk.range, chunk.origin);
+                    })
+                });
+            let handle = match linked {
+                Ok(handle) => handle,
                 Err(e) => {
                     self.free_chunks(first);
                     return Err(e);
                 }
+            };
+            match tail.and_then(|t| self.chunks.get_mut(t).ok()) {
+                Some(prev) => prev.next = Some(handle),
+                None => first.next = Some(handle),
             }
+            tail = Some(handle);
         }
-        let Some(first) = first else {
-            return Err(Error::InvalidArgument("buffer size of zero"));
-        };
         let info = BufferInfo {
             size,
             memory_type: heap.types,
@@ -263,11 +266,11 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
         };
         let rec = BufferRec {
             info,
-            backing: Backing::Device { first },
+            backing: Backing::Device(first),
         };
         self.buffers
             .insert(rec)
-            .inspect_err(|_| self.free_chunks(Some(first)))
+            .inspect_err(|_| self.free_chunks(first))
     }
 
     fn allocate_chunk(
@@ -275,7 +278,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
         len: u64,
         alignment: u64,
         transient: bool,
-    ) -> Result<Handle<ChunkKind>, Error> {
+    ) -> Result<ChunkRec, Error> {
         let (range, origin, offset) = match self.transient_allocate(len, alignment, transient) {
             Some(range) => (range, Origin::Transient, self.transient_base + range.offset),
             None => {
@@ -283,14 +286,11 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
                 (range, Origin::General, range.offset)
             }
         };
-        let rec = ChunkRec {
+        Ok(ChunkRec {
             offset,
             range,
             origin,
             next: None,
-        };
-        self.chunks.insert(rec).inspect_err(|_| {
-            let _ = self.release_range(range, origin);
         })
     }
 
@@ -309,7 +309,10 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
         Ok(())
     }
 
-    pub(crate) fn free_chunks(&mut self, mut next: Option<Handle<ChunkKind>>) {
+    /// Frees a buffer's chunks: `first` (in its record) and the list that follows it.
+    pub(crate) fn free_chunks(&mut self, first: ChunkRec) {
+        let _ = self.release_range(first.range, first.origin);
+        let mut next = first.next;
         while let Some(handle) = next {
             match self.chunks.remove(handle) {
                 Ok(chunk) => {
@@ -360,13 +363,14 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
 
     pub(crate) fn release(&mut self, buffer: Buffer) -> Result<(), Error> {
         let rec = self.buffers.remove(buffer)?;
-        if let Backing::Device { first } = rec.backing {
-            self.free_chunks(Some(first));
+        if let Backing::Device(first) = rec.backing {
+            self.free_chunks(first);
         }
         Ok(())
     }
 
     /// The memory of `offset..offset + length` of a buffer, which must lie in one chunk.
+    #[inline]
     pub(crate) fn raw(
         &self,
         buffer: Buffer,
@@ -378,7 +382,10 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
         let length = rec.info.resolve(what, offset, length)?;
         let span = match rec.backing {
             Backing::Imported(imported) => imported.span(offset, length),
-            Backing::Device { first } => {
+            Backing::Device(first) if rec.info.chunk_size >= rec.info.size => {
+                self.region.span(first.offset + offset, length, true)
+            }
+            Backing::Device(first) => {
                 let layout = ChunkLayout {
                     size: rec.info.size,
                     chunk_size: rec.info.chunk_size,
@@ -398,8 +405,8 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
         Ok((span, rec.info))
     }
 
-    fn nth_chunk(&self, first: Handle<ChunkKind>, n: u64) -> Result<ChunkRec, Error> {
-        let mut chunk = *self.chunks.get(first)?;
+    fn nth_chunk(&self, first: ChunkRec, n: u64) -> Result<ChunkRec, Error> {
+        let mut chunk = first;
         for _ in 0..n {
             let next = chunk.next.ok_or(Error::Driver {
                 what: "chunk list shorter than the buffer",

@@ -94,17 +94,13 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
             .get_mut(command_buffer)?
             .list
             .begin_submit(table.len())?;
-        let mut bindings =
-            [BufferSpan::whole(Buffer::from_parts(u32::MAX, 0)); MAX_BINDING_SLOTS as usize];
-        bindings[..table.len()].copy_from_slice(table);
-        self.submit_action(
+        self.submit_checked(
             submit,
             Action::Execute {
                 command_buffer,
-                bindings,
-                bound: table.len() as u8,
                 release_after,
             },
+            table,
         )
     }
 }
@@ -347,7 +343,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     ) -> Result<Buffer, Error> {
         self.check_submit(&submit)?;
         let buffer = self.allocate(params, size, true)?;
-        match self.submit_action(submit, Action::Signal) {
+        match self.submit_checked(submit, Action::Signal, &[]) {
             Ok(()) => Ok(buffer),
             Err(e) => {
                 let _ = self.release(buffer);

@@ -19,8 +19,6 @@ pub(crate) enum Action {
     /// Run a command buffer with a binding table.
     Execute {
         command_buffer: CommandBuffer,
-        bindings: [BufferSpan; MAX_BINDING_SLOTS as usize],
-        bound: u8,
         release_after: bool,
     },
     /// Free a queue-allocated buffer.
@@ -38,6 +36,9 @@ pub(crate) struct Pending {
     signals: [SemaphoreValue; MAX_SUBMIT_SEMAPHORES],
     signal_count: u8,
     action: Action,
+    /// The binding table of a parked `Execute`.
+    bindings: [BufferSpan; MAX_BINDING_SLOTS as usize],
+    bound: u8,
 }
 
 /// Whether a set of waits can go.
@@ -137,9 +138,20 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
         action: Action,
     ) -> Result<(), Error> {
         self.check_submit(&submit)?;
+        self.submit_checked(submit, action, &[])
+    }
+
+    /// [`Self::submit_action`] for a submission [`Self::check_submit`] already accepted.
+    /// `table` is the binding table of an `Execute` (empty otherwise).
+    pub(crate) fn submit_checked(
+        &mut self,
+        submit: Submit<'_>,
+        action: Action,
+        table: &[BufferSpan],
+    ) -> Result<(), Error> {
         match self.readiness(submit.waits) {
             Readiness::Ready => {
-                let result = self.run_action(action);
+                let result = self.run_action(action, table);
                 self.complete(submit.signals, result);
                 self.drain();
                 result
@@ -166,8 +178,17 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
                     signals: copy_list(submit.signals),
                     signal_count: submit.signals.len() as u8,
                     action,
+                    bindings: {
+                        let mut b = [BufferSpan::whole(hal_core::Buffer::from_parts(u32::MAX, 0));
+                            MAX_BINDING_SLOTS as usize];
+                        let n = table.len().min(b.len());
+                        b[..n].copy_from_slice(&table[..n]);
+                        b
+                    },
+                    bound: table.len() as u8,
                 });
                 self.next_seq += 1;
+                self.pending_count += 1;
                 if let Action::Execute { command_buffer, .. } = action {
                     if let Ok(cb) = self.command_buffers.get_mut(command_buffer) {
                         cb.pending_uses += 1;
@@ -178,15 +199,13 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
         }
     }
 
-    fn run_action(&mut self, action: Action) -> Result<(), Error> {
+    fn run_action(&mut self, action: Action, table: &[BufferSpan]) -> Result<(), Error> {
         match action {
             Action::Execute {
                 command_buffer,
-                bindings,
-                bound,
                 release_after,
             } => {
-                let result = self.execute(command_buffer, &bindings[..bound as usize]);
+                let result = self.execute(command_buffer, table);
                 if release_after {
                     let _ = self.release_command_buffer_now(command_buffer);
                 }
@@ -217,7 +236,7 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
     /// Runs parked operations whose waits are now reached (or failed), oldest first, until
     /// none can go.
     pub(crate) fn drain(&mut self) {
-        loop {
+        while self.pending_count > 0 {
             let mut next: Option<(usize, u64, Readiness)> = None;
             for (i, p) in self.pending.iter().enumerate() {
                 let Some(p) = p else { continue };
@@ -236,6 +255,7 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
             let Some(op) = self.pending[index].take() else {
                 return;
             };
+            self.pending_count -= 1;
             if let Action::Execute { command_buffer, .. } = op.action {
                 self.finish_pending_use(command_buffer);
             }
@@ -246,7 +266,7 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
                     self.complete(signals, Err(Error::SemaphoreFailed { code }));
                 }
                 _ => {
-                    let result = self.run_action(op.action);
+                    let result = self.run_action(op.action, &op.bindings[..op.bound as usize]);
                     self.complete(signals, result);
                 }
             }

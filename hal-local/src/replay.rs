@@ -3,7 +3,7 @@
 use crate::device::{read_only, LocalDevice};
 use crate::kernel::{Binding, KernelError, Workgroup};
 use hal_core::command::{
-    unpack_constants, BufferRef, Command, Op, Workgroups, MAX_BINDINGS, MAX_CONSTANTS,
+    BufferRef, Command, Op, Workgroups, MAX_BINDINGS, MAX_CONSTANTS,
 };
 use hal_core::memory::BufferUsage;
 use hal_core::{BufferSpan, CommandBuffer, Error, Executable};
@@ -120,6 +120,7 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
         Ok(count)
     }
 
+    #[inline]
     fn dispatch(
         &self,
         executable: Executable,
@@ -134,10 +135,15 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
             Workgroups::Direct(count) => count,
             Workgroups::Indirect(params) => self.read_indirect(params, table)?,
         };
-        let mut constants = [0u32; MAX_CONSTANTS];
-        let n = unpack_constants(constant_slots, constant_count, &mut constants);
-        let mut bindings = [Binding::read_only(&[]); MAX_BINDINGS];
-        for (binding, slot) in bindings.iter_mut().zip(refs) {
+        let mut constants = heapless::Vec::<u32, MAX_CONSTANTS>::new();
+        for slot in constant_slots {
+            if let Command::Constants(words) = slot {
+                let room = (constant_count as usize).saturating_sub(constants.len()).min(4);
+                let _ = constants.extend_from_slice(&words[..room]);
+            }
+        }
+        let mut bindings = heapless::Vec::<Binding<'_>, MAX_BINDINGS>::new();
+        for slot in refs {
             let Command::Binding(r) = slot else {
                 return Err(Error::Driver {
                     what: "dispatch payload is not a binding",
@@ -145,34 +151,36 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
                 });
             };
             let span = r.resolve(table)?;
-            let (raw, info) =
-                self.raw(span.buffer, "dispatch binding", span.offset, span.length)?;
+            let (raw, info) = self.raw(span.buffer, "dispatch binding", span.offset, span.length)?;
             info.require_usage("dispatch binding", BufferUsage::DISPATCH_STORAGE_READ)?;
-            *binding = raw.binding();
+            let _ = bindings.push(raw.binding());
         }
-        let bindings = &bindings[..refs.len()];
-        let total = u64::from(count[0]) * u64::from(count[1]) * u64::from(count[2]);
-        let run = |linear: u64| {
-            let x = linear % u64::from(count[0]);
-            let yz = linear / u64::from(count[0]);
-            let y = yz % u64::from(count[1]);
-            let z = yz / u64::from(count[1]);
-            let workgroup = Workgroup {
-                id: [x as u32, y as u32, z as u32],
-                count,
-                constants: &constants[..n],
-                bindings,
-            };
-            entry(&workgroup).map_err(kernel_error)
-        };
+        let (constants, bindings) = (constants.as_slice(), bindings.as_slice());
         #[cfg(feature = "threads")]
         if let Some(pool) = &self.pool {
+            let total = u64::from(count[0]) * u64::from(count[1]) * u64::from(count[2]);
             if total > 1 {
+                let run = |linear: u64| {
+                    let x = linear % u64::from(count[0]);
+                    let yz = linear / u64::from(count[0]);
+                    let id = [x as u32, (yz % u64::from(count[1])) as u32, (yz / u64::from(count[1])) as u32];
+                    entry(&Workgroup { id, count, constants, bindings }).map_err(kernel_error)
+                };
                 return pool.run(total, &run);
             }
         }
-        for linear in 0..total {
-            run(linear)?;
+        for z in 0..count[2] {
+            for y in 0..count[1] {
+                for x in 0..count[0] {
+                    let workgroup = Workgroup {
+                        id: [x, y, z],
+                        count,
+                        constants,
+                        bindings,
+                    };
+                    entry(&workgroup).map_err(kernel_error)?;
+                }
+            }
         }
         Ok(())
     }
