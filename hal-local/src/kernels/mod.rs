@@ -1,17 +1,92 @@
-//! Built-in kernels (placeholder until the kernel library lands).
-use crate::kernel::{Kernel, KernelError, Workgroup};
+//! Built-in kernels: a static table of the kernels every Ember local-CPU device provides.
+//!
+//! Every kernel checks its constants and bindings before it writes anything, and every
+//! workgroup of a dispatch reaches the same verdict, so a refused dispatch writes nothing.
+//! Each workgroup handles its [`Workgroup::share_of`](crate::kernel::Workgroup::share_of) of
+//! the work, so any grid works, `1×1×1` included, and workgroups write disjoint elements.
+//! Bindings are viewed as 4-byte elements: each must start 4-byte aligned
+//! ([`KernelError::Misaligned`](crate::kernel::KernelError::Misaligned)), a trailing partial
+//! element is ignored, and a binding a kernel writes must be writable
+//! ([`KernelError::ReadOnly`](crate::kernel::KernelError::ReadOnly)). Too-short bindings give
+//! [`KernelError::BindingTooSmall`](crate::kernel::KernelError::BindingTooSmall) with the
+//! exact bytes needed.
+//!
+//! | Kernel | Constants | Bindings | Effect |
+//! |---|---|---|---|
+//! | `fill_u32` | 0 `value` | 0 `out` | every whole word of `out` = `value` (bit for bit) |
+//! | `copy_u32` | — | 0 `src`, 1 `dst` | the first `dst.words` words of `src` into `dst`; `src` needs at least as many |
+//! | `add_f32` | — | 0 `a`, 1 `b`, 2 `out` | `out[i] = a[i] + b[i]` for `i < out.len`; in place works |
+//! | `mul_f32` | — | 0 `a`, 1 `b`, 2 `out` | `out[i] = a[i] * b[i]` for `i < out.len`; in place works |
+//! | `relu_f32` | — | 0 `in`, 1 `out` | `out[i] = max(in[i], 0)` for `i < out.len`; in place works |
+//! | `matmul_f32` | 0 `M`, 1 `K`, 2 `N`, \[3 `flags`\] | 0 `A` (M×K), 1 `B` (K×N), 2 `C` (M×N), \[3 `bias` (N)\] | `C = A·B`, then `+ bias` per row if flags bit 0, then ReLU if bit 1 |
+//! | `softmax_f32` | 0 `rows`, 1 `cols` | 0 `in`, 1 `out` (rows×cols each) | row-wise softmax, max-subtracted; in place works |
+//! | `noop` | — | — | nothing (measures dispatch overhead) |
+//!
+//! Matrices are row-major `f32`. A missing `flags` constant means 0; unknown flag bits, zero
+//! dimensions and sizes that overflow give [`KernelError::Shape`](crate::kernel::KernelError::Shape).
+//! See each kernel's entry function for details.
 
-fn noop(_: &Workgroup<'_>) -> Result<(), KernelError> {
-    Ok(())
-}
+use crate::kernel::Kernel;
 
-/// The built-in kernels.
-pub static BUILTIN: &[Kernel] = &[Kernel {
-    name: "noop",
-    entry: noop,
-}];
+pub mod copy;
+pub mod elementwise;
+pub mod fill;
+pub mod math;
+pub mod matmul;
+pub mod noop;
+pub mod softmax;
+mod util;
 
-/// The kernel named `name` in `table`.
+#[cfg(test)]
+mod testutil;
+
+/// Every built-in kernel, for the driver's kernel lookup.
+pub static BUILTIN: &[Kernel] = &[
+    fill::FILL_U32,
+    copy::COPY_U32,
+    elementwise::ADD_F32,
+    elementwise::MUL_F32,
+    elementwise::RELU_F32,
+    matmul::MATMUL_F32,
+    softmax::SOFTMAX_F32,
+    noop::NOOP,
+];
+
+/// The first kernel in `table` named `name`.
 pub fn find<'t>(table: &'t [Kernel], name: &str) -> Option<&'t Kernel> {
     table.iter().find(|k| k.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_found() {
+        for (i, k) in BUILTIN.iter().enumerate() {
+            assert!(
+                BUILTIN[..i].iter().all(|other| other.name != k.name),
+                "{}",
+                k.name
+            );
+            let found = find(BUILTIN, k.name).expect("listed kernel");
+            assert!(core::ptr::eq(found, k));
+        }
+        for name in [
+            "fill_u32",
+            "copy_u32",
+            "add_f32",
+            "mul_f32",
+            "relu_f32",
+            "matmul_f32",
+            "softmax_f32",
+            "noop",
+        ] {
+            assert!(find(BUILTIN, name).is_some(), "{name}");
+        }
+        assert_eq!(BUILTIN.len(), 8);
+        assert!(find(BUILTIN, "nope").is_none());
+        assert!(find(BUILTIN, "").is_none());
+        assert!(find(&[], "noop").is_none());
+    }
 }
