@@ -33,6 +33,10 @@ pub const MAX_UPDATE_BYTES: usize = 64 * 1024;
 /// Most binding-table slots a command buffer may refer to.
 pub const MAX_BINDING_SLOTS: u16 = 64;
 
+/// Most workgroups along each dimension of one dispatch (Vulkan's guaranteed minimum of
+/// `maxComputeWorkGroupCount`), so a grid's total always fits a `u64`.
+pub const MAX_WORKGROUP_COUNT: u32 = 65_535;
+
 /// Bytes of update data each [`Command::Data`] slot carries.
 pub const DATA_SLOT_BYTES: usize = 32;
 
@@ -468,6 +472,13 @@ impl CommandList {
                     Workgroups::Direct(count) => {
                         if count.contains(&0) {
                             return Err(Error::InvalidArgument("workgroup count of zero"));
+                        }
+                        if let Some(&big) = count.iter().find(|&&c| c > MAX_WORKGROUP_COUNT) {
+                            return Err(Error::Limit {
+                                what: "workgroups along one dimension",
+                                requested: big.into(),
+                                limit: MAX_WORKGROUP_COUNT.into(),
+                            });
                         }
                         Workgroups::Direct(count)
                     }

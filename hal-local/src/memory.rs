@@ -107,6 +107,12 @@ impl RawSpan {
         self.len
     }
 
+    /// The same span, read-only (a buffer whose access or usage forbids device writes).
+    pub(crate) fn read_only(mut self) -> Self {
+        self.writable = false;
+        self
+    }
+
     /// The bytes, for reading, for as long as the device borrow `'a` that made the span.
     pub(crate) fn bytes<'a>(&self) -> &'a [u8] {
         // SAFETY: the span is inside memory borrowed for 'm (module invariant); the caller

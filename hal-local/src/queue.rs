@@ -163,14 +163,15 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
                 Ok(())
             }
             Readiness::Blocked => {
-                let slot =
-                    self.pending
-                        .iter_mut()
-                        .find(|p| p.is_none())
-                        .ok_or(Error::TableFull {
-                            table: "pending queue operation",
-                            capacity: PENDING as u32,
-                        })?;
+                let Some(slot) = self.pending.iter_mut().find(|p| p.is_none()) else {
+                    // Refused: what the operation holds goes back (a queue op's own
+                    // one-shot command buffer, a buffer to free).
+                    self.abandon(action);
+                    return Err(Error::TableFull {
+                        table: "pending queue operation",
+                        capacity: PENDING as u32,
+                    });
+                };
                 *slot = Some(Pending {
                     seq: self.next_seq,
                     waits: copy_list(submit.waits),
@@ -256,20 +257,19 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
                 return;
             };
             self.pending_count -= 1;
+            let signals = &op.signals[..op.signal_count as usize];
+            let result = match readiness {
+                Readiness::Failed(code) => {
+                    self.abandon(op.action);
+                    Err(Error::SemaphoreFailed { code })
+                }
+                _ => self.run_action(op.action, &op.bindings[..op.bound as usize]),
+            };
+            // Only now may a command buffer released while this use was parked go.
             if let Action::Execute { command_buffer, .. } = op.action {
                 self.finish_pending_use(command_buffer);
             }
-            let signals = &op.signals[..op.signal_count as usize];
-            match readiness {
-                Readiness::Failed(code) => {
-                    self.abandon(op.action);
-                    self.complete(signals, Err(Error::SemaphoreFailed { code }));
-                }
-                _ => {
-                    let result = self.run_action(op.action, &op.bindings[..op.bound as usize]);
-                    self.complete(signals, result);
-                }
-            }
+            self.complete(signals, result);
         }
     }
 

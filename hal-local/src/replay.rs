@@ -3,9 +3,9 @@
 use crate::device::{read_only, LocalDevice};
 use crate::kernel::{Binding, KernelError, Workgroup};
 use hal_core::command::{
-    BufferRef, Command, Op, Workgroups, MAX_BINDINGS, MAX_CONSTANTS,
+    BufferRef, Command, Op, RefTarget, Workgroups, MAX_BINDINGS, MAX_CONSTANTS, MAX_WORKGROUP_COUNT,
 };
-use hal_core::memory::BufferUsage;
+use hal_core::memory::{BufferUsage, MemoryAccess};
 use hal_core::{BufferSpan, CommandBuffer, Error, Executable};
 
 /// The error a kernel's refusal becomes.
@@ -49,9 +49,24 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
                     target,
                     pattern,
                     pattern_len,
-                } => self.fill_span(target.resolve(bindings)?, &pattern[..pattern_len as usize])?,
+                } => {
+                    let target = self.resolve_for(
+                        target,
+                        bindings,
+                        "fill",
+                        BufferUsage::TRANSFER_TARGET,
+                        MemoryAccess::WRITE,
+                    )?;
+                    self.fill_span(target, &pattern[..pattern_len as usize])?
+                }
                 Op::Update { target, data } => {
-                    let target = target.resolve(bindings)?;
+                    let target = self.resolve_for(
+                        target,
+                        bindings,
+                        "update",
+                        BufferUsage::TRANSFER_TARGET,
+                        MemoryAccess::WRITE,
+                    )?;
                     let mut at = 0;
                     for piece in data.pieces() {
                         let span =
@@ -65,7 +80,21 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
                     target,
                     length,
                 } => {
-                    self.copy_spans(source.resolve(bindings)?, target.resolve(bindings)?, length)?
+                    let source = self.resolve_for(
+                        source,
+                        bindings,
+                        "copy source",
+                        BufferUsage::TRANSFER_SOURCE,
+                        MemoryAccess::READ,
+                    )?;
+                    let target = self.resolve_for(
+                        target,
+                        bindings,
+                        "copy target",
+                        BufferUsage::TRANSFER_TARGET,
+                        MemoryAccess::WRITE,
+                    )?;
+                    self.copy_spans(source, target, length)?
                 }
                 Op::Dispatch {
                     executable,
@@ -117,7 +146,33 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
             })?;
             *c = u32::from_ne_bytes([word[0], word[1], word[2], word[3]]);
         }
+        if let Some(&big) = count.iter().find(|&&c| c > MAX_WORKGROUP_COUNT) {
+            return Err(Error::Limit {
+                what: "indirect workgroups along one dimension",
+                requested: big.into(),
+                limit: MAX_WORKGROUP_COUNT.into(),
+            });
+        }
         Ok(count)
+    }
+
+    /// Resolves a transfer command's reference. Buffers named when recording were checked
+    /// then; a binding-table slot is checked here, against the buffer bound to it.
+    fn resolve_for(
+        &self,
+        r: BufferRef,
+        table: &[BufferSpan],
+        what: &'static str,
+        usage: BufferUsage,
+        access: MemoryAccess,
+    ) -> Result<BufferSpan, Error> {
+        let span = r.resolve(table)?;
+        if let RefTarget::Slot(_) = r.target {
+            let info = self.buffers.get(span.buffer)?.info;
+            info.require_usage(what, usage)?;
+            info.require_access(access)?;
+        }
+        Ok(span)
     }
 
     #[inline]
@@ -138,7 +193,9 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
         let mut constants = heapless::Vec::<u32, MAX_CONSTANTS>::new();
         for slot in constant_slots {
             if let Command::Constants(words) = slot {
-                let room = (constant_count as usize).saturating_sub(constants.len()).min(4);
+                let room = (constant_count as usize)
+                    .saturating_sub(constants.len())
+                    .min(4);
                 let _ = constants.extend_from_slice(&words[..room]);
             }
         }
@@ -151,8 +208,16 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
                 });
             };
             let span = r.resolve(table)?;
-            let (raw, info) = self.raw(span.buffer, "dispatch binding", span.offset, span.length)?;
+            let (raw, info) =
+                self.raw(span.buffer, "dispatch binding", span.offset, span.length)?;
             info.require_usage("dispatch binding", BufferUsage::DISPATCH_STORAGE_READ)?;
+            let device_writable = info.access.contains(MemoryAccess::WRITE)
+                && info.usage.contains(BufferUsage::DISPATCH_STORAGE_WRITE);
+            let raw = if device_writable {
+                raw
+            } else {
+                raw.read_only()
+            };
             let _ = bindings.push(raw.binding());
         }
         let (constants, bindings) = (constants.as_slice(), bindings.as_slice());
@@ -163,8 +228,18 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
                 let run = |linear: u64| {
                     let x = linear % u64::from(count[0]);
                     let yz = linear / u64::from(count[0]);
-                    let id = [x as u32, (yz % u64::from(count[1])) as u32, (yz / u64::from(count[1])) as u32];
-                    entry(&Workgroup { id, count, constants, bindings }).map_err(kernel_error)
+                    let id = [
+                        x as u32,
+                        (yz % u64::from(count[1])) as u32,
+                        (yz / u64::from(count[1])) as u32,
+                    ];
+                    entry(&Workgroup {
+                        id,
+                        count,
+                        constants,
+                        bindings,
+                    })
+                    .map_err(kernel_error)
                 };
                 return pool.run(total, &run);
             }

@@ -21,8 +21,12 @@ fn copy_with(a_domain: MemoryDomain, b_domain: MemoryDomain) -> MemoryConnection
     let mut a = device(&mut ma, a_domain);
     let mut b = device(&mut mb, b_domain);
     // 1000 bytes: several 256-byte chunks on both sides, at offsets that do not line up.
-    let src = a.allocate_buffer(BufferParams::host_visible(), 1000).unwrap();
-    let dst = b.allocate_buffer(BufferParams::host_visible(), 1100).unwrap();
+    let src = a
+        .allocate_buffer(BufferParams::host_visible(), 1000)
+        .unwrap();
+    let dst = b
+        .allocate_buffer(BufferParams::host_visible(), 1100)
+        .unwrap();
     let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
     a.write_buffer(BufferSpan::whole(src), &data).unwrap();
     let mut staging = [0u8; 96];
@@ -40,7 +44,8 @@ fn copy_with(a_domain: MemoryDomain, b_domain: MemoryDomain) -> MemoryConnection
         connection(&a, BufferSpan::whole(src), &b, BufferSpan::whole(dst)).unwrap()
     );
     let mut out = vec![0u8; 900];
-    b.read_buffer(BufferSpan::new(dst, 77, 900), &mut out).unwrap();
+    b.read_buffer(BufferSpan::new(dst, 77, 900), &mut out)
+        .unwrap();
     assert_eq!(out, data[10..910]);
     a.release_buffer(src).unwrap();
     b.release_buffer(dst).unwrap();
@@ -74,7 +79,14 @@ fn staged_copies_need_staging_and_stay_in_bounds() {
         Err(Error::OutOfRange { .. })
     ));
     assert!(matches!(
-        copy_between(&mut a, BufferSpan::new(src, 8, 64), &mut b, d, 64, &mut [0; 8]),
+        copy_between(
+            &mut a,
+            BufferSpan::new(src, 8, 64),
+            &mut b,
+            d,
+            64,
+            &mut [0; 8]
+        ),
         Err(Error::OutOfRange { .. })
     ));
     a.release_buffer(src).unwrap();

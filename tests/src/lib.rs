@@ -19,6 +19,7 @@
 //! (`tests/bench_smoke.rs`) runs every trace at that scale on every allocator.
 
 pub mod adapter;
+pub mod conformance;
 pub mod harness;
 pub mod peers;
 pub mod rng;

@@ -9,6 +9,7 @@
 //! cargo xtask test          # fmt, clippy, tests, no_std builds, Miri
 //! cargo xtask run           # the main job on the emulated host board
 //! cargo xtask bench alloc   # allocator benchmark → target/bench/alloc.json
+//! cargo xtask bench hal     # dispatch replay, queue_alloca, memoization → target/bench/hal.json
 //! ```
 
 mod setup;
@@ -51,6 +52,8 @@ enum Command {
 enum Bench {
     /// Device-memory allocators against offset-allocator, rlsf, talc, linked_list_allocator.
     Alloc,
+    /// The local driver: dispatch replay, queue-ordered allocation, memoization's gain.
+    Hal,
 }
 
 fn main() -> ExitCode {
@@ -59,7 +62,8 @@ fn main() -> ExitCode {
         Command::Test { no_miri } => tasks::test(!no_miri),
         Command::Run => tasks::run_main(),
         Command::Bench { which } => match which {
-            Bench::Alloc => tasks::bench_alloc(),
+            Bench::Alloc => tasks::bench("alloc", "allocator benchmark"),
+            Bench::Hal => tasks::bench("hal", "HAL benchmark on the local driver"),
         },
     };
     match result {

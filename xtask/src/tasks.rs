@@ -6,13 +6,21 @@ use std::time::Instant;
 
 /// Crates that are `#![no_std]` and must build for the Cortex-M target, with the feature
 /// sets firmware uses.
-const NO_STD_CRATES: &[(&str, &[&str])] = &[("hal-core", &["", "defmt"])];
+const NO_STD_CRATES: &[(&str, &[&str])] = &[
+    ("hal-core", &["", "defmt"]),
+    ("hal-local", &["", "defmt"]),
+];
 
 /// Test sets Miri runs: every crate with `unsafe` or invariants worth proving, as
 /// `cargo miri test` arguments. The benchmark crate's `unsafe` is its peers' glue, run by a
 /// small test of its own (its trace replays are far too long for Miri).
 const MIRI_TESTS: &[(&str, &[&str])] = &[
     ("hal-core's tests", &["-p", "hal-core"]),
+    ("hal-local's tests (inline driver)", &["-p", "hal-local"]),
+    (
+        "the conformance suite on the inline local driver",
+        &["-p", "ember-tests", "--test", "conformance_local"],
+    ),
     (
         "the benchmark peers' unsafe glue",
         &["-p", "ember-tests", "--test", "peers_miri"],
@@ -43,8 +51,15 @@ pub fn test(with_miri: bool) -> Result {
         ),
     )?;
     run(
-        "tests of every crate",
+        "tests of every crate, every feature (local driver on its worker pool too)",
         cmd("cargo", &["test", "--workspace", "--all-features"]),
+    )?;
+    run(
+        "the conformance suite with default features (inline local driver only)",
+        cmd(
+            "cargo",
+            &["test", "-p", "ember-tests", "--test", "conformance_local"],
+        ),
     )?;
     for (krate, feature_sets) in NO_STD_CRATES {
         for features in *feature_sets {
@@ -99,14 +114,15 @@ pub fn run_main() -> Result {
     )
 }
 
-/// `cargo xtask bench alloc`.
-pub fn bench_alloc() -> Result {
+/// `cargo xtask bench <name>`: runs `tests/benches/<name>.rs` in release mode and checks
+/// it wrote `target/bench/<name>.json`.
+pub fn bench(name: &str, what: &str) -> Result {
     setup::stable()?;
     run(
-        "allocator benchmark (release)",
-        cmd("cargo", &["bench", "-p", "ember-tests", "--bench", "alloc"]),
+        &format!("{what} (release)"),
+        cmd("cargo", &["bench", "-p", "ember-tests", "--bench", name]),
     )?;
-    let json = root().join("target/bench/alloc.json");
+    let json = root().join(format!("target/bench/{name}.json"));
     if !json.is_file() {
         return Err(format!("the benchmark did not write {}", json.display()));
     }

@@ -1,0 +1,81 @@
+//! The HAL conformance suite on the local-CPU driver: inline (one worker), and with the
+//! `threads` feature on a pool of four workers.
+//!
+//! Each device gets a leaked 8 MiB region, chunks of at most 256 KiB and a 1 MiB transient
+//! arena for `queue_alloca`.
+
+use ember_tests::conformance::Target;
+use hal_core::ExecutableSource;
+use hal_local::{LocalConfig, LocalDevice, LocalHostMemory};
+
+/// A local device over a fresh, leaked 8 MiB region with `workers` workers.
+fn local_device(workers: usize) -> LocalDevice<'static> {
+    let memory: &'static mut [u8] = Box::leak(vec![0u8; 8 << 20].into_boxed_slice());
+    let config = LocalConfig {
+        max_allocation_size: 256 << 10,
+        transient_bytes: 1 << 20,
+        kernels: hal_local::kernels::BUILTIN,
+        workers,
+        ..LocalConfig::default()
+    };
+    LocalDevice::new(memory, config).expect("a local device")
+}
+
+mod local_inline {
+    use super::*;
+
+    /// The local driver running workgroups inline on the caller's thread.
+    pub struct LocalInline;
+
+    impl Target for LocalInline {
+        type Device = LocalDevice<'static>;
+
+        fn create() -> Self::Device {
+            local_device(1)
+        }
+
+        fn host_memory(bytes: &'static mut [u8]) -> LocalHostMemory<'static> {
+            LocalHostMemory::ReadWrite(bytes)
+        }
+
+        fn host_memory_read_only(bytes: &'static [u8]) -> LocalHostMemory<'static> {
+            LocalHostMemory::ReadOnly(bytes)
+        }
+
+        fn kernel(name: &'static str) -> ExecutableSource<'static> {
+            ExecutableSource::Kernel(name)
+        }
+    }
+
+    ember_tests::conformance_tests!(LocalInline);
+}
+
+#[cfg(feature = "threads")]
+mod local_threaded {
+    use super::*;
+
+    /// The local driver running workgroups on a pool of four workers.
+    pub struct LocalThreaded;
+
+    impl Target for LocalThreaded {
+        type Device = LocalDevice<'static>;
+
+        fn create() -> Self::Device {
+            local_device(4)
+        }
+
+        fn host_memory(bytes: &'static mut [u8]) -> LocalHostMemory<'static> {
+            LocalHostMemory::ReadWrite(bytes)
+        }
+
+        fn host_memory_read_only(bytes: &'static [u8]) -> LocalHostMemory<'static> {
+            LocalHostMemory::ReadOnly(bytes)
+        }
+
+        fn kernel(name: &'static str) -> ExecutableSource<'static> {
+            ExecutableSource::Kernel(name)
+        }
+    }
+
+    ember_tests::conformance_tests!(LocalThreaded);
+}
