@@ -453,7 +453,9 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
         self.for_each_piece(source, "copy source", |from, at| {
             let to = BufferSpan::new(target.buffer, target.offset + at, from.len() as u64);
             self.for_each_piece(to, "copy target", |into, inner| {
-                if into.copy_from(0, &from, inner as usize, into.len()) {
+                // SAFETY: device methods hold no slice of device memory across this call,
+                // and the caller of `copy_spans` holds the device borrow (module docs).
+                if unsafe { into.copy_from(0, &from, inner as usize, into.len()) } {
                     Ok(())
                 } else {
                     Err(read_only())
@@ -476,7 +478,9 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             ));
         }
         self.for_each_piece(target, "fill", |raw, at| {
-            let bytes = raw.bytes_mut().ok_or_else(read_only)?;
+            // SAFETY: the only view of these bytes, dropped before the next piece; callers
+            // of `fill_span` hold the device borrow.
+            let bytes = unsafe { raw.bytes_mut() }.ok_or_else(read_only)?;
             for (i, b) in bytes.iter_mut().enumerate() {
                 *b = pattern[(at as usize + i) % pattern.len()];
             }
@@ -503,10 +507,15 @@ enum MappedBytes<'a> {
 }
 
 impl<'a> LocalMapping<'a> {
-    pub(crate) fn new(raw: RawSpan, access: MemoryAccess) -> Self {
-        let bytes = match raw.bytes_mut() {
+    ///
+    /// # Safety
+    /// `'a` is a `&mut` borrow of the device that made `raw` (so no other view exists).
+    pub(crate) unsafe fn new(raw: RawSpan, access: MemoryAccess) -> Self {
+        // SAFETY: the caller's `&mut` borrow of the device for 'a makes this the only view.
+        let bytes = match unsafe { raw.bytes_mut() } {
             Some(b) if access.contains(MemoryAccess::WRITE) => MappedBytes::Write(b),
-            _ => MappedBytes::Read(raw.bytes()),
+            // SAFETY: as above (a read-only view instead).
+            _ => MappedBytes::Read(unsafe { raw.bytes() }),
         };
         Self { bytes }
     }

@@ -173,7 +173,8 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     fn map(&mut self, span: BufferSpan, access: MemoryAccess) -> Result<LocalMapping<'_>, Error> {
         self.check_mapping(span, access, BufferUsage::MAPPING)?;
         let (raw, _) = self.raw(span.buffer, "map", span.offset, span.length)?;
-        Ok(LocalMapping::new(raw, access))
+        // SAFETY: the mapping borrows `self` mutably for its whole life.
+        Ok(unsafe { LocalMapping::new(raw, access) })
     }
 
     fn map_persistent(
@@ -190,7 +191,8 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     fn mapped(&mut self, mapping: PersistentMapping) -> Result<LocalMapping<'_>, Error> {
         let rec = *self.mappings.get(mapping)?;
         let (raw, _) = self.raw(rec.span.buffer, "map", rec.span.offset, rec.span.length)?;
-        Ok(LocalMapping::new(raw, rec.access))
+        // SAFETY: the mapping borrows `self` mutably for its whole life.
+        Ok(unsafe { LocalMapping::new(raw, rec.access) })
     }
 
     fn unmap(&mut self, mapping: PersistentMapping) -> Result<(), Error> {
@@ -213,7 +215,8 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
                 .ok_or(Error::InvalidArgument(
                     "read length differs from the output's",
                 ))?;
-            dst.copy_from_slice(raw.bytes());
+            // SAFETY: `read_buffer` holds `&mut self`; this view ends with the statement.
+            dst.copy_from_slice(unsafe { raw.bytes() });
             Ok(())
         })
     }
@@ -432,7 +435,9 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             let chunk = BufferSpan::new(target.buffer, target.offset + stats.bytes, n);
             let base = stats.bytes;
             result = self.for_each_piece(chunk, "streaming read", |raw, at| {
-                let bytes = raw.bytes_mut().ok_or_else(crate::device::read_only)?;
+                // SAFETY: `queue_read` holds `&mut self`; the source is caller memory the
+                // device does not own, so this is the only view of these bytes.
+                let bytes = unsafe { raw.bytes_mut() }.ok_or_else(crate::device::read_only)?;
                 source.read_at(base + at, bytes)
             });
             if result.is_err() {

@@ -6,11 +6,12 @@
 //!
 //! Workgroups of one dispatch may run at once on several threads (the `threads` feature) and
 //! may write the same binding, so bindings are views of *shared* memory: elements are read and
-//! written one at a time through atomics with relaxed ordering (plain loads and stores on every
-//! target Ember supports). Kernels that want speed copy a block into locals, compute, and store
+//! written one 32-bit word at a time through atomics with relaxed ordering (they compile to
+//! plain loads and stores on every target Ember supports, and unlike plain accesses they are
+//! defined behaviour when workgroups share memory). Kernels that want speed copy a block into locals, compute, and store
 //! the block back. The contract every kernel keeps: workgroups write disjoint elements.
 
-use core::sync::atomic::{AtomicU32, AtomicU8, Ordering};
+use core::sync::atomic::{AtomicU32, Ordering};
 
 /// A kernel's entry point: called once per workgroup.
 pub type KernelFn = fn(&Workgroup<'_>) -> Result<(), KernelError>;
@@ -141,13 +142,17 @@ impl<'a> Workgroup<'a> {
     pub fn share_of(&self, n: u64) -> core::ops::Range<u64> {
         let (index, total) = self.linear();
         let per = n.div_ceil(total.max(1));
-        let start = (index * per).min(n);
-        start..(start + per).min(n)
+        let start = index.saturating_mul(per).min(n);
+        start..start.saturating_add(per).min(n)
     }
 }
 
-/// Shared memory one binding refers to: `len` bytes, readable, and writable unless the buffer
-/// is read-only.
+/// Memory one binding refers to: `len` bytes of device memory, read (and written, unless the
+/// buffer forbids it) one 32-bit word at a time, or read-only bytes.
+///
+/// Every access to shared device memory is a 32-bit atomic: mixing access sizes on memory
+/// other threads touch is undefined behaviour in Rust's memory model, so bindings offer no
+/// byte access.
 #[derive(Clone, Copy)]
 pub struct Binding<'a> {
     bytes: BindingBytes<'a>,
@@ -155,29 +160,41 @@ pub struct Binding<'a> {
 
 #[derive(Clone, Copy)]
 enum BindingBytes<'a> {
-    /// Device memory: read and written through atomics, workgroups may share it.
-    Shared(&'a [AtomicU8]),
+    /// 4-byte-aligned device memory: `len` bytes, of which the whole words are reachable.
+    Shared {
+        words: &'a [AtomicU32],
+        len: usize,
+        writable: bool,
+    },
+    /// Device memory whose start is not 4-byte aligned: no element view is possible.
+    Unaligned { len: usize, writable: bool },
     /// Read-only memory (imported constants): nobody writes it while it is bound.
     ReadOnly(&'a [u8]),
 }
 
 impl<'a> Binding<'a> {
-    /// A writable binding over shared device memory.
-    pub fn shared(bytes: &'a [AtomicU8]) -> Self {
+    /// A writable binding over shared words (`4 * words.len()` bytes).
+    pub fn shared_words(words: &'a [AtomicU32]) -> Self {
+        Self::words(words, words.len() * 4, true)
+    }
+
+    /// A binding over shared words holding `len` bytes (a trailing partial word is part of
+    /// the length but not reachable); `len` is clamped to the words given.
+    pub fn words(words: &'a [AtomicU32], len: usize, writable: bool) -> Self {
         Self {
-            bytes: BindingBytes::Shared(bytes),
+            bytes: BindingBytes::Shared {
+                words,
+                len: len.min(words.len() * 4),
+                writable,
+            },
         }
     }
 
-    /// A writable binding over shared words (tests and host-side callers).
-    pub fn shared_words(words: &'a [AtomicU32]) -> Self {
-        // SAFETY: `AtomicU32` is `size_of::<u32>()` bytes with no padding, so the bytes of
-        // `words.len()` words are `4 * len` valid `AtomicU8`s (alignment 1) of the same
-        // shared memory, for the same lifetime.
-        let bytes = unsafe {
-            core::slice::from_raw_parts(words.as_ptr().cast::<AtomicU8>(), words.len() * 4)
-        };
-        Self::shared(bytes)
+    /// A binding of `len` bytes of device memory that does not start on a 4-byte boundary.
+    pub fn unaligned(len: usize, writable: bool) -> Self {
+        Self {
+            bytes: BindingBytes::Unaligned { len, writable },
+        }
     }
 
     /// A read-only binding.
@@ -190,7 +207,7 @@ impl<'a> Binding<'a> {
     /// Length in bytes.
     pub fn len(&self) -> usize {
         match self.bytes {
-            BindingBytes::Shared(b) => b.len(),
+            BindingBytes::Shared { len, .. } | BindingBytes::Unaligned { len, .. } => len,
             BindingBytes::ReadOnly(b) => b.len(),
         }
     }
@@ -202,26 +219,11 @@ impl<'a> Binding<'a> {
 
     /// Whether kernels may write it.
     pub fn is_writable(&self) -> bool {
-        matches!(self.bytes, BindingBytes::Shared(_))
-    }
-
-    /// Byte `index` (`None` past the end).
-    pub fn load_u8(&self, index: usize) -> Option<u8> {
-        match self.bytes {
-            BindingBytes::Shared(b) => b.get(index).map(|a| a.load(Ordering::Relaxed)),
-            BindingBytes::ReadOnly(b) => b.get(index).copied(),
-        }
-    }
-
-    /// Writes byte `index`; `false` past the end or on a read-only binding.
-    pub fn store_u8(&self, index: usize, value: u8) -> bool {
-        match self.bytes {
-            BindingBytes::Shared(b) => b
-                .get(index)
-                .map(|a| a.store(value, Ordering::Relaxed))
-                .is_some(),
-            BindingBytes::ReadOnly(_) => false,
-        }
+        matches!(
+            self.bytes,
+            BindingBytes::Shared { writable: true, .. }
+                | BindingBytes::Unaligned { writable: true, .. }
+        )
     }
 
     /// The binding as `f32` elements; `index` names it in errors. Its start must be 4-byte
@@ -232,16 +234,8 @@ impl<'a> Binding<'a> {
             alignment: 4,
         };
         match self.bytes {
-            BindingBytes::Shared(b) => {
-                // SAFETY: `AtomicU8` and `AtomicU32` have the size and bit validity of `u8`
-                // and `u32`; `align_to` only yields the middle part at 4-byte alignment, so the
-                // words cover exactly the aligned bytes of the same shared memory.
-                let (head, words, _) = unsafe { b.align_to::<AtomicU32>() };
-                if !head.is_empty() {
-                    return Err(misaligned);
-                }
-                Ok(F32s::Shared(words))
-            }
+            BindingBytes::Shared { words, len, .. } => Ok(F32s::Shared(&words[..len / 4])),
+            BindingBytes::Unaligned { .. } => Err(misaligned),
             BindingBytes::ReadOnly(b) => {
                 if b.as_ptr().align_offset(4) != 0 {
                     return Err(misaligned);
@@ -282,8 +276,9 @@ impl F32s<'_> {
             F32s::Shared(w) => w
                 .get(i)
                 .map_or(0.0, |a| f32::from_bits(a.load(Ordering::Relaxed))),
-            F32s::ReadOnly(b) => b
-                .get(i * 4..i * 4 + 4)
+            F32s::ReadOnly(b) => i
+                .checked_mul(4)
+                .and_then(|at| b.get(at..at.checked_add(4)?))
                 .map_or(0.0, |s| f32::from_ne_bytes([s[0], s[1], s[2], s[3]])),
         }
     }
@@ -302,14 +297,16 @@ impl F32s<'_> {
     /// Copies elements `start..start + out.len()` into `out` (a block into locals).
     pub fn read_into(&self, start: usize, out: &mut [f32]) {
         for (k, o) in out.iter_mut().enumerate() {
-            *o = self.get(start + k);
+            *o = start.checked_add(k).map_or(0.0, |i| self.get(i));
         }
     }
 
     /// Stores `values` at elements `start..`.
     pub fn write_from(&self, start: usize, values: &[f32]) {
         for (k, v) in values.iter().enumerate() {
-            self.set(start + k, *v);
+            if let Some(i) = start.checked_add(k) {
+                self.set(i, *v);
+            }
         }
     }
 }

@@ -9,7 +9,7 @@
 
 use crate::kernel::Binding;
 use core::marker::PhantomData;
-use core::sync::atomic::AtomicU8;
+use core::sync::atomic::AtomicU32;
 
 /// The board's memory region, as a base pointer the device keeps for `'m`.
 pub(crate) struct Region<'m> {
@@ -41,7 +41,12 @@ impl<'m> Region<'m> {
         }
         // SAFETY: `offset + len <= self.len`, so the result stays inside the region.
         let ptr = unsafe { self.base.add(offset) };
-        Some(RawSpan { ptr, len, writable })
+        Some(RawSpan {
+            ptr,
+            len,
+            writable,
+            atomic: true,
+        })
     }
 }
 
@@ -90,16 +95,26 @@ impl Imported {
             ptr,
             len,
             writable: self.writable,
+            atomic: self.writable,
         })
     }
 }
 
 /// A checked range of device-owned memory.
+///
+/// The slices it makes are unbounded in lifetime, so making one is `unsafe`: the caller ties
+/// the slice to the borrow of the device that made the span, and holds a mutable slice only
+/// under `&mut` on the device (no other slice of those bytes alive).
 #[derive(Clone, Copy)]
 pub(crate) struct RawSpan {
     ptr: *mut u8,
     len: usize,
+    /// Whether the device may write these bytes (a read-only import or a buffer without
+    /// write access may not).
     writable: bool,
+    /// Whether the bytes may be viewed as atomics (device memory and read-write imports; a
+    /// read-only import is shared memory the device must never view as mutable).
+    atomic: bool,
 }
 
 impl RawSpan {
@@ -113,40 +128,61 @@ impl RawSpan {
         self
     }
 
-    /// The bytes, for reading, for as long as the device borrow `'a` that made the span.
-    pub(crate) fn bytes<'a>(&self) -> &'a [u8] {
-        // SAFETY: the span is inside memory borrowed for 'm (module invariant); the caller
-        // ties 'a to a borrow of the device, during which nothing writes the memory except
-        // through this device's methods, which cannot run while 'a lives.
+    /// The bytes, for reading.
+    ///
+    /// # Safety
+    /// For all of `'a` no mutable slice of these bytes may be alive and nothing may write
+    /// them: callers bound `'a` by their borrow of the device.
+    pub(crate) unsafe fn bytes<'a>(&self) -> &'a [u8] {
+        // SAFETY: the span lies inside memory borrowed for 'm (module invariant); the
+        // caller's contract excludes writers for 'a.
         unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
     }
 
     /// The bytes, writable; `None` for read-only memory.
-    pub(crate) fn bytes_mut<'a>(&self) -> Option<&'a mut [u8]> {
+    ///
+    /// # Safety
+    /// For all of `'a` no other slice or binding of these bytes may be alive: callers hold
+    /// `&mut` on the device, or are inside a device method that makes no other view.
+    pub(crate) unsafe fn bytes_mut<'a>(&self) -> Option<&'a mut [u8]> {
         if !self.writable {
             return None;
         }
-        // SAFETY: as `bytes`, and the memory is writable (region or read-write import). The
-        // caller holds `&mut` on the device for 'a, so no other slice of it is alive.
+        // SAFETY: as `bytes`; the memory is writable (region or read-write import) and the
+        // caller's contract makes this the only view.
         Some(unsafe { core::slice::from_raw_parts_mut(self.ptr, self.len) })
     }
 
-    /// The span as a kernel binding: shared atomics if writable, plain bytes if read-only.
-    pub(crate) fn binding<'a>(&self) -> Binding<'a> {
-        if self.writable {
-            // SAFETY: `AtomicU8` has the layout of `u8`; the memory is writable and, while
-            // the dispatch borrows the device, reached only through these shared atomics.
-            Binding::shared(unsafe {
-                core::slice::from_raw_parts(self.ptr.cast::<AtomicU8>(), self.len)
-            })
-        } else {
-            Binding::read_only(self.bytes())
+    /// The span as a kernel binding: 32-bit atomics over device memory (writable or not),
+    /// plain bytes for a read-only import.
+    ///
+    /// # Safety
+    /// For all of `'a` the bytes may be reached only through bindings made here (no plain
+    /// slice of device memory alive): callers bound `'a` by one dispatch.
+    pub(crate) unsafe fn binding<'a>(&self) -> Binding<'a> {
+        if !self.atomic {
+            // SAFETY: read-only import: nobody writes it (the device refuses, the caller
+            // lent it shared for 'm).
+            return Binding::read_only(unsafe { self.bytes() });
         }
+        if self.ptr.align_offset(4) != 0 {
+            return Binding::unaligned(self.len, self.writable);
+        }
+        // SAFETY: `ptr` is 4-aligned and the `len / 4` words lie inside the span;
+        // `AtomicU32` has the size and validity of `u32`; during 'a every access to these
+        // bytes is a 32-bit atomic through bindings (caller's contract), so no access of
+        // another size or kind races with them.
+        let words =
+            unsafe { core::slice::from_raw_parts(self.ptr.cast::<AtomicU32>(), self.len / 4) };
+        Binding::words(words, self.len, self.writable)
     }
 
     /// Copies `len` bytes from `source` into this span at `offset` (the ranges may overlap).
     /// Returns `false` (and copies nothing) if out of range or read-only.
-    pub(crate) fn copy_from(
+    ///
+    /// # Safety
+    /// No slice or binding of either range may be alive during the call.
+    pub(crate) unsafe fn copy_from(
         &self,
         offset: usize,
         source: &RawSpan,
@@ -161,7 +197,7 @@ impl RawSpan {
             return false;
         }
         // SAFETY: both ranges were checked against their spans; `ptr::copy` allows overlap;
-        // no reference to either range is alive during the copy (device methods only).
+        // the caller guarantees no reference to either range is alive.
         unsafe { core::ptr::copy(source.ptr.add(source_offset), self.ptr.add(offset), len) };
         true
     }
@@ -173,26 +209,40 @@ mod tests {
 
     #[test]
     fn spans_stay_inside_their_memory() {
-        let mut bytes = [0u8; 64];
-        let region = Region::new(&mut bytes);
+        let mut bytes = [0u32; 16];
+        // SAFETY (test): reinterpreting 64 bytes of u32s as bytes.
+        let bytes: &mut [u8] =
+            unsafe { core::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), 64) };
+        let region = Region::new(bytes);
         assert!(region.span(60, 5, true).is_none());
         assert!(region.span(u64::MAX, 1, true).is_none());
         let a = region.span(0, 16, true).unwrap();
         let b = region.span(8, 16, true).unwrap();
-        a.bytes_mut().unwrap().fill(7);
-        assert!(b.copy_from(0, &a, 0, 16));
-        assert_eq!(b.bytes()[..8], [7; 8]);
-        assert!(!b.copy_from(1, &a, 0, 16), "past the end");
-        let binding = a.binding();
-        assert!(binding.store_u8(3, 9));
-        assert_eq!(a.bytes()[3], 9);
+        // SAFETY (test): one view at a time, each dropped before the next.
+        unsafe {
+            a.bytes_mut().unwrap().fill(7);
+            assert!(b.copy_from(0, &a, 0, 16));
+            assert_eq!(b.bytes()[..8], [7; 8]);
+            assert!(!b.copy_from(1, &a, 0, 16), "past the end");
+            let binding = a.binding();
+            binding.f32s(0).unwrap().set(0, 1.5);
+            assert_eq!(binding.f32s(0).unwrap().get(0), 1.5);
+            assert!(!a.read_only().binding().is_writable());
+            assert!(matches!(
+                region.span(1, 8, true).unwrap().binding().f32s(0),
+                Err(crate::kernel::KernelError::Misaligned { .. })
+            ));
+        }
         let ro = [1u8, 2, 3];
         let imported = Imported::read_only(&ro);
         let span = imported.span(1, 2).unwrap();
-        assert_eq!(span.bytes(), &[2, 3]);
-        assert!(span.bytes_mut().is_none());
-        assert!(!span.binding().store_u8(0, 1));
-        assert!(!span.copy_from(0, &a, 0, 1));
+        // SAFETY (test): only shared views of the read-only import.
+        unsafe {
+            assert_eq!(span.bytes(), &[2, 3]);
+            assert!(span.bytes_mut().is_none());
+            assert!(!span.binding().is_writable());
+            assert!(!span.copy_from(0, &a, 0, 1));
+        }
         assert!(imported.span(2, 2).is_none());
     }
 }

@@ -117,7 +117,9 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
     /// Host write through the device's memory (the local driver's memory is the host's).
     pub(crate) fn write_span(&self, span: BufferSpan, data: &[u8]) -> Result<(), Error> {
         self.for_each_piece(span, "write", |raw, at| {
-            let bytes = raw.bytes_mut().ok_or_else(read_only)?;
+            // SAFETY: the only view of these bytes, dropped before the next piece; `data` is
+            // caller memory (a mapping would need `&mut` on the device, which callers hold).
+            let bytes = unsafe { raw.bytes_mut() }.ok_or_else(read_only)?;
             let at = at as usize;
             let source = data.get(at..at + bytes.len()).ok_or(Error::OutOfRange {
                 what: "write data",
@@ -137,7 +139,8 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
             "indirect dispatch parameters",
             BufferUsage::DISPATCH_INDIRECT_PARAMS,
         )?;
-        let b = raw.bytes();
+        // SAFETY: replay holds the device borrow and no other view of device memory.
+        let b = unsafe { raw.bytes() };
         let mut count = [0u32; 3];
         for (i, c) in count.iter_mut().enumerate() {
             let word = b.get(i * 4..i * 4 + 4).ok_or(Error::Driver {
@@ -218,7 +221,9 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
             } else {
                 raw.read_only()
             };
-            let _ = bindings.push(raw.binding());
+            // SAFETY: these bindings are the only views of device memory until the dispatch
+            // returns (replay makes no other slice meanwhile).
+            let _ = bindings.push(unsafe { raw.binding() });
         }
         let (constants, bindings) = (constants.as_slice(), bindings.as_slice());
         #[cfg(feature = "threads")]
