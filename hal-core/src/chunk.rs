@@ -11,10 +11,9 @@ use crate::Error;
 /// How a buffer of `size` bytes is cut into chunks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChunkLayout {
-    /// Bytes in the buffer.
-    pub size: u64,
-    /// Bytes per chunk (the last may hold fewer). Never zero.
-    pub chunk_size: u64,
+    size: u64,
+    /// Never zero.
+    chunk_size: u64,
 }
 
 /// One piece of a range: where it is in a chunk and in the range.
@@ -47,6 +46,26 @@ impl ChunkLayout {
         Ok(Self { size, chunk_size })
     }
 
+    /// The layout of a buffer already cut into chunks of `chunk_size` (0 is taken as one
+    /// chunk holding everything).
+    pub const fn of(size: u64, chunk_size: u64) -> Self {
+        let chunk_size = if chunk_size == 0 { size } else { chunk_size };
+        Self {
+            size,
+            chunk_size: if chunk_size == 0 { 1 } else { chunk_size },
+        }
+    }
+
+    /// Bytes in the buffer.
+    pub const fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Bytes per chunk (the last may hold fewer); never zero.
+    pub const fn chunk_size(&self) -> u64 {
+        self.chunk_size
+    }
+
     /// How many chunks.
     pub const fn count(&self) -> u64 {
         if self.size <= self.chunk_size {
@@ -58,8 +77,8 @@ impl ChunkLayout {
 
     /// Bytes in chunk `index`.
     pub const fn chunk_len(&self, index: u64) -> u64 {
-        let start = index * self.chunk_size;
-        let end = start + self.chunk_size;
+        let start = index.saturating_mul(self.chunk_size);
+        let end = start.saturating_add(self.chunk_size);
         if end > self.size {
             self.size.saturating_sub(start)
         } else {
@@ -67,14 +86,14 @@ impl ChunkLayout {
         }
     }
 
-    /// The pieces of `offset..offset + length`, in order. The caller checks the range is
-    /// inside the buffer first.
+    /// The pieces of `offset..offset + length`, in order (a range past `u64::MAX` is cut
+    /// there). The caller checks the range is inside the buffer first.
     pub fn segments(&self, offset: u64, length: u64) -> Segments {
         Segments {
             chunk_size: self.chunk_size,
             start: offset,
             done: 0,
-            length,
+            length: length.min(u64::MAX - offset),
         }
     }
 
@@ -135,7 +154,14 @@ mod tests {
     #[test]
     fn segments_cover_the_range_once() {
         let layout = ChunkLayout::new(1000, 256, 64).unwrap();
-        assert_eq!(layout.chunk_size, 256);
+        assert_eq!(layout.chunk_size(), 256);
+        assert_eq!(
+            layout.within_one_chunk(u64::MAX, 2).map(|s| s.length),
+            Ok(0)
+        );
+        assert_eq!(layout.chunk_len(u64::MAX), 0);
+        assert_eq!(ChunkLayout::of(10, 0).count(), 1);
+        assert_eq!(ChunkLayout::of(0, 0).chunk_size(), 1);
         assert_eq!(layout.count(), 4);
         assert_eq!(layout.chunk_len(3), 1000 - 768);
         let pieces: [Segment; 3] = {
@@ -178,7 +204,7 @@ mod tests {
     #[test]
     fn chunks_keep_alignment() {
         let layout = ChunkLayout::new(1 << 20, 1000, 64).unwrap();
-        assert_eq!(layout.chunk_size, 960);
+        assert_eq!(layout.chunk_size(), 960);
         assert!(ChunkLayout::new(10, 32, 64).is_err());
         assert_eq!(ChunkLayout::new(10, 64, 64).unwrap().count(), 1);
         assert_eq!(ChunkLayout::new(0, 64, 64).unwrap().count(), 1);

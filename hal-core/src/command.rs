@@ -398,7 +398,7 @@ impl CommandList {
                 let len = data.len() as u64;
                 let target = self.check_ref(
                     lookup,
-                    target.at(target.offset, len),
+                    bounded(target, len, "update")?,
                     "update",
                     BufferUsage::TRANSFER_TARGET,
                     MemoryAccess::WRITE,
@@ -423,14 +423,14 @@ impl CommandList {
                 }
                 let source = self.check_ref(
                     lookup,
-                    source.at(source.offset, length),
+                    bounded(source, length, "copy source")?,
                     "copy source",
                     BufferUsage::TRANSFER_SOURCE,
                     MemoryAccess::READ,
                 )?;
                 let target = self.check_ref(
                     lookup,
-                    target.at(target.offset, length),
+                    bounded(target, length, "copy target")?,
                     "copy target",
                     BufferUsage::TRANSFER_TARGET,
                     MemoryAccess::WRITE,
@@ -575,6 +575,19 @@ impl CommandList {
     }
 }
 
+/// `r` cut to `length` bytes; its own length, when given, must hold them.
+fn bounded(r: BufferRef, length: u64, what: &'static str) -> Result<BufferRef, Error> {
+    if r.length != WHOLE && length > r.length {
+        return Err(Error::OutOfRange {
+            what,
+            offset: r.offset,
+            length,
+            size: r.length,
+        });
+    }
+    Ok(r.at(r.offset, length))
+}
+
 fn ranges_overlap(a: u64, b: u64, length: u64) -> bool {
     a < b.saturating_add(length) && b < a.saturating_add(length)
 }
@@ -655,22 +668,6 @@ impl<'s> UpdateData<'s> {
                 _ => None,
             })
     }
-}
-
-/// Copies a dispatch's constants out of its slots into `out`; returns how many.
-pub fn unpack_constants(slots: &[Command], count: u8, out: &mut [u32; MAX_CONSTANTS]) -> usize {
-    let mut n = 0;
-    for slot in slots {
-        if let Command::Constants(words) = slot {
-            for w in words {
-                if n < count as usize {
-                    out[n] = *w;
-                    n += 1;
-                }
-            }
-        }
-    }
-    n
 }
 
 /// Iterator over a list's decoded commands.

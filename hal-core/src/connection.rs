@@ -7,8 +7,9 @@
 //! [`MemoryConnection::None`] otherwise: bytes go through a host staging buffer.
 
 use crate::buffer::BufferSpan;
+use crate::chunk::ChunkLayout;
 use crate::device::{Device, Mapped};
-use crate::memory::MemoryAccess;
+use crate::memory::{BufferUsage, MemoryAccess};
 use crate::Error;
 
 /// Where a (device, memory type) pair's bytes live.
@@ -68,9 +69,11 @@ pub fn connection<A: Device, B: Device>(
 /// - `Unified`: both ranges mapped, one copy, no staging;
 /// - `Migratable`: the side that can be mapped is, and the other driver moves the bytes
 ///   straight into (or out of) that mapping — one copy, no staging;
-/// - `None`: through `staging` in chunks of at most `staging.len()` bytes.
+/// - `None`, or no side mappable: through `staging` in pieces of at most `staging.len()`.
 ///
-/// Complete when it returns (host-synchronous): both devices' queues are drained first.
+/// Host-synchronous: complete when it returns. It waits for no queue work, so order it after
+/// whatever writes `source`. `length` may be [`WHOLE`](crate::WHOLE) (the rest of `source`);
+/// each span's own length, when given, bounds the copy.
 pub fn copy_between<A: Device, B: Device>(
     a: &mut A,
     source: BufferSpan,
@@ -81,37 +84,51 @@ pub fn copy_between<A: Device, B: Device>(
 ) -> Result<MemoryConnection, Error> {
     let info_a = a.buffer_info(source.buffer)?;
     let info_b = b.buffer_info(target.buffer)?;
-    let source = BufferSpan::new(
-        source.buffer,
-        source.offset,
-        info_a.resolve("copy source", source.offset, length)?,
-    );
-    let target = BufferSpan::new(
-        target.buffer,
-        target.offset,
-        info_b.resolve("copy target", target.offset, length)?,
-    );
+    let source_len = info_a.resolve("copy source", source.offset, source.length)?;
+    let length = if length == crate::WHOLE {
+        source_len
+    } else {
+        length
+    };
+    let oob = |what, span: BufferSpan, size| Error::OutOfRange {
+        what,
+        offset: span.offset,
+        length,
+        size,
+    };
+    if length > source_len {
+        return Err(oob("copy source", source, source_len));
+    }
+    let target_len = info_b.resolve("copy target", target.offset, target.length)?;
+    if length > target_len {
+        return Err(oob("copy target", target, target_len));
+    }
     let path = connection(a, source, b, target)?;
-    let a_maps = info_a.memory_type.is_mappable();
-    let b_maps = info_b.memory_type.is_mappable();
-    // Pieces no larger than either side's chunk, so every mapping stays inside one chunk.
-    let piece = info_a.chunk_size.min(info_b.chunk_size).max(1);
+    let mappable = |info: &crate::BufferInfo, access| {
+        info.memory_type.is_mappable()
+            && info.usage.intersects(BufferUsage::MAPPING)
+            && info.access.contains(access)
+    };
+    let a_maps = mappable(&info_a, MemoryAccess::READ);
+    let b_maps = mappable(&info_b, MemoryAccess::WRITE);
+    let chunk_a = ChunkLayout::of(info_a.size, info_a.chunk_size).chunk_size();
+    let chunk_b = ChunkLayout::of(info_b.size, info_b.chunk_size).chunk_size();
     let mut done = 0;
     while done < length {
-        let n = piece
-            .min(length - done)
-            .min(info_a.chunk_size - (source.offset + done) % info_a.chunk_size)
-            .min(info_b.chunk_size - (target.offset + done) % info_b.chunk_size);
+        // Pieces that stay inside one chunk on both sides, so every mapping is legal.
+        let n = (length - done)
+            .min(chunk_a - (source.offset + done) % chunk_a)
+            .min(chunk_b - (target.offset + done) % chunk_b);
         let from = BufferSpan::new(source.buffer, source.offset + done, n);
         let to = BufferSpan::new(target.buffer, target.offset + done, n);
         match path {
             MemoryConnection::Unified if a_maps && b_maps => {
                 let src = a.map(from, MemoryAccess::READ)?;
-                let mut dst = b.map(to, MemoryAccess::DISCARD_WRITE)?;
+                let mut dst = b.map(to, MemoryAccess::WRITE)?;
                 dst.bytes_mut()?.copy_from_slice(src.bytes());
             }
             MemoryConnection::Unified | MemoryConnection::Migratable if b_maps => {
-                let mut dst = b.map(to, MemoryAccess::DISCARD_WRITE)?;
+                let mut dst = b.map(to, MemoryAccess::WRITE)?;
                 a.read_buffer(from, dst.bytes_mut()?)?;
             }
             MemoryConnection::Unified | MemoryConnection::Migratable if a_maps => {

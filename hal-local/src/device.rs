@@ -7,13 +7,17 @@ use crate::queue::Pending;
 use hal_core::buffer::BufferKind;
 use hal_core::chunk::ChunkLayout;
 use hal_core::command::{Command, CommandBufferKind, CommandList};
-use hal_core::device::{Mapped, MappingKind, ObjectCounts};
+use hal_core::device::{Mapped, MappingKind, ObjectCounts, PersistentMapping};
 use hal_core::executable::ExecutableKind;
 use hal_core::handle::{Handle, Kind, Table};
 use hal_core::memory::alloc::{Arena, Range, RangeAllocator, Tlsf};
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryHeap, MemoryType};
 use hal_core::semaphore::{SemaphoreKind, Timeline};
 use hal_core::{Buffer, BufferInfo, BufferSpan, DeviceId, Error, WHOLE};
+
+/// The slot pool's allocator counts in units of this many per slot, so its 16-unit granule
+/// is one slot (a one-command buffer takes one slot, not sixteen).
+pub(crate) const SLOT_UNIT: u64 = 16;
 
 /// Every offset the device hands out is a multiple of this.
 pub const MIN_ALIGNMENT: u64 = 16;
@@ -68,8 +72,11 @@ pub(crate) struct ExecutableRec {
 
 #[derive(Clone, Copy)]
 pub(crate) struct CommandBufferRec {
+    /// Index of its first slot, and how many it has.
+    pub(crate) first_slot: usize,
+    pub(crate) slot_count: usize,
     pub(crate) list: CommandList,
-    /// Its slots in the shared slot pool.
+    /// Its slots in the shared slot pool, in [`SLOT_UNIT`]s (to free them).
     pub(crate) slots: Range,
     /// Queue operations that will still run it.
     pub(crate) pending_uses: u32,
@@ -125,6 +132,15 @@ pub struct LocalDevice<
     pub(crate) pool: Option<crate::pool::WorkerPool>,
 }
 
+// SAFETY: the raw pointers in `Region` and `Imported` stand for the `&'m mut [u8]` (region,
+// read-write imports) and `&'m [u8]` (read-only imports) the device was given, which are
+// `Send`; everything else it holds is `Send`. Moving the device moves that exclusive (or
+// shared, immutable) access with it. It is not `Sync`: `&self` methods write memory.
+unsafe impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING: usize> Send
+    for LocalDevice<'_, OBJECTS, SLOTS, NODES, PENDING>
+{
+}
+
 impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING: usize>
     LocalDevice<'m, OBJECTS, SLOTS, NODES, PENDING>
 {
@@ -152,9 +168,15 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
                 "workers > 1 needs the `threads` feature",
             ));
         }
-        let transient_base = (size - config.transient_bytes) / MIN_ALIGNMENT * MIN_ALIGNMENT;
         let region = Region::new(memory);
         let region_alignment = 1u64 << (region.base_addr() | (1 << 12)).trailing_zeros();
+        // The arena aligns offsets from its own start, so that start keeps the region's
+        // alignment (the arena gains the difference).
+        let transient_base = if config.transient_bytes == 0 {
+            size
+        } else {
+            (size - config.transient_bytes) / region_alignment * region_alignment
+        };
         let heap = MemoryHeap::new(
             MemoryType::DEVICE_LOCAL
                 | MemoryType::HOST_VISIBLE
@@ -180,7 +202,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             executables: Table::new(),
             command_buffers: Table::new(),
             slots: [Command::EMPTY; SLOTS],
-            slot_alloc: Tlsf::new(SLOTS as u64),
+            slot_alloc: Tlsf::new(SLOTS as u64 * SLOT_UNIT),
             semaphores: Table::new(),
             pending: [const { None }; PENDING],
             pending_count: 0,
@@ -261,7 +283,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             memory_type: heap.types,
             usage: params.usage,
             access: params.access,
-            chunk_size: layout.chunk_size,
+            chunk_size: layout.chunk_size(),
             imported: false,
         };
         let rec = BufferRec {
@@ -361,8 +383,18 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
         })
     }
 
+    /// Releases a buffer: its memory, and any persistent mapping of it.
     pub(crate) fn release(&mut self, buffer: Buffer) -> Result<(), Error> {
         let rec = self.buffers.remove(buffer)?;
+        let mut stale = heapless::Vec::<PersistentMapping, OBJECTS>::new();
+        for (handle, mapping) in self.mappings.iter() {
+            if mapping.span.buffer == buffer {
+                let _ = stale.push(handle);
+            }
+        }
+        for handle in stale {
+            let _ = self.mappings.remove(handle);
+        }
         if let Backing::Device(first) = rec.backing {
             self.free_chunks(first);
         }
@@ -381,15 +413,13 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
         let rec = self.buffers.get(buffer)?;
         let length = rec.info.resolve(what, offset, length)?;
         let span = match rec.backing {
+            _ if length == 0 => self.region.span(0, 0, false),
             Backing::Imported(imported) => imported.span(offset, length),
             Backing::Device(first) if rec.info.chunk_size >= rec.info.size => {
                 self.region.span(first.offset + offset, length, true)
             }
             Backing::Device(first) => {
-                let layout = ChunkLayout {
-                    size: rec.info.size,
-                    chunk_size: rec.info.chunk_size,
-                };
+                let layout = ChunkLayout::of(rec.info.size, rec.info.chunk_size);
                 let segment = layout.within_one_chunk(offset, length)?;
                 let chunk = self.nth_chunk(first, segment.chunk)?;
                 self.region
@@ -426,10 +456,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     ) -> Result<(), Error> {
         let info = self.buffers.get(span.buffer)?.info;
         let length = info.resolve(what, span.offset, span.length)?;
-        let layout = ChunkLayout {
-            size: info.size,
-            chunk_size: info.chunk_size,
-        };
+        let layout = ChunkLayout::of(info.size, info.chunk_size);
         for piece in layout.segments(span.offset, length) {
             let (raw, _) = self.raw(
                 span.buffer,

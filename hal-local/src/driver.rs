@@ -62,13 +62,20 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
         record: Record<'_>,
     ) -> Result<(), Error> {
         self.check_submit(&submit)?;
+        self.ensure_pending_room(&submit)?;
         let cb = self.create_command_buffer(CommandBufferMode::OneShot, capacity, 0)?;
         let recorded = self.record(cb, record).and_then(|()| self.end(cb));
         if let Err(e) = recorded {
             let _ = self.release_command_buffer_now(cb);
             return Err(e);
         }
-        self.submit_execute(submit, cb, &[], true)
+        let submitted = self.submit_execute(submit, cb, &[], true);
+        if submitted.is_err() {
+            // Refused before it was queued; if it ran and failed it is gone already (the
+            // generation check makes this a no-op then).
+            let _ = self.release_command_buffer_now(cb);
+        }
+        submitted
     }
 
     fn submit_execute(
@@ -90,6 +97,7 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
             let info = self.buffers.get(entry.buffer)?.info;
             info.resolve("binding table entry", entry.offset, entry.length)?;
         }
+        self.ensure_pending_room(&submit)?;
         self.command_buffers
             .get_mut(command_buffer)?
             .list
@@ -150,20 +158,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     }
 
     fn release_buffer(&mut self, buffer: Buffer) -> Result<(), Error> {
-        self.release(buffer)?;
-        let stale: [Option<PersistentMapping>; OBJECTS] = {
-            let mut out = [None; OBJECTS];
-            for (slot, (handle, rec)) in out.iter_mut().zip(self.mappings.iter()) {
-                if rec.span.buffer == buffer {
-                    *slot = Some(handle);
-                }
-            }
-            out
-        };
-        for handle in stale.into_iter().flatten() {
-            let _ = self.mappings.remove(handle);
-        }
-        Ok(())
+        self.release(buffer)
     }
 
     fn buffer_info(&self, buffer: Buffer) -> Result<BufferInfo, Error> {
@@ -265,9 +260,18 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             return Err(Error::InvalidArgument("command buffer capacity of zero"));
         }
         let list = CommandList::new(mode, binding_capacity)?;
-        let slots = self.slot_alloc.allocate(capacity.into(), 1)?;
-        let slots = hal_core::memory::alloc::Range::new(slots.offset, slots.size, slots.token());
+        let unit = crate::device::SLOT_UNIT;
+        let slots = self
+            .slot_alloc
+            .allocate(u64::from(capacity) * unit, unit)
+            .map_err(|_| Error::Limit {
+                what: "command slots free in the device's pool",
+                requested: capacity.into(),
+                limit: self.slot_alloc.stats().largest_free_range / unit,
+            })?;
         let rec = crate::device::CommandBufferRec {
+            first_slot: (slots.offset / unit) as usize,
+            slot_count: capacity as usize,
             list,
             slots,
             pending_uses: 0,
@@ -283,10 +287,10 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             self.executables.get(executable)?;
         }
         let cb = self.command_buffers.get_mut(command_buffer)?;
-        let start = cb.slots.offset as usize;
+        let start = cb.first_slot;
         let slots = self
             .slots
-            .get_mut(start..start + cb.slots.size as usize)
+            .get_mut(start..start + cb.slot_count)
             .ok_or(Error::Driver {
                 what: "command slots outside the pool",
                 code: start as i64,
@@ -376,6 +380,13 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
         data: &[u8],
         target: BufferSpan,
     ) -> Result<(), Error> {
+        if data.len() > hal_core::command::MAX_UPDATE_BYTES {
+            return Err(Error::Limit {
+                what: "update bytes",
+                requested: data.len() as u64,
+                limit: hal_core::command::MAX_UPDATE_BYTES as u64,
+            });
+        }
         let slots = 1 + data.len().div_ceil(hal_core::command::DATA_SLOT_BYTES);
         let target = BufferRef::span(target);
         self.submit_one_shot(submit, slots as u32, Record::Update { target, data })

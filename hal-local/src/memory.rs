@@ -210,7 +210,7 @@ mod tests {
     #[test]
     fn spans_stay_inside_their_memory() {
         let mut bytes = [0u32; 16];
-        // SAFETY (test): reinterpreting 64 bytes of u32s as bytes.
+        // SAFETY: reinterpreting 64 bytes of u32s as bytes.
         let bytes: &mut [u8] =
             unsafe { core::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), 64) };
         let region = Region::new(bytes);
@@ -218,7 +218,7 @@ mod tests {
         assert!(region.span(u64::MAX, 1, true).is_none());
         let a = region.span(0, 16, true).unwrap();
         let b = region.span(8, 16, true).unwrap();
-        // SAFETY (test): one view at a time, each dropped before the next.
+        // SAFETY: one view at a time, each dropped before the next.
         unsafe {
             a.bytes_mut().unwrap().fill(7);
             assert!(b.copy_from(0, &a, 0, 16));
@@ -236,7 +236,7 @@ mod tests {
         let ro = [1u8, 2, 3];
         let imported = Imported::read_only(&ro);
         let span = imported.span(1, 2).unwrap();
-        // SAFETY (test): only shared views of the read-only import.
+        // SAFETY: only shared views of the read-only import.
         unsafe {
             assert_eq!(span.bytes(), &[2, 3]);
             assert!(span.bytes_mut().is_none());

@@ -116,6 +116,20 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
         }
     }
 
+    /// [`Error::TableFull`] if an operation with these waits would have to park and the
+    /// pending table has no room (checked before anything is committed).
+    pub(crate) fn ensure_pending_room(&self, submit: &Submit<'_>) -> Result<(), Error> {
+        if self.pending_count >= PENDING
+            && matches!(self.readiness(submit.waits), Readiness::Blocked)
+        {
+            return Err(Error::TableFull {
+                table: "pending queue operation",
+                capacity: PENDING as u32,
+            });
+        }
+        Ok(())
+    }
+
     /// Signals (or, given an error, fails) every semaphore in `signals`.
     pub(crate) fn complete(&mut self, signals: &[SemaphoreValue], result: Result<(), Error>) {
         for signal in signals {

@@ -34,7 +34,7 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
         bindings: &[BufferSpan],
     ) -> Result<(), Error> {
         let cb = self.command_buffers.get(command_buffer)?;
-        let start = cb.slots.offset as usize;
+        let start = cb.first_slot;
         let slots = self
             .slots
             .get(start..start + cb.list.len())

@@ -186,16 +186,54 @@ fn main() {
     });
 
     let rows = [
-        ("replay of 1,000 noop dispatches", "ns/dispatch", replay_ns, "direct fn call", direct_ns, 20.0),
-        ("queue_alloca + queue_dealloca", "ns/pair", alloca_ns, "Arena pair", arena_ns, 50.0),
-        ("  ordered by a semaphore", "ns/pair", alloca_sem_ns, "Tlsf pair", tlsf_ns, 50.0),
-        ("16 dispatches: record + submit", "ns/dispatch", one_shot_ns, "memoized replay", replay16_ns, f64::NAN),
+        (
+            "replay of 1,000 noop dispatches",
+            "ns/dispatch",
+            replay_ns,
+            "direct fn call",
+            direct_ns,
+            20.0,
+        ),
+        (
+            "queue_alloca + queue_dealloca",
+            "ns/pair",
+            alloca_ns,
+            "Arena pair",
+            arena_ns,
+            50.0,
+        ),
+        (
+            "  ordered by a semaphore",
+            "ns/pair",
+            alloca_sem_ns,
+            "Tlsf pair",
+            tlsf_ns,
+            50.0,
+        ),
+        (
+            "16 dispatches: record + submit",
+            "ns/dispatch",
+            one_shot_ns,
+            "memoized replay",
+            replay16_ns,
+            f64::NAN,
+        ),
     ];
     println!("\nHAL benchmark, local driver (inline), median over {batches} batches");
-    println!("{:<34} {:>10} {:>12} {:>18} {:>10} {:>8} {:>8}", "measure", "ns", "unit", "baseline", "ns", "ratio", "target");
+    println!(
+        "{:<34} {:>10} {:>12} {:>18} {:>10} {:>8} {:>8}",
+        "measure", "ns", "unit", "baseline", "ns", "ratio", "target"
+    );
     for (what, unit, ns, base, base_ns, target) in rows {
-        let target = if target.is_nan() { "-".to_string() } else { format!("≤{target}") };
-        println!("{what:<34} {ns:>10.1} {unit:>12} {base:>18} {base_ns:>10.1} {:>8.2} {target:>8}", ns / base_ns);
+        let target = if target.is_nan() {
+            "-".to_string()
+        } else {
+            format!("≤{target}")
+        };
+        println!(
+            "{what:<34} {ns:>10.1} {unit:>12} {base:>18} {base_ns:>10.1} {:>8.2} {target:>8}",
+            ns / base_ns
+        );
     }
     println!(
         "memoization gain (record+submit / replay, 16 dispatches): {:.1}x",
