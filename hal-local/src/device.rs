@@ -387,7 +387,12 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     pub(crate) fn release(&mut self, buffer: Buffer) -> Result<(), Error> {
         let rec = self.buffers.remove(buffer)?;
         let mut stale = heapless::Vec::<PersistentMapping, OBJECTS>::new();
-        for (handle, mapping) in self.mappings.iter() {
+        let mappings = if self.mappings.is_empty() {
+            None
+        } else {
+            Some(self.mappings.iter())
+        };
+        for (handle, mapping) in mappings.into_iter().flatten() {
             if mapping.span.buffer == buffer {
                 let _ = stale.push(handle);
             }
@@ -508,9 +513,20 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             // SAFETY: the only view of these bytes, dropped before the next piece; callers
             // of `fill_span` hold the device borrow.
             let bytes = unsafe { raw.bytes_mut() }.ok_or_else(read_only)?;
-            for (i, b) in bytes.iter_mut().enumerate() {
-                *b = pattern[(at as usize + i) % pattern.len()];
+            // The pattern, rotated to where this piece starts in it, repeated.
+            let phase = (at % n) as usize;
+            let mut rotated = [0u8; 4];
+            for (i, r) in rotated[..pattern.len()].iter_mut().enumerate() {
+                *r = pattern[(phase + i) % pattern.len()];
             }
+            let rotated = &rotated[..pattern.len()];
+            let mut words = bytes.chunks_exact_mut(rotated.len());
+            for word in &mut words {
+                word.copy_from_slice(rotated);
+            }
+            let tail = words.into_remainder();
+            let tail_len = tail.len();
+            tail.copy_from_slice(&rotated[..tail_len]);
             Ok(())
         })
     }

@@ -8,12 +8,19 @@ use ember_tests::conformance::Target;
 use hal_core::ExecutableSource;
 use hal_local::{LocalConfig, LocalDevice, LocalHostMemory};
 
-/// A local device over a fresh, leaked 8 MiB region with `workers` workers.
+/// A local device over a fresh, leaked 8 MiB region with `workers` workers. Under Miri
+/// everything is smaller (1 MiB, 8 KiB chunks) so the interpreter gets through the suite in
+/// minutes; the cases scale with the heap's `max_allocation_size`.
 fn local_device(workers: usize) -> LocalDevice<'static> {
-    let memory: &'static mut [u8] = Box::leak(vec![0u8; 8 << 20].into_boxed_slice());
+    let (region, chunk, transient) = if cfg!(miri) {
+        (1 << 20, 8 << 10, 256 << 10)
+    } else {
+        (8 << 20, 256 << 10, 1 << 20)
+    };
+    let memory: &'static mut [u8] = Box::leak(vec![0u8; region].into_boxed_slice());
     let config = LocalConfig {
-        max_allocation_size: 256 << 10,
-        transient_bytes: 1 << 20,
+        max_allocation_size: chunk,
+        transient_bytes: transient,
         kernels: hal_local::kernels::BUILTIN,
         workers,
         ..LocalConfig::default()
