@@ -519,14 +519,16 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             for (i, r) in rotated[..pattern.len()].iter_mut().enumerate() {
                 *r = pattern[(phase + i) % pattern.len()];
             }
-            let rotated = &rotated[..pattern.len()];
-            let mut words = bytes.chunks_exact_mut(rotated.len());
-            for word in &mut words {
-                word.copy_from_slice(rotated);
+            // One pattern, then the filled prefix copied onto itself, doubling: O(log n)
+            // copies, and every prefix length stays a multiple of the pattern.
+            let first = pattern.len().min(bytes.len());
+            bytes[..first].copy_from_slice(&rotated[..first]);
+            let mut filled = first;
+            while filled < bytes.len() {
+                let n = filled.min(bytes.len() - filled);
+                bytes.copy_within(..n, filled);
+                filled += n;
             }
-            let tail = words.into_remainder();
-            let tail_len = tail.len();
-            tail.copy_from_slice(&rotated[..tail_len]);
             Ok(())
         })
     }

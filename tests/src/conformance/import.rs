@@ -13,10 +13,22 @@ struct Leaked {
     len: usize,
 }
 
+/// Leaks a 4-byte-aligned copy of `data` (kernels read imported memory as 32-bit words, and
+/// a `Vec<u8>` is only 1-aligned — under Miri, really) and returns a raw pointer to it.
+fn leak_aligned(data: &[u8]) -> *mut [u8] {
+    let words: *mut [u32] = Box::into_raw(vec![0u32; data.len().div_ceil(4)].into_boxed_slice());
+    let raw = std::ptr::slice_from_raw_parts_mut(words.cast::<u8>(), data.len());
+    // SAFETY: `raw` covers the first `data.len()` bytes of a leaked allocation of at least
+    // that many bytes; `u8` has no alignment or validity requirement; no other reference to
+    // the allocation exists.
+    unsafe { &mut *raw }.copy_from_slice(data);
+    raw
+}
+
 impl Leaked {
     /// Leaks a copy of `data`; returns the region and the unique reference for the driver.
     fn new(data: &[u8]) -> (Self, &'static mut [u8]) {
-        let raw: *mut [u8] = Box::into_raw(data.to_vec().into_boxed_slice());
+        let raw: *mut [u8] = leak_aligned(data);
         // SAFETY: `raw` comes from a leaked box, so it is valid, aligned and never freed. The
         // reference is the only one used until the driver releases the buffer; `Leaked` reads
         // through the original pointer only after that.
@@ -113,7 +125,8 @@ pub fn read_write_is_zero_copy<T: Target>() {
 pub fn read_only_refuses_writes<T: Target>() {
     with_device::<T>(|dev| {
         let input = values(256, 7);
-        let data: &'static [u8] = Box::leak(f32_bytes(&input).into_boxed_slice());
+        // SAFETY: a leaked allocation, never freed or written again.
+        let data: &'static [u8] = unsafe { &*leak_aligned(&f32_bytes(&input)) };
         let buffer = dev
             .import_buffer(T::host_memory_read_only(data), read_only_params())
             .expect("import read-only host memory");
@@ -197,7 +210,8 @@ pub fn read_only_refuses_writes<T: Target>() {
 /// without write access.
 pub fn read_only_refuses_write_access<T: Target>() {
     with_device::<T>(|dev| {
-        let data: &'static [u8] = Box::leak(vec![0x42u8; 256].into_boxed_slice());
+        // SAFETY: a leaked allocation, never freed or written again.
+        let data: &'static [u8] = unsafe { &*leak_aligned(&[0x42u8; 256]) };
         match dev.import_buffer(T::host_memory_read_only(data), host_params()) {
             Err(e) => assert!(
                 matches!(
