@@ -142,6 +142,7 @@ impl<K: Kind, T, const N: usize> Table<K, T, N> {
     }
 
     /// Stores `value`; [`Error::TableFull`] when all `N` slots are taken.
+    #[inline]
     pub fn insert(&mut self, value: T) -> Result<Handle<K>, Error> {
         let index = if self.free_head != NO_SLOT {
             let index = self.free_head;
@@ -197,6 +198,7 @@ impl<K: Kind, T, const N: usize> Table<K, T, N> {
     }
 
     /// Removes and returns the object; `handle` and every copy of it go stale.
+    #[inline]
     pub fn remove(&mut self, handle: Handle<K>) -> Result<T, Error> {
         self.get(handle)?;
         let slot = &mut self.slots[handle.index as usize];

@@ -229,6 +229,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
 
     /// Allocates a buffer of `size` bytes, from the transient arena when `transient` (falling
     /// back to the general heap when the arena is full).
+    #[inline]
     pub(crate) fn allocate(
         &mut self,
         params: BufferParams,
@@ -295,6 +296,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             .inspect_err(|_| self.free_chunks(first))
     }
 
+    #[inline]
     fn allocate_chunk(
         &mut self,
         len: u64,
@@ -316,6 +318,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
         })
     }
 
+    #[inline]
     fn transient_allocate(&mut self, len: u64, alignment: u64, transient: bool) -> Option<Range> {
         if !transient || self.transient.capacity() == 0 {
             return None;
@@ -323,6 +326,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
         self.transient.allocate(len, alignment).ok()
     }
 
+    #[inline]
     fn release_range(&mut self, range: Range, origin: Origin) -> Result<(), Error> {
         match origin {
             Origin::General => self.general.free(range)?,
@@ -332,6 +336,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     }
 
     /// Frees a buffer's chunks: `first` (in its record) and the list that follows it.
+    #[inline]
     pub(crate) fn free_chunks(&mut self, first: ChunkRec) {
         let _ = self.release_range(first.range, first.origin);
         let mut next = first.next;
@@ -384,6 +389,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     }
 
     /// Releases a buffer: its memory, and any persistent mapping of it.
+    #[inline]
     pub(crate) fn release(&mut self, buffer: Buffer) -> Result<(), Error> {
         let rec = self.buffers.remove(buffer)?;
         let mut stale = heapless::Vec::<PersistentMapping, OBJECTS>::new();

@@ -258,6 +258,7 @@ impl<const RECORDS: usize> RangeAllocator for Arena<RECORDS> {
     }
 
     #[inline]
+    #[inline]
     fn allocate(&mut self, size: u64, alignment: u64) -> Result<Range, AllocError> {
         check_request(size, alignment, self.capacity)?;
         let mask = alignment - 1;
@@ -292,6 +293,7 @@ impl<const RECORDS: usize> RangeAllocator for Arena<RECORDS> {
         ))
     }
 
+    #[inline]
     #[inline]
     fn free(&mut self, range: Range) -> Result<(), AllocError> {
         let token = range.token();
