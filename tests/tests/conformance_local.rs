@@ -30,61 +30,35 @@ fn local_device(workers: usize) -> LocalDevice<'static> {
     LocalDevice::new(memory, config).expect("a local device")
 }
 
-mod local_inline {
-    use super::*;
+/// The local driver with `WORKERS` workers: 1 runs workgroups inline on the caller's thread,
+/// more run them on the `threads` pool.
+pub struct Local<const WORKERS: usize>;
 
-    /// The local driver running workgroups inline on the caller's thread.
-    pub struct LocalInline;
+impl<const WORKERS: usize> Target for Local<WORKERS> {
+    type Device = LocalDevice<'static>;
 
-    impl Target for LocalInline {
-        type Device = LocalDevice<'static>;
-
-        fn create() -> Self::Device {
-            local_device(1)
-        }
-
-        fn host_memory(bytes: &'static mut [u8]) -> LocalHostMemory<'static> {
-            LocalHostMemory::ReadWrite(bytes)
-        }
-
-        fn host_memory_read_only(bytes: &'static [u8]) -> LocalHostMemory<'static> {
-            LocalHostMemory::ReadOnly(bytes)
-        }
-
-        fn kernel(name: &'static str) -> ExecutableSource<'static> {
-            ExecutableSource::Kernel(name)
-        }
+    fn create() -> Self::Device {
+        local_device(WORKERS)
     }
 
-    ember_tests::conformance_tests!(LocalInline);
+    fn host_memory(bytes: &'static mut [u8]) -> LocalHostMemory<'static> {
+        LocalHostMemory::ReadWrite(bytes)
+    }
+
+    fn host_memory_read_only(bytes: &'static [u8]) -> LocalHostMemory<'static> {
+        LocalHostMemory::ReadOnly(bytes)
+    }
+
+    fn kernel(name: &'static str) -> ExecutableSource<'static> {
+        ExecutableSource::Kernel(name)
+    }
+}
+
+mod local_inline {
+    ember_tests::conformance_tests!(crate::Local<1>);
 }
 
 #[cfg(feature = "threads")]
 mod local_threaded {
-    use super::*;
-
-    /// The local driver running workgroups on a pool of four workers.
-    pub struct LocalThreaded;
-
-    impl Target for LocalThreaded {
-        type Device = LocalDevice<'static>;
-
-        fn create() -> Self::Device {
-            local_device(4)
-        }
-
-        fn host_memory(bytes: &'static mut [u8]) -> LocalHostMemory<'static> {
-            LocalHostMemory::ReadWrite(bytes)
-        }
-
-        fn host_memory_read_only(bytes: &'static [u8]) -> LocalHostMemory<'static> {
-            LocalHostMemory::ReadOnly(bytes)
-        }
-
-        fn kernel(name: &'static str) -> ExecutableSource<'static> {
-            ExecutableSource::Kernel(name)
-        }
-    }
-
-    ember_tests::conformance_tests!(LocalThreaded);
+    ember_tests::conformance_tests!(crate::Local<4>);
 }

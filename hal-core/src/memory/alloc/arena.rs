@@ -258,7 +258,6 @@ impl<const RECORDS: usize> RangeAllocator for Arena<RECORDS> {
     }
 
     #[inline]
-    #[inline]
     fn allocate(&mut self, size: u64, alignment: u64) -> Result<Range, AllocError> {
         check_request(size, alignment, self.capacity)?;
         let mask = alignment - 1;
@@ -293,7 +292,6 @@ impl<const RECORDS: usize> RangeAllocator for Arena<RECORDS> {
         ))
     }
 
-    #[inline]
     #[inline]
     fn free(&mut self, range: Range) -> Result<(), AllocError> {
         let token = range.token();
