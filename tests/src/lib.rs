@@ -1,5 +1,12 @@
 //! Ember's cross-crate tests and benchmark harnesses.
 //!
+//! [`conformance`] is the HAL conformance suite, written once against
+//! [`hal_core::Device`]: implement [`conformance::Target`] for a driver and invoke
+//! `conformance_tests!(YourTarget)` to get one `#[test]` per case
+//! (`tests/conformance_local.rs` does it for the local driver). The HAL benchmark
+//! (`cargo bench -p ember-tests --bench hal`) measures dispatch replay, queue-ordered
+//! allocation and memoization on the local driver.
+//!
 //! The allocator benchmark (`cargo bench -p ember-tests --bench alloc`) drives Ember's
 //! device-memory allocators ([`hal_core::memory::alloc`]) and four peers through the same
 //! pre-generated traces:
