@@ -210,6 +210,23 @@ impl<K: Kind, T, const N: usize> Table<K, T, N> {
         Ok(value)
     }
 
+    /// Removes every object for which `keep` is false (their handles go stale).
+    pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
+        if self.len == 0 {
+            return;
+        }
+        for index in 0..self.untouched {
+            let slot = &mut self.slots[index as usize];
+            if slot.value.as_ref().is_some_and(|v| !keep(v)) {
+                slot.value = None;
+                slot.generation = slot.generation.wrapping_add(1);
+                slot.next_free = self.free_head;
+                self.free_head = index;
+                self.len -= 1;
+            }
+        }
+    }
+
     /// Every live object with its handle.
     pub fn iter(&self) -> impl Iterator<Item = (Handle<K>, &T)> {
         self.slots.iter().enumerate().filter_map(|(i, s)| {
@@ -261,5 +278,11 @@ mod tests {
         assert_eq!(t.len(), 2);
         assert_eq!(t.iter().count(), 2);
         assert!(t.get(Handle::from_parts(7, 0)).is_err());
+        t.retain(|&v| v != 3);
+        assert!(t.get(c).is_err());
+        assert_eq!(t.len(), 1);
+        let d = t.insert(4).unwrap();
+        assert_eq!(d.index(), c.index());
+        assert_eq!(t.get(d), Ok(&4));
     }
 }

@@ -7,7 +7,7 @@ use crate::queue::Pending;
 use hal_core::buffer::BufferKind;
 use hal_core::chunk::ChunkLayout;
 use hal_core::command::{Command, CommandBufferKind, CommandList};
-use hal_core::device::{Mapped, MappingKind, ObjectCounts, PersistentMapping};
+use hal_core::device::{Mapped, MappingKind, ObjectCounts};
 use hal_core::executable::ExecutableKind;
 use hal_core::handle::{Handle, Kind, Table};
 use hal_core::memory::alloc::{Arena, Range, RangeAllocator, Tlsf};
@@ -296,7 +296,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             .inspect_err(|_| self.free_chunks(first))
     }
 
-    #[inline]
+    #[inline(always)]
     fn allocate_chunk(
         &mut self,
         len: u64,
@@ -318,7 +318,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn transient_allocate(&mut self, len: u64, alignment: u64, transient: bool) -> Option<Range> {
         if !transient || self.transient.capacity() == 0 {
             return None;
@@ -392,20 +392,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     #[inline]
     pub(crate) fn release(&mut self, buffer: Buffer) -> Result<(), Error> {
         let rec = self.buffers.remove(buffer)?;
-        let mut stale = heapless::Vec::<PersistentMapping, OBJECTS>::new();
-        let mappings = if self.mappings.is_empty() {
-            None
-        } else {
-            Some(self.mappings.iter())
-        };
-        for (handle, mapping) in mappings.into_iter().flatten() {
-            if mapping.span.buffer == buffer {
-                let _ = stale.push(handle);
-            }
-        }
-        for handle in stale {
-            let _ = self.mappings.remove(handle);
-        }
+        self.mappings.retain(|m| m.span.buffer != buffer);
         if let Backing::Device(first) = rec.backing {
             self.free_chunks(first);
         }

@@ -257,7 +257,7 @@ impl<const RECORDS: usize> RangeAllocator for Arena<RECORDS> {
         self.capacity
     }
 
-    #[inline]
+    #[inline(always)]
     fn allocate(&mut self, size: u64, alignment: u64) -> Result<Range, AllocError> {
         check_request(size, alignment, self.capacity)?;
         let mask = alignment - 1;
