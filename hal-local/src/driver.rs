@@ -47,6 +47,28 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
         info.require_access(access)
     }
 
+    /// Checks a host read or write of `span` moving `len` bytes with `access`.
+    fn check_host_transfer(
+        &self,
+        span: BufferSpan,
+        access: MemoryAccess,
+        len: usize,
+    ) -> Result<(), Error> {
+        let info = self.buffers.get(span.buffer)?.info;
+        info.require_access(access)?;
+        let what = if access.contains(MemoryAccess::WRITE) {
+            "write"
+        } else {
+            "read"
+        };
+        if info.resolve(what, span.offset, span.length)? != len as u64 {
+            return Err(Error::InvalidArgument(
+                "host transfer length differs from the span's",
+            ));
+        }
+        Ok(())
+    }
+
     pub(crate) fn release_command_buffer_now(&mut self, cb: CommandBuffer) -> Result<(), Error> {
         let rec = self.command_buffers.remove(cb)?;
         self.slot_alloc.free(rec.slots)?;
@@ -61,8 +83,7 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
         capacity: u32,
         record: Record<'_>,
     ) -> Result<(), Error> {
-        self.check_submit(&submit)?;
-        self.ensure_pending_room(&submit)?;
+        // `submit_execute` checks the submission; a refusal there releases the buffer below.
         let cb = self.create_command_buffer(CommandBufferMode::OneShot, capacity, 0)?;
         let recorded = self.record(cb, record).and_then(|()| self.end(cb));
         if let Err(e) = recorded {
@@ -195,14 +216,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     }
 
     fn read_buffer(&mut self, span: BufferSpan, out: &mut [u8]) -> Result<(), Error> {
-        let info = self.buffers.get(span.buffer)?.info;
-        info.require_access(MemoryAccess::READ)?;
-        let length = info.resolve("read", span.offset, span.length)?;
-        if length != out.len() as u64 {
-            return Err(Error::InvalidArgument(
-                "read length differs from the output's",
-            ));
-        }
+        self.check_host_transfer(span, MemoryAccess::READ, out.len())?;
         self.for_each_piece(span, "read", |raw, at| {
             let at = at as usize;
             let dst = out
@@ -217,14 +231,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     }
 
     fn write_buffer(&mut self, span: BufferSpan, data: &[u8]) -> Result<(), Error> {
-        let info = self.buffers.get(span.buffer)?.info;
-        info.require_access(MemoryAccess::WRITE)?;
-        let length = info.resolve("write", span.offset, span.length)?;
-        if length != data.len() as u64 {
-            return Err(Error::InvalidArgument(
-                "write length differs from the data's",
-            ));
-        }
+        self.check_host_transfer(span, MemoryAccess::WRITE, data.len())?;
         self.write_span(span, data)
     }
 

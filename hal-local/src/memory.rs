@@ -34,19 +34,7 @@ impl<'m> Region<'m> {
 
     /// `len` bytes at `offset`, or `None` if that leaves the region.
     pub(crate) fn span(&self, offset: u64, len: u64, writable: bool) -> Option<RawSpan> {
-        let offset = usize::try_from(offset).ok()?;
-        let len = usize::try_from(len).ok()?;
-        if offset.checked_add(len)? > self.len {
-            return None;
-        }
-        // SAFETY: `offset + len <= self.len`, so the result stays inside the region.
-        let ptr = unsafe { self.base.add(offset) };
-        Some(RawSpan {
-            ptr,
-            len,
-            writable,
-            atomic: true,
-        })
+        RawSpan::inside(self.base, self.len, offset, len, writable, true)
     }
 }
 
@@ -84,19 +72,15 @@ impl Imported {
     }
 
     pub(crate) fn span(&self, offset: u64, len: u64) -> Option<RawSpan> {
-        let offset = usize::try_from(offset).ok()?;
-        let len = usize::try_from(len).ok()?;
-        if offset.checked_add(len)? > self.len {
-            return None;
-        }
-        // SAFETY: `offset + len <= self.len`: inside the imported memory.
-        let ptr = unsafe { self.ptr.add(offset) };
-        Some(RawSpan {
-            ptr,
+        // A read-only import is never viewed as atomics (see `RawSpan::atomic`).
+        RawSpan::inside(
+            self.ptr,
+            self.len,
+            offset,
             len,
-            writable: self.writable,
-            atomic: self.writable,
-        })
+            self.writable,
+            self.writable,
+        )
     }
 }
 
@@ -118,6 +102,30 @@ pub(crate) struct RawSpan {
 }
 
 impl RawSpan {
+    /// `len` bytes at `offset` of the `total` bytes at `base`, or `None` if that leaves them.
+    fn inside(
+        base: *mut u8,
+        total: usize,
+        offset: u64,
+        len: u64,
+        writable: bool,
+        atomic: bool,
+    ) -> Option<Self> {
+        let offset = usize::try_from(offset).ok()?;
+        let len = usize::try_from(len).ok()?;
+        if offset.checked_add(len)? > total {
+            return None;
+        }
+        // SAFETY: `offset + len <= total`, so the result stays inside the memory at `base`.
+        let ptr = unsafe { base.add(offset) };
+        Some(Self {
+            ptr,
+            len,
+            writable,
+            atomic,
+        })
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.len
     }

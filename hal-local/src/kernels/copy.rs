@@ -40,14 +40,11 @@ pub fn copy_u32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
 mod tests {
     extern crate std;
 
-    use core::sync::atomic::AtomicU8;
     use std::vec::Vec;
 
     use super::*;
     use crate::kernel::Binding;
-    use crate::kernels::testutil::{
-        filled, misaligned_shared, read_u32, run, u32_words, Aligned, GRIDS,
-    };
+    use crate::kernels::testutil::{filled, read_u32, run, u32_words, Aligned, GRIDS};
 
     #[test]
     fn copies_destination_length_on_every_grid() {
@@ -131,14 +128,13 @@ mod tests {
                 alignment: 4
             })
         );
-        let storage: Vec<AtomicU8> = (0..24).map(|_| AtomicU8::new(0)).collect();
         let src = filled(4, 0);
         assert_eq!(
             run(
                 &COPY_U32,
                 [1, 1, 1],
                 &[],
-                &[Binding::shared_words(&src), misaligned_shared(&storage, 16)]
+                &[Binding::shared_words(&src), Binding::unaligned(16, true)]
             ),
             Err(KernelError::Misaligned {
                 index: 1,

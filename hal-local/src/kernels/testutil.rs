@@ -2,7 +2,7 @@
 
 extern crate std;
 
-use core::sync::atomic::{AtomicU32, AtomicU8, Ordering};
+use core::sync::atomic::{AtomicU32, Ordering};
 use std::vec::Vec;
 
 use crate::kernel::{Binding, Kernel, KernelError, Workgroup};
@@ -69,11 +69,6 @@ impl Aligned {
     pub(crate) fn misaligned(&self) -> &[u8] {
         &self.bytes[1..self.len + 1]
     }
-}
-
-/// Shared bytes whose start is *not* 4-byte aligned, `len` long, inside `storage`.
-pub(crate) fn misaligned_shared(_storage: &[AtomicU8], len: usize) -> Binding<'_> {
-    Binding::unaligned(len, true)
 }
 
 /// Runs `kernel` for every workgroup of `count`, checks every workgroup gave the same result,
