@@ -10,7 +10,9 @@
 //! - [`semaphore`]: timeline semaphores with failure propagation, and queue submissions;
 //! - [`connection`]: memory connections between devices and copies along them;
 //! - [`memo`]: memoization of resources per (device, queue affinity);
-//! - [`handle`]: generation-checked handles into fixed-capacity tables.
+//! - [`handle`]: generation-checked handles into fixed-capacity tables;
+//! - [`module`]: the module format, zero-copy decoding and validation, and (with `alloc`)
+//!   the builder and memory planner.
 //!
 //! ```
 //! use hal_core::memory::alloc::{RangeAllocator, Tlsf};
@@ -24,12 +26,16 @@
 //! # Ok::<(), hal_core::memory::alloc::AllocError>(())
 //! ```
 //!
-//! Features: `defmt` implements `defmt::Format` on the public types for firmware logs.
+//! Features: `defmt` implements `defmt::Format` on the public types for firmware logs;
+//! `alloc` adds the module builder and memory planner (host tools).
 #![no_std]
 #![cfg_attr(
     not(test),
     deny(clippy::panic, clippy::unwrap_used, clippy::expect_used)
 )]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
 
 pub mod buffer;
 pub mod chunk;
@@ -41,6 +47,7 @@ pub mod executable;
 pub mod handle;
 pub mod memo;
 pub mod memory;
+pub mod module;
 pub mod semaphore;
 
 pub use buffer::{Buffer, BufferInfo, BufferSpan, WHOLE};

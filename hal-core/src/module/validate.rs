@@ -1,0 +1,401 @@
+//! Validation: every offset, length, count, alignment and reference in a decoded header,
+//! without a heap. Costs O(header bytes) plus, per function, O(transients²) for the plan and
+//! O(index) per lookup of an argument, result or constant size.
+
+use super::error::{ModuleError, Problem, Site};
+use super::format::{
+    ConstantDef, ExecutableDef, FunctionDef, Header, Operand, PoolRange, Step, Transient, Value,
+    POOL_ALIGN,
+};
+use super::seq::Seq;
+use crate::command::{MAX_BINDINGS, MAX_BINDING_SLOTS, MAX_CONSTANTS, MAX_WORKGROUP_COUNT};
+use serde::Deserialize;
+
+/// Most transient values one function may have (validation keeps their lifetimes on the
+/// stack: 24 bytes each).
+pub const MAX_TRANSIENTS: usize = 64;
+/// Most steps one function may have.
+pub const MAX_STEPS: u32 = 65_536;
+/// Most arguments plus results of one function: the binding table holds them and the arena.
+pub const MAX_VALUES: u32 = MAX_BINDING_SLOTS as u32 - 1;
+
+/// Checks a whole header against a pool of `pool_len` bytes.
+pub(super) fn header(header: &Header<'_>, header_at: u64) -> Result<(), ModuleError> {
+    let at = Site::Header { offset: header_at };
+    let executables = seq(&header.executables, "executables", at)?;
+    let constants = seq(&header.constants, "constants", at)?;
+    let functions = seq(&header.functions, "functions", at)?;
+    for (i, exe) in header.executables.iter().enumerate() {
+        executable(&exe, header.pool_len, Site::Executable(i as u32))?;
+    }
+    for (i, c) in header.constants.iter().enumerate() {
+        constant(&c, header.pool_len, Site::Constant(i as u32))?;
+    }
+    let counts = Counts {
+        executables,
+        constants,
+    };
+    for (i, f) in header.functions.iter().enumerate() {
+        let i = i as u32;
+        for (j, earlier) in header.functions.iter().take(i as usize).enumerate() {
+            if earlier.name == f.name {
+                let first = j as u32;
+                return Err(ModuleError::new(
+                    Site::Function(i),
+                    Problem::DuplicateName { first },
+                ));
+            }
+        }
+        function(i, &f, &header.constants, counts)?;
+    }
+    let _ = functions;
+    Ok(())
+}
+
+/// Checks that every element of `seq` decodes and the bytes hold exactly `len()` elements.
+fn seq<'a, T: Deserialize<'a> + 'a>(
+    seq: &Seq<'a, T>,
+    what: &'static str,
+    site: Site,
+) -> Result<u32, ModuleError> {
+    let bytes = seq.encoded().len() as u64;
+    if u64::from(seq.len()) > bytes {
+        // Every element takes at least one byte.
+        let problem = Problem::Count {
+            what,
+            count: seq.len().into(),
+            max: bytes,
+        };
+        return Err(ModuleError::new(site, problem));
+    }
+    let mut items = seq.try_iter();
+    for item in items.by_ref() {
+        if item.is_err() {
+            return Err(ModuleError::new(site, Problem::Malformed));
+        }
+    }
+    if !items.rest().is_empty() {
+        let extra = items.rest().len() as u64;
+        return Err(ModuleError::new(site, Problem::TrailingBytes { extra }));
+    }
+    Ok(seq.len())
+}
+
+fn range(
+    what: &'static str,
+    offset: u64,
+    length: u64,
+    limit: u64,
+    site: Site,
+) -> Result<(), ModuleError> {
+    match offset.checked_add(length) {
+        Some(end) if end <= limit => Ok(()),
+        _ => Err(ModuleError::new(
+            site,
+            Problem::OutOfBounds {
+                what,
+                offset,
+                length,
+                limit,
+            },
+        )),
+    }
+}
+
+fn aligned(what: &'static str, value: u64, align: u64, site: Site) -> Result<(), ModuleError> {
+    if value % align == 0 {
+        Ok(())
+    } else {
+        Err(ModuleError::new(
+            site,
+            Problem::Misaligned { what, value, align },
+        ))
+    }
+}
+
+fn non_empty(what: &'static str, length: u64, site: Site) -> Result<(), ModuleError> {
+    if length == 0 {
+        Err(ModuleError::new(site, Problem::Empty { what }))
+    } else {
+        Ok(())
+    }
+}
+
+fn pool_range(what: &'static str, r: PoolRange, pool: u64, site: Site) -> Result<(), ModuleError> {
+    non_empty(what, r.length, site)?;
+    range(what, r.offset, r.length, pool, site)
+}
+
+fn executable(exe: &ExecutableDef<'_>, pool: u64, site: Site) -> Result<(), ModuleError> {
+    non_empty("kernel name", exe.kernel.len() as u64, site)?;
+    if let Some(spirv) = exe.spirv {
+        pool_range("SPIR-V", spirv, pool, site)?;
+        aligned("SPIR-V offset", spirv.offset, 4, site)?;
+        aligned("SPIR-V length", spirv.length, 4, site)?;
+        non_empty("SPIR-V entry point", exe.entry.len() as u64, site)?;
+    }
+    Ok(())
+}
+
+fn constant(c: &ConstantDef<'_>, pool: u64, site: Site) -> Result<(), ModuleError> {
+    pool_range("constant", c.data, pool, site)?;
+    aligned("constant offset", c.data.offset, POOL_ALIGN, site)
+}
+
+#[derive(Clone, Copy)]
+struct Counts {
+    executables: u32,
+    constants: u32,
+}
+
+/// A transient's arena range and the steps that use it (first > last: never used).
+#[derive(Clone, Copy)]
+struct Live {
+    offset: u64,
+    size: u64,
+    first: u32,
+    last: u32,
+}
+
+const UNUSED: Live = Live {
+    offset: 0,
+    size: 0,
+    first: u32::MAX,
+    last: 0,
+};
+
+fn function(
+    index: u32,
+    f: &FunctionDef<'_>,
+    constants: &Seq<'_, ConstantDef<'_>>,
+    counts: Counts,
+) -> Result<(), ModuleError> {
+    let site = Site::Function(index);
+    non_empty("function name", f.name.len() as u64, site)?;
+    let arguments = seq(&f.arguments, "arguments", site)?;
+    let results = seq(&f.results, "results", site)?;
+    let transients = seq(&f.transients, "transients", site)?;
+    let steps = seq(&f.steps, "steps", site)?;
+    let values = u64::from(arguments) + u64::from(results);
+    if values > u64::from(MAX_VALUES) {
+        let problem = Problem::Count {
+            what: "arguments and results",
+            count: values,
+            max: MAX_VALUES.into(),
+        };
+        return Err(ModuleError::new(site, problem));
+    }
+    let limit = |what, count: u32, max: usize| {
+        if count as usize > max {
+            let problem = Problem::Count {
+                what,
+                count: count.into(),
+                max: max as u64,
+            };
+            Err(ModuleError::new(site, problem))
+        } else {
+            Ok(())
+        }
+    };
+    limit("transients", transients, MAX_TRANSIENTS)?;
+    limit("steps", steps, MAX_STEPS as usize)?;
+    for size in f.arguments.iter().chain(f.results.iter()) {
+        non_empty("argument or result", size, site)?;
+    }
+
+    let mut live = [UNUSED; MAX_TRANSIENTS];
+    for (t, Transient { offset, size }) in f.transients.iter().enumerate() {
+        let at = Site::Transient {
+            function: index,
+            transient: t as u32,
+        };
+        non_empty("transient", size, at)?;
+        aligned("transient offset", offset, 4, at)?;
+        range("transient", offset, size, f.arena_size, at)?;
+        live[t] = Live {
+            offset,
+            size,
+            ..UNUSED
+        };
+    }
+    let live = &mut live[..transients as usize];
+
+    let scope = Scope {
+        function: f,
+        constants,
+        counts,
+        arguments,
+        results,
+    };
+    for (s, step) in f.steps.iter().enumerate() {
+        let s = s as u32;
+        let at = Site::Step {
+            function: index,
+            step: s,
+        };
+        scope.step(&step, at, &mut |t| {
+            let l = &mut live[t as usize];
+            l.first = l.first.min(s);
+            l.last = l.last.max(s);
+        })?;
+    }
+    plan(index, live)
+}
+
+/// No two transients share arena bytes while both are live.
+fn plan(function: u32, live: &[Live]) -> Result<(), ModuleError> {
+    for (b, lb) in live.iter().enumerate() {
+        for (a, la) in live[..b].iter().enumerate() {
+            let used = la.first <= la.last && lb.first <= lb.last;
+            let together = used && la.first <= lb.last && lb.first <= la.last;
+            let share = la.offset < lb.offset + lb.size && lb.offset < la.offset + la.size;
+            if together && share {
+                let site = Site::Transient {
+                    function,
+                    transient: b as u32,
+                };
+                let other = a as u32;
+                return Err(ModuleError::new(site, Problem::PlanOverlap { other }));
+            }
+        }
+    }
+    Ok(())
+}
+
+struct Scope<'f, 'a> {
+    function: &'f FunctionDef<'a>,
+    constants: &'f Seq<'a, ConstantDef<'a>>,
+    counts: Counts,
+    arguments: u32,
+    results: u32,
+}
+
+impl Scope<'_, '_> {
+    fn step(
+        &self,
+        step: &Step<'_>,
+        site: Site,
+        uses: &mut dyn FnMut(u32),
+    ) -> Result<(), ModuleError> {
+        match *step {
+            Step::Dispatch {
+                executable,
+                workgroups,
+                constants,
+                bindings,
+            } => {
+                self.index("executable", executable, self.counts.executables, site)?;
+                for count in workgroups {
+                    if count == 0 || count > MAX_WORKGROUP_COUNT {
+                        let problem = Problem::OutOfRange {
+                            what: "workgroup count",
+                            value: count.into(),
+                            max: MAX_WORKGROUP_COUNT.into(),
+                        };
+                        return Err(ModuleError::new(site, problem));
+                    }
+                }
+                let n = seq(&constants, "push constants", site)?;
+                self.limit("push constants", n, MAX_CONSTANTS, site)?;
+                let n = seq(&bindings, "bindings", site)?;
+                self.limit("bindings", n, MAX_BINDINGS, site)?;
+                for operand in bindings.iter() {
+                    self.operand(&operand, site, uses)?;
+                }
+                Ok(())
+            }
+            Step::Copy { source, target } => {
+                self.operand(&source, site, uses)?;
+                self.operand(&target, site, uses)?;
+                self.writable(&target, site)?;
+                let overlap = source.value == target.value
+                    && source.offset < target.offset + target.length
+                    && target.offset < source.offset + source.length;
+                if source.length != target.length || overlap {
+                    let problem = Problem::BadCopy {
+                        source_length: source.length,
+                        target_length: target.length,
+                    };
+                    return Err(ModuleError::new(site, problem));
+                }
+                Ok(())
+            }
+            Step::Fill { target, .. } => {
+                self.operand(&target, site, uses)?;
+                self.writable(&target, site)?;
+                aligned("fill length", target.length, 4, site)
+            }
+            Step::Barrier => Ok(()),
+        }
+    }
+
+    fn limit(&self, what: &'static str, n: u32, max: usize, site: Site) -> Result<(), ModuleError> {
+        if n as usize > max {
+            let problem = Problem::Count {
+                what,
+                count: n.into(),
+                max: max as u64,
+            };
+            return Err(ModuleError::new(site, problem));
+        }
+        Ok(())
+    }
+
+    fn index(
+        &self,
+        what: &'static str,
+        index: u32,
+        count: u32,
+        site: Site,
+    ) -> Result<(), ModuleError> {
+        if index < count {
+            Ok(())
+        } else {
+            let problem = Problem::UnknownReference { what, index, count };
+            Err(ModuleError::new(site, problem))
+        }
+    }
+
+    fn writable(&self, operand: &Operand, site: Site) -> Result<(), ModuleError> {
+        match operand.value {
+            Value::Constant(index) => {
+                Err(ModuleError::new(site, Problem::WritesConstant { index }))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks the reference and range of an operand and reports transient uses.
+    fn operand(
+        &self,
+        operand: &Operand,
+        site: Site,
+        uses: &mut dyn FnMut(u32),
+    ) -> Result<(), ModuleError> {
+        let f = self.function;
+        let (what, size) = match operand.value {
+            Value::Argument(i) => {
+                self.index("argument", i, self.arguments, site)?;
+                ("argument", f.arguments.get(i))
+            }
+            Value::Result(i) => {
+                self.index("result", i, self.results, site)?;
+                ("result", f.results.get(i))
+            }
+            Value::Constant(i) => {
+                self.index("constant", i, self.counts.constants, site)?;
+                ("constant", self.constants.get(i).map(|c| c.data.length))
+            }
+            Value::Transient(i) => {
+                self.index("transient", i, f.transients.len(), site)?;
+                uses(i);
+                ("transient", f.transients.get(i).map(|t| t.size))
+            }
+        };
+        // Validated sequences decode, so `size` is always known here.
+        let size = size.unwrap_or(0);
+        non_empty("operand", operand.length, site)?;
+        aligned("operand offset", operand.offset, 4, site)?;
+        range(what, operand.offset, operand.length, size, site)
+    }
+}
