@@ -10,6 +10,7 @@
 //! - [`semaphore`]: timeline semaphores with failure propagation, and queue submissions;
 //! - [`connection`]: memory connections between devices and copies along them;
 //! - [`memo`]: memoization of resources per (device, queue affinity);
+//! - [`session`]: a module loaded on a device, invoked with one `queue_alloca` per call;
 //! - [`handle`]: generation-checked handles into fixed-capacity tables;
 //! - [`module`]: the module format, zero-copy decoding and validation, and (with `alloc`)
 //!   the builder and memory planner.
@@ -49,6 +50,7 @@ pub mod memo;
 pub mod memory;
 pub mod module;
 pub mod semaphore;
+pub mod session;
 
 pub use buffer::{Buffer, BufferInfo, BufferSpan, WHOLE};
 pub use command::{BufferRef, CommandBuffer, CommandBufferMode, Record, Workgroups};
@@ -58,3 +60,4 @@ pub use error::{Error, ShortName};
 pub use executable::{Executable, ExecutableSource};
 pub use memo::{DeviceId, MemoCache, MemoKey};
 pub use semaphore::{QueueAffinity, Semaphore, SemaphoreValue, Submit, Timeout};
+pub use session::{LoadError, LoadOptions, ResultMemory, Session};

@@ -93,6 +93,13 @@ pub enum LocalHostMemory<'m> {
     ReadOnly(&'m [u8]),
 }
 
+/// Read-only bytes (what a [`Session`](hal_core::Session) imports module constants from).
+impl<'a: 'm, 'm> From<&'a [u8]> for LocalHostMemory<'m> {
+    fn from(bytes: &'a [u8]) -> Self {
+        LocalHostMemory::ReadOnly(bytes)
+    }
+}
+
 /// The local-CPU device.
 ///
 /// Capacities are const generics so firmware sizes every table at compile time:

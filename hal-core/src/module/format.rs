@@ -157,6 +157,17 @@ pub struct Operand {
     pub length: u64,
 }
 
+impl Operand {
+    /// The bytes `offset..offset + length` of this range (relative to its start).
+    pub const fn slice(self, offset: u64, length: u64) -> Self {
+        Self {
+            value: self.value,
+            offset: self.offset + offset,
+            length,
+        }
+    }
+}
+
 /// A value a step refers to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Value {

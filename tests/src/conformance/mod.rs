@@ -64,6 +64,7 @@ pub mod commands;
 pub mod import;
 pub mod mapping;
 pub mod memo;
+pub mod module;
 pub mod queue_alloc;
 pub mod semaphores;
 pub mod transfer;
@@ -71,7 +72,7 @@ pub mod transfer;
 /// What a driver provides to run the suite.
 pub trait Target {
     /// The driver's device.
-    type Device: Device;
+    type Device: Device<HostMemory: From<&'static [u8]>>;
     /// A fresh device. Its heap 0 must be host-visible and its max_allocation_size small
     /// enough (≤ 1 MiB) that tests can make chunked buffers of a few chunks.
     fn create() -> Self::Device;
@@ -124,6 +125,9 @@ macro_rules! conformance_tests {
             queue_alloc: ordered_by_semaphores, ordered_behind_host_signal, no_leak,
                 many_live_at_once, dealloca_stale;
             memo: built_once_replayed, keyed_by_device_and_affinity;
+            module: mlp_matches_host, constants_imported_or_streamed, replay_is_memoized,
+                unknown_kernel_is_a_module_error, capacity_is_checked, bad_calls_are_errors,
+                result_memory, copy_fill_and_no_arena;
             transfer: queue_read_streams, queue_read_refuses_bad_input,
                 queue_read_source_failure, copy_between_devices;
             bad_input: unknown_kernel, out_of_range_copies, out_of_range_fills_and_updates,

@@ -1,0 +1,548 @@
+//! `Session`: a module loaded onto a device, ready to invoke.
+//!
+//! Loading resolves every executable on the device, and gives every constant a buffer:
+//! imported in place (zero-copy) where the device's memory is unified with the host's and
+//! the bytes are aligned, streamed through bounded staging ([`Device::queue_read`]) where not.
+//! An invocation does one `queue_alloca` for the function's transient arena, replays a
+//! reusable command buffer recorded on first use and memoized per (device, queue affinity),
+//! then returns the arena with `queue_dealloca` — all ordered on the session's timeline.
+//!
+//! The binding table of a function's command buffer is its arguments, then its results,
+//! then (if it has transients) the arena; constants are bound at record time.
+
+use crate::buffer::{Buffer, BufferSpan, WHOLE};
+use crate::command::{BufferRef, CommandBuffer, CommandBufferMode, Record, Workgroups};
+use crate::command::{MAX_BINDINGS, MAX_BINDING_SLOTS, MAX_CONSTANTS};
+use crate::connection::{MemoryConnection, MemoryDomain};
+use crate::device::Device;
+use crate::executable::{Executable, ExecutableSource};
+use crate::memo::{DeviceId, MemoCache, MemoKey};
+use crate::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryType};
+use crate::module::{
+    FunctionDef, Module, ModuleError, Operand, Problem, Site, Step, Value, MAX_VALUES,
+};
+use crate::semaphore::{QueueAffinity, Semaphore, SemaphoreValue, Submit, Timeout};
+use crate::Error;
+use heapless::Vec;
+
+/// How a session loads its module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Import constants in place where the device can use their memory (otherwise always
+    /// stream them).
+    pub import: bool,
+    /// Most bytes staged at once when streaming a constant.
+    pub staging_bytes: u64,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        Self {
+            import: true,
+            staging_bytes: 64 * 1024,
+        }
+    }
+}
+
+/// Result buffers of one function.
+pub type Results = Vec<Buffer, { MAX_VALUES as usize }>;
+
+/// Where a function's results live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultMemory {
+    /// Device-local memory (the default; the host reads it with `read_buffer`).
+    DeviceLocal,
+    /// Memory the host can map.
+    Mappable,
+}
+
+impl ResultMemory {
+    /// Parameters for a result buffer.
+    pub const fn params(self) -> BufferParams {
+        match self {
+            ResultMemory::DeviceLocal => BufferParams::device_local(),
+            ResultMemory::Mappable => BufferParams::host_visible(),
+        }
+    }
+}
+
+/// Why a session did not load.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum LoadError {
+    /// The module cannot run here (an unknown kernel, say).
+    #[error(transparent)]
+    Module(#[from] ModuleError),
+    /// The device refused.
+    #[error(transparent)]
+    Device(#[from] Error),
+    /// The module has more of something than this session type holds.
+    #[error("module has {count} {what}; this session holds {max}")]
+    Capacity {
+        /// Of what.
+        what: &'static str,
+        /// In the module.
+        count: u32,
+        /// Capacity.
+        max: usize,
+    },
+}
+
+/// What a session holds, for reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SessionStats {
+    /// Constant bytes imported in place.
+    pub imported_bytes: u64,
+    /// Constant bytes streamed into device buffers.
+    pub streamed_bytes: u64,
+    /// The largest arena a function needs.
+    pub arena_peak: u64,
+    /// Command buffers recorded (memo misses).
+    pub recorded: u32,
+    /// Invocations that replayed a memoized command buffer.
+    pub replayed: u32,
+}
+
+/// A module loaded on one device: at most `E` executables, `C` constants, `F` memoized
+/// command buffers (one per function and queue affinity). Heap-free; the tables are inline.
+pub struct Session<'m, const E: usize = 16, const C: usize = 32, const F: usize = 8> {
+    module: Module<'m>,
+    device: DeviceId,
+    executables: Vec<Executable, E>,
+    constants: Vec<Buffer, C>,
+    commands: MemoCache<CommandBuffer, F>,
+    semaphore: Semaphore,
+    timeline: u64,
+    stats: SessionStats,
+}
+
+fn capacity(what: &'static str, count: u32, max: usize) -> Result<(), LoadError> {
+    if count as usize > max {
+        return Err(LoadError::Capacity { what, count, max });
+    }
+    Ok(())
+}
+
+impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
+    /// Loads `module` onto `device`. On error, whatever was created is released.
+    pub fn load<D>(
+        device: &mut D,
+        module: Module<'m>,
+        options: LoadOptions,
+    ) -> Result<Self, LoadError>
+    where
+        D: Device,
+        D::HostMemory: From<&'m [u8]>,
+    {
+        capacity("executables", module.executables().len(), E)?;
+        capacity("constants", module.constants().len(), C)?;
+        let semaphore = device.create_semaphore(0)?;
+        let mut session = Self {
+            module,
+            device: device.id(),
+            executables: Vec::new(),
+            constants: Vec::new(),
+            commands: MemoCache::new(),
+            semaphore,
+            timeline: 0,
+            stats: SessionStats {
+                arena_peak: module.sizes().max_arena,
+                ..SessionStats::default()
+            },
+        };
+        match session.load_objects(device, options) {
+            Ok(()) => Ok(session),
+            Err(e) => {
+                // Best effort: the error that stopped the load is the one to report.
+                let _ = session.release(device);
+                Err(e)
+            }
+        }
+    }
+
+    fn load_objects<D>(&mut self, device: &mut D, options: LoadOptions) -> Result<(), LoadError>
+    where
+        D: Device,
+        D::HostMemory: From<&'m [u8]>,
+    {
+        for (i, exe) in self.module.executables().iter().enumerate() {
+            let loaded = device.load_executable(ExecutableSource::Kernel(exe.kernel));
+            let loaded = loaded.map_err(|e| match e {
+                Error::UnknownKernel { name } => LoadError::Module(ModuleError::new(
+                    Site::Executable(i as u32),
+                    Problem::UnknownKernel { name },
+                )),
+                other => LoadError::Device(other),
+            })?;
+            if self.executables.push(loaded).is_err() {
+                device.release_executable(loaded)?;
+            }
+        }
+        for c in self.module.constants().iter() {
+            let bytes = self.module.pool_bytes(c.data);
+            let buffer = self.load_constant(device, bytes, options)?;
+            if self.constants.push(buffer).is_err() {
+                device.release_buffer(buffer)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn load_constant<D>(
+        &mut self,
+        device: &mut D,
+        bytes: &'m [u8],
+        options: LoadOptions,
+    ) -> Result<Buffer, Error>
+    where
+        D: Device,
+        D::HostMemory: From<&'m [u8]>,
+    {
+        let params = BufferParams::device_local()
+            .with_usage(BufferUsage::DISPATCH_STORAGE_READ | BufferUsage::TRANSFER_SOURCE);
+        let params = BufferParams {
+            access: MemoryAccess::READ,
+            ..params
+        };
+        let unified = MemoryConnection::between(
+            device.memory_domain(MemoryType::DEVICE_LOCAL),
+            MemoryDomain::Host,
+        ) == MemoryConnection::Unified;
+        let aligned = (bytes.as_ptr() as usize) % 64 == 0;
+        if options.import && unified && aligned {
+            if let Ok(buffer) = device.import_buffer(D::HostMemory::from(bytes), params) {
+                self.stats.imported_bytes += bytes.len() as u64;
+                return Ok(buffer);
+            }
+        }
+        let params = params.with_usage(params.usage | BufferUsage::TRANSFER_TARGET);
+        let params = BufferParams {
+            access: MemoryAccess::READ | MemoryAccess::WRITE,
+            ..params
+        };
+        let buffer = device.allocate_buffer(params, bytes.len() as u64)?;
+        let done = self.next_value();
+        let mut source = bytes;
+        let streamed = device
+            .queue_read(
+                Submit::new(&[], &[done]),
+                &mut source,
+                BufferSpan::new(buffer, 0, WHOLE),
+                options.staging_bytes.max(4),
+            )
+            .and_then(|_| device.wait_semaphores(&[done], Timeout::Infinite));
+        if let Err(e) = streamed {
+            let _ = device.release_buffer(buffer);
+            return Err(e);
+        }
+        self.stats.streamed_bytes += bytes.len() as u64;
+        Ok(buffer)
+    }
+
+    fn next_value(&mut self) -> SemaphoreValue {
+        self.timeline += 1;
+        SemaphoreValue::new(self.semaphore, self.timeline)
+    }
+
+    /// The module.
+    pub const fn module(&self) -> &Module<'m> {
+        &self.module
+    }
+
+    /// What it holds and has done.
+    pub const fn stats(&self) -> SessionStats {
+        self.stats
+    }
+
+    /// The index of the function named `name`.
+    pub fn function(&self, name: &str) -> Option<u32> {
+        self.module.function(name).map(|(i, _)| i)
+    }
+
+    fn def(&self, function: u32) -> Result<FunctionDef<'m>, Error> {
+        self.module
+            .functions()
+            .get(function)
+            .ok_or(Error::InvalidArgument("no such function"))
+    }
+
+    /// Allocates buffers for `function`'s results in `memory` (the caller releases them).
+    pub fn allocate_results<D: Device>(
+        &self,
+        device: &mut D,
+        function: u32,
+        memory: ResultMemory,
+    ) -> Result<Results, Error> {
+        let def = self.def(function)?;
+        let mut out = Results::new();
+        for size in def.results.iter() {
+            let allocated = device.allocate_buffer(memory.params(), size);
+            match allocated.and_then(|b| {
+                out.push(b)
+                    .map_err(|_| Error::InvalidArgument("too many results"))
+            }) {
+                Ok(()) => {}
+                Err(e) => {
+                    for &b in &out {
+                        let _ = device.release_buffer(b);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Runs `function` on the queues of `affinity`, reading `arguments` and writing
+    /// `results` (spans at least as long as the function's sizes), and waits for it.
+    ///
+    /// A failed invocation leaves the session usable: if the failure reached the session's
+    /// timeline semaphore, the session replaces it.
+    pub fn invoke<D: Device>(
+        &mut self,
+        device: &mut D,
+        function: u32,
+        arguments: &[BufferSpan],
+        results: &[BufferSpan],
+        affinity: QueueAffinity,
+    ) -> Result<(), Error> {
+        let result = self.invoke_once(device, function, arguments, results, affinity);
+        if result.is_err() && device.query_semaphore(self.semaphore).is_err() {
+            let fresh = device.create_semaphore(0)?;
+            let failed = core::mem::replace(&mut self.semaphore, fresh);
+            self.timeline = 0;
+            device.release_semaphore(failed)?;
+        }
+        result
+    }
+
+    fn invoke_once<D: Device>(
+        &mut self,
+        device: &mut D,
+        function: u32,
+        arguments: &[BufferSpan],
+        results: &[BufferSpan],
+        affinity: QueueAffinity,
+    ) -> Result<(), Error> {
+        if device.id() != self.device {
+            return Err(Error::InvalidArgument("session invoked on another device"));
+        }
+        let def = self.def(function)?;
+        check_sizes(def.arguments.iter(), arguments, "argument count or size")?;
+        check_sizes(def.results.iter(), results, "result count or size")?;
+        let key = MemoKey {
+            device: self.device,
+            affinity,
+            resource: function.into(),
+        };
+        let command_buffer = match self.commands.get(&key) {
+            Some(cb) => {
+                self.stats.replayed += 1;
+                cb
+            }
+            None => {
+                let cb = self.record(device, &def)?;
+                if let Err(e) = self.commands.get_or_try_insert(key, || Ok(cb)) {
+                    let _ = device.release_command_buffer(cb);
+                    return Err(e);
+                }
+                self.stats.recorded += 1;
+                cb
+            }
+        };
+
+        let mut table: Vec<BufferSpan, { MAX_BINDING_SLOTS as usize }> = Vec::new();
+        for span in arguments.iter().chain(results) {
+            table
+                .push(*span)
+                .map_err(|_| Error::InvalidArgument("too many arguments and results"))?;
+        }
+        let allocated = self.next_value();
+        let arena = if def.arena_size > 0 {
+            let params = BufferParams::device_local();
+            let signal = [allocated];
+            let arena = device.queue_alloca(Submit::new(&[], &signal), params, def.arena_size)?;
+            let _ = table.push(BufferSpan::new(arena, 0, WHOLE));
+            Some(arena)
+        } else {
+            device.signal_semaphore(self.semaphore, allocated.value)?;
+            None
+        };
+        let executed = self.next_value();
+        let (wait, signal) = ([allocated], [executed]);
+        let run = device.queue_execute(Submit::new(&wait, &signal), command_buffer, &table);
+        let Some(arena) = arena else {
+            run?;
+            return device.wait_semaphores(&[executed], Timeout::Infinite);
+        };
+        // Queued even if the execution was refused: the arena returns once `executed` is
+        // reached or failed.
+        let released = self.next_value();
+        let dealloca = device.queue_dealloca(Submit::new(&[executed], &[released]), arena);
+        if run.is_err() {
+            // Refused at submit: nothing ran and nothing will signal `executed`, so signal
+            // it here and the arena returns.
+            let _ = device.signal_semaphore(self.semaphore, executed.value);
+        }
+        run?;
+        dealloca?;
+        device.wait_semaphores(&[released], Timeout::Infinite)
+    }
+
+    fn record<D: Device>(
+        &self,
+        device: &mut D,
+        def: &FunctionDef<'m>,
+    ) -> Result<CommandBuffer, Error> {
+        let args = def.arguments.len() as u16;
+        let results = def.results.len() as u16;
+        let arena = args + results;
+        let slots = arena + u16::from(def.arena_size > 0);
+        let mut capacity = 0u32;
+        for step in def.steps.iter() {
+            capacity += match step {
+                Step::Dispatch {
+                    constants,
+                    bindings,
+                    ..
+                } => 1 + bindings.len() + constants.len().div_ceil(4),
+                _ => 1,
+            };
+        }
+        let cb =
+            device.create_command_buffer(CommandBufferMode::Reusable, capacity.max(1), slots)?;
+        let recorded = self.record_steps(device, cb, def, args, arena);
+        let ended = recorded.and_then(|()| device.end(cb));
+        if let Err(e) = ended {
+            let _ = device.release_command_buffer(cb);
+            return Err(e);
+        }
+        Ok(cb)
+    }
+
+    fn record_steps<D: Device>(
+        &self,
+        device: &mut D,
+        cb: CommandBuffer,
+        def: &FunctionDef<'m>,
+        args: u16,
+        arena: u16,
+    ) -> Result<(), Error> {
+        let resolve = |op: Operand| -> Result<BufferRef, Error> {
+            let missing = Error::InvalidArgument("module refers to a value that does not exist");
+            Ok(match op.value {
+                Value::Argument(i) => BufferRef::slot(i as u16).at(op.offset, op.length),
+                Value::Result(i) => BufferRef::slot(args + i as u16).at(op.offset, op.length),
+                Value::Constant(i) => {
+                    let buffer = *self.constants.get(i as usize).ok_or(missing)?;
+                    BufferRef::buffer(buffer).at(op.offset, op.length)
+                }
+                Value::Transient(i) => {
+                    let t = def.transients.get(i).ok_or(missing)?;
+                    BufferRef::slot(arena).at(t.offset + op.offset, op.length)
+                }
+            })
+        };
+        for step in def.steps.iter() {
+            let record = match step {
+                Step::Dispatch {
+                    executable,
+                    workgroups,
+                    constants,
+                    bindings,
+                } => {
+                    let executable = *self.executables.get(executable as usize).ok_or(
+                        Error::InvalidArgument("module refers to a missing executable"),
+                    )?;
+                    let mut words = [0u32; MAX_CONSTANTS];
+                    let mut nc = 0;
+                    for (w, c) in words.iter_mut().zip(constants.iter()) {
+                        *w = c;
+                        nc += 1;
+                    }
+                    let mut refs = [BufferRef::slot(0); MAX_BINDINGS];
+                    let mut nb = 0;
+                    for (r, b) in refs.iter_mut().zip(bindings.iter()) {
+                        *r = resolve(b)?;
+                        nb += 1;
+                    }
+                    device.record(
+                        cb,
+                        Record::Dispatch {
+                            executable,
+                            workgroups: Workgroups::Direct(workgroups),
+                            constants: &words[..nc],
+                            bindings: &refs[..nb],
+                        },
+                    )?;
+                    continue;
+                }
+                Step::Copy { source, target } => Record::Copy {
+                    source: resolve(source)?,
+                    target: resolve(target)?,
+                    length: source.length,
+                },
+                Step::Fill { target, pattern } => {
+                    let pattern = pattern.to_le_bytes();
+                    device.record(
+                        cb,
+                        Record::Fill {
+                            target: resolve(target)?,
+                            pattern: &pattern,
+                        },
+                    )?;
+                    continue;
+                }
+                Step::Barrier => Record::Barrier,
+            };
+            device.record(cb, record)?;
+        }
+        Ok(())
+    }
+
+    /// Releases everything the session created on `device` (after waiting for its work).
+    pub fn release<D: Device>(mut self, device: &mut D) -> Result<(), Error> {
+        let mut first = Ok(());
+        let mut keep = |r: Result<(), Error>| {
+            if first.is_ok() {
+                first = r;
+            }
+        };
+        let mut commands: Vec<CommandBuffer, F> = Vec::new();
+        self.commands.evict_device(self.device, |cb| {
+            let _ = commands.push(cb);
+        });
+        for cb in commands {
+            keep(device.release_command_buffer(cb));
+        }
+        for &b in &self.constants {
+            keep(device.release_buffer(b));
+        }
+        for &e in &self.executables {
+            keep(device.release_executable(e));
+        }
+        keep(device.release_semaphore(self.semaphore));
+        self.constants.clear();
+        self.executables.clear();
+        first
+    }
+}
+
+fn check_sizes(
+    sizes: impl Iterator<Item = u64>,
+    spans: &[BufferSpan],
+    what: &'static str,
+) -> Result<(), Error> {
+    let mut n = 0;
+    for size in sizes {
+        let span = spans.get(n).ok_or(Error::InvalidArgument(what))?;
+        if span.length != WHOLE && span.length < size {
+            return Err(Error::InvalidArgument(what));
+        }
+        n += 1;
+    }
+    if n != spans.len() {
+        return Err(Error::InvalidArgument(what));
+    }
+    Ok(())
+}
