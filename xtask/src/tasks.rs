@@ -112,20 +112,10 @@ pub fn test(with_miri: bool) -> Result {
 
 /// `cargo xtask run`: the main job on the emulated host board.
 pub fn run_main() -> Result {
+    setup::stable()?;
     run(
-        "allocator walk-through on the host",
-        cmd(
-            "cargo",
-            &[
-                "run",
-                "--quiet",
-                "--release",
-                "-p",
-                "hal-core",
-                "--example",
-                "transients",
-            ],
-        ),
+        "digits: train, pack, run every held-out image through the runtime (host board)",
+        cmd("cargo", &["run", "--release", "-p", "ember-digits"]),
     )
 }
 

@@ -6,7 +6,9 @@
 //! - [`mlp`]: the 64→32→10 network's weights ([`Mlp`]).
 //! - [`train`](mod@train): deterministic mini-batch Adam training.
 //! - [`reference`](mod@reference): `f64` and `f32` forward passes.
-//! - [`eval`]: scoring predictions.
+//! - [`eval`]: scoring predictions;
+//! - [`model`]: the network as an Ember module description;
+//! - [`runtime`]: the packed module run on the local-CPU driver through a `Session`.
 //!
 //! ```no_run
 //! use ember_digits::{evaluate, predict_f64, train, Digits, TrainConfig};
@@ -21,8 +23,10 @@
 pub mod data;
 pub mod eval;
 pub mod mlp;
+pub mod model;
 pub mod reference;
 pub mod rng;
+pub mod runtime;
 pub mod train;
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
-//! `ember-digits`: train the digits MLP on the host, score the float64 reference on the
-//! held-out half and (later) run the same images through the Ember runtime.
+//! `ember-digits`: Ember's main job. Trains the digits MLP on the host, packs it as a module
+//! (weights as constants), runs every held-out image through the runtime, and checks the
+//! runtime's answers against a float64 reference. Fails (exit 1) under 95% accuracy or under
+//! 99.9% agreement.
 //!
 //! Usage: `ember-digits [DATA.csv.gz]` (default: the repository's `data/digits.csv.gz`).
 
@@ -52,15 +54,94 @@ fn run() -> Result<(), String> {
         evaluate(&train_half, |x| predict_f64(&mlp, x))
     );
 
-    // ---- Runtime inference plugs in here (see `runtime_predictions`). ----
-    if let Some(runtime) = runtime_predictions(&mlp, &held_out)? {
-        println!(
-            "runtime, held out:       {}",
-            score(&held_out.labels, &runtime)
-        );
-        println!("runtime vs f64 reference: {}", score(&reference, &runtime));
+    let held_out_features = held_out.features();
+    let (module, unshared) = pack(&mlp)?;
+    let report = ember_digits::runtime::run(module, &held_out_features)?;
+    let runtime = &report.predictions;
+    let accuracy = score(&held_out.labels, runtime);
+    let agreement = score(&reference, runtime);
+    println!("runtime, held out:        {accuracy}");
+    println!("runtime vs f64 reference: {agreement}");
+    let per = report.elapsed.as_secs_f64() / runtime.len() as f64;
+    println!(
+        "time per inference:       {:.2} µs (upload, invoke, read back; {} images in {:.1} ms)",
+        per * 1e6,
+        runtime.len(),
+        report.elapsed.as_secs_f64() * 1e3
+    );
+    let sizes = hal_core::module::Module::parse(module)
+        .map_err(|e| e.to_string())?
+        .sizes();
+    println!(
+        "module:                   {} bytes ({} header, {} constant pool)",
+        sizes.file, sizes.header, sizes.pool
+    );
+    let s = report.session;
+    println!(
+        "constants:                {} bytes ({} imported in place, {} streamed)",
+        sizes.constants, s.imported_bytes, s.streamed_bytes
+    );
+    println!(
+        "arena peak:               {} bytes (one queue_alloca per inference; {} without reuse)",
+        s.arena_peak, unshared
+    );
+    println!(
+        "runtime tables:           {} bytes device + {} bytes session; device heap peak {} bytes of a {} KiB region",
+        report.device_table_bytes,
+        report.session_table_bytes,
+        report.heap_peak_bytes,
+        ember_digits::runtime::REGION_BYTES / 1024
+    );
+    println!(
+        "command buffer:           recorded {}×, replayed {}×",
+        s.recorded, s.replayed
+    );
+    if accuracy.fraction() < 0.95 {
+        return Err(format!("accuracy {accuracy} is under 95%"));
+    }
+    if agreement.fraction() < 0.999 {
+        return Err(format!(
+            "runtime agrees with the f64 reference on only {agreement}"
+        ));
     }
     Ok(())
+}
+
+/// Writes the module description (`target/digits/digits.json`), packs it with `ember-pack`
+/// into `target/digits/digits.ember`, and returns the module's bytes at a 64-byte-aligned
+/// address that lives for the program (so constants can be imported in place), and the
+/// arena the plan would need without reuse.
+fn pack(mlp: &Mlp) -> Result<(&'static [u8], u64), String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/digits");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let dir = dir
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    let json_path = dir.join("digits.json");
+    let json = serde_json::to_string_pretty(&ember_digits::model::description(mlp))
+        .map_err(|e| e.to_string())?;
+    std::fs::write(&json_path, json).map_err(|e| format!("{}: {e}", json_path.display()))?;
+    let packed = ember_pack::pack_file(&json_path).map_err(|e| e.to_string())?;
+    let module_path = dir.join("digits.ember");
+    std::fs::write(&module_path, &packed.bytes)
+        .map_err(|e| format!("{}: {e}", module_path.display()))?;
+    println!(
+        "packed {} → {} ({} bytes)",
+        json_path.display(),
+        module_path.display(),
+        packed.bytes.len()
+    );
+    let unshared = packed.unshared.iter().copied().max().unwrap_or(0);
+    Ok((leak_aligned(&packed.bytes), unshared))
+}
+
+/// `bytes` copied to a 64-byte-aligned allocation that is never freed.
+fn leak_aligned(bytes: &[u8]) -> &'static [u8] {
+    let blocks: &'static mut [[u8; 64]] =
+        Box::leak(vec![[0u8; 64]; bytes.len().div_ceil(64)].into_boxed_slice());
+    let flat = blocks.as_flattened_mut();
+    flat[..bytes.len()].copy_from_slice(bytes);
+    &flat[..bytes.len()]
 }
 
 /// Trains with an `indicatif` bar that advances per epoch and shows loss and train accuracy.
@@ -90,15 +171,4 @@ fn train_with_progress(train_half: &Split, config: &TrainConfig) -> (Mlp, Durati
         100.0 * last.1
     );
     (mlp, elapsed)
-}
-
-/// RUNTIME HOOK — not wired yet.
-///
-/// To be filled in: pack `mlp` (w1 64×32, b1, w2 32×10, b2, all row-major K×N `f32`) into an
-/// Ember module, run every held-out image (`ember_digits::features`, 64 `f32` in `[0, 1]`)
-/// through the runtime, and return the predicted class of each, in `held_out` order (argmax
-/// with the lowest index on ties, as `ember_digits::argmax`). `run` then prints the runtime's
-/// accuracy and its agreement with the f64 reference. Returns `None` while there is no runtime.
-fn runtime_predictions(_mlp: &Mlp, _held_out: &Split) -> Result<Option<Vec<u8>>, String> {
-    Ok(None)
 }

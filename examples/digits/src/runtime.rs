@@ -1,0 +1,150 @@
+//! Running the packed digits module on the local-CPU driver through a [`Session`].
+
+use hal_core::module::Module;
+use hal_core::session::{LoadOptions, ResultMemory, Session, SessionStats};
+use hal_core::{Buffer, BufferSpan, Device, QueueAffinity};
+use hal_local::{LocalConfig, LocalDevice};
+use std::time::{Duration, Instant};
+
+/// The device the demo runs on: tables sized for one small model (16 objects, 64 command
+/// slots, 32 allocator nodes, 4 pending operations).
+pub type DigitsDevice = LocalDevice<'static, 16, 64, 32, 4>;
+/// The session type: 4 executables, 8 constants, 2 memoized command buffers.
+pub type DigitsSession = Session<'static, 4, 8, 2>;
+
+/// Bytes of the device's memory region: inputs, results and the transient arena (the
+/// constants are imported in place, so they need none).
+pub const REGION_BYTES: usize = 16 * 1024;
+/// Of which, at the end, the arena `queue_alloca` serves transients from.
+pub const TRANSIENT_BYTES: u64 = 4 * 1024;
+
+/// What one run measured.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// Predicted class per image.
+    pub predictions: Vec<u8>,
+    /// Wall time of all invocations (upload, invoke, read back).
+    pub elapsed: Duration,
+    /// Session figures (constants imported or streamed, arena, replays).
+    pub session: SessionStats,
+    /// Bytes of the device's tables (`size_of::<DigitsDevice>()`).
+    pub device_table_bytes: usize,
+    /// Bytes of the session's tables (`size_of::<DigitsSession>()`).
+    pub session_table_bytes: usize,
+    /// Peak bytes in use in the device's general heap.
+    pub heap_peak_bytes: u64,
+}
+
+fn err(what: &str) -> impl Fn(hal_core::Error) -> String + '_ {
+    move |e| format!("{what}: {e}")
+}
+
+/// Loads `module` (bytes that live for the program) onto a fresh local device and
+/// classifies every image of `features`.
+pub fn run(module: &'static [u8], features: &[[f32; 64]]) -> Result<RunReport, String> {
+    let module = Module::parse(module).map_err(|e| e.to_string())?;
+    let region: &'static mut [u8] = Box::leak(vec![0u8; REGION_BYTES].into_boxed_slice());
+    let config = LocalConfig {
+        transient_bytes: TRANSIENT_BYTES,
+        ..LocalConfig::default()
+    };
+    let mut device = DigitsDevice::new(region, config).map_err(err("device"))?;
+    let mut session = DigitsSession::load(&mut device, module, LoadOptions::default())
+        .map_err(|e| format!("load: {e}"))?;
+    let classify = session
+        .function(crate::model::FUNCTION)
+        .ok_or("module has no `classify` function")?;
+    let image = device
+        .allocate_buffer(hal_core::memory::BufferParams::device_local(), 64 * 4)
+        .map_err(err("input buffer"))?;
+    let results = session
+        .allocate_results(&mut device, classify, ResultMemory::DeviceLocal)
+        .map_err(err("result buffer"))?;
+    let probabilities: Buffer = results[0];
+
+    let mut predictions = Vec::with_capacity(features.len());
+    let mut bytes = [0u8; 64 * 4];
+    let mut out = [0u8; 10 * 4];
+    let start = Instant::now();
+    for x in features {
+        for (b, v) in bytes.chunks_exact_mut(4).zip(x) {
+            b.copy_from_slice(&v.to_le_bytes());
+        }
+        device
+            .write_buffer(BufferSpan::whole(image), &bytes)
+            .map_err(err("write image"))?;
+        session
+            .invoke(
+                &mut device,
+                classify,
+                &[BufferSpan::whole(image)],
+                &[BufferSpan::whole(probabilities)],
+                QueueAffinity::ANY,
+            )
+            .map_err(err("invoke"))?;
+        device
+            .read_buffer(BufferSpan::whole(probabilities), &mut out)
+            .map_err(err("read probabilities"))?;
+        let p: Vec<f32> = out
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        predictions.push(crate::argmax(&p) as u8);
+    }
+    let elapsed = start.elapsed();
+    let heap_peak_bytes = device.allocator_stats(0).map_or(0, |s| s.peak_bytes_in_use);
+    let stats = session.stats();
+    device.release_buffer(image).map_err(err("release"))?;
+    device
+        .release_buffer(probabilities)
+        .map_err(err("release"))?;
+    session
+        .release(&mut device)
+        .map_err(err("release session"))?;
+    let leaked = device.object_counts();
+    if leaked != Default::default() {
+        return Err(format!("objects left on the device: {leaked:?}"));
+    }
+    Ok(RunReport {
+        predictions,
+        elapsed,
+        session: stats,
+        device_table_bytes: size_of::<DigitsDevice>(),
+        session_table_bytes: size_of::<DigitsSession>(),
+        heap_peak_bytes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::{held_out, trained};
+    use crate::{predict_f64, score};
+
+    /// The whole main job in a test: pack, load, classify every held-out image; the runtime
+    /// agrees with the float64 reference on at least 99.9% and scores at least 95%.
+    #[test]
+    fn runtime_matches_the_f64_reference() {
+        let packed = ember_pack::pack(
+            &crate::model::description(trained()),
+            std::path::Path::new("."),
+        )
+        .expect("packs");
+        let module: &'static [u8] = Box::leak(packed.bytes.into_boxed_slice());
+        let held_out = held_out();
+        let report = super::run(module, &held_out.features()).expect("runs");
+        let reference: Vec<u8> = held_out
+            .features()
+            .iter()
+            .map(|x| predict_f64(trained(), x))
+            .collect();
+        let agreement = score(&reference, &report.predictions);
+        assert!(agreement.fraction() >= 0.999, "agreement {agreement}");
+        let accuracy = score(&held_out.labels, &report.predictions);
+        assert!(accuracy.fraction() >= 0.95, "accuracy {accuracy}");
+        assert_eq!(report.session.recorded, 1);
+        assert_eq!(
+            report.session.arena_peak, 192,
+            "hidden (128 B) and logits (64 → 64 B)"
+        );
+    }
+}
