@@ -19,6 +19,10 @@ pub const MAX_STEPS: u32 = 65_536;
 /// Most arguments plus results of one function: the binding table holds them and the arena.
 pub const MAX_VALUES: u32 = MAX_BINDING_SLOTS as u32 - 1;
 
+/// Constants whose lengths validation keeps on the stack (8 bytes each); lookups of later
+/// ones decode the table up to them.
+const CACHED_CONSTANTS: usize = 64;
+
 /// Checks a whole header against a pool of `pool_len` bytes.
 pub(super) fn header(header: &Header<'_>, header_at: u64) -> Result<(), ModuleError> {
     let at = Site::Header { offset: header_at };
@@ -28,12 +32,17 @@ pub(super) fn header(header: &Header<'_>, header_at: u64) -> Result<(), ModuleEr
     for (i, exe) in header.executables.iter().enumerate() {
         executable(&exe, header.pool_len, Site::Executable(i as u32))?;
     }
+    let mut lengths = [0u64; CACHED_CONSTANTS];
     for (i, c) in header.constants.iter().enumerate() {
         constant(&c, header.pool_len, Site::Constant(i as u32))?;
+        if let Some(l) = lengths.get_mut(i) {
+            *l = c.data.length;
+        }
     }
     let counts = Counts {
         executables,
         constants,
+        lengths: &lengths,
     };
     for (i, f) in header.functions.iter().enumerate() {
         let i = i as u32;
@@ -143,9 +152,11 @@ fn constant(c: &ConstantDef<'_>, pool: u64, site: Site) -> Result<(), ModuleErro
 }
 
 #[derive(Clone, Copy)]
-struct Counts {
+struct Counts<'c> {
     executables: u32,
     constants: u32,
+    /// Lengths of the first [`CACHED_CONSTANTS`] constants.
+    lengths: &'c [u64; CACHED_CONSTANTS],
 }
 
 /// A transient's arena range and the steps that use it (first > last: never used).
@@ -168,7 +179,7 @@ fn function(
     index: u32,
     f: &FunctionDef<'_>,
     constants: &Seq<'_, ConstantDef<'_>>,
-    counts: Counts,
+    counts: Counts<'_>,
 ) -> Result<(), ModuleError> {
     let site = Site::Function(index);
     non_empty("function name", f.name.len() as u64, site)?;
@@ -199,8 +210,14 @@ fn function(
     };
     limit("transients", transients, MAX_TRANSIENTS)?;
     limit("steps", steps, MAX_STEPS as usize)?;
-    for size in f.arguments.iter().chain(f.results.iter()) {
+    // Sizes of the arguments, then the results (at most MAX_VALUES in all).
+    let mut sizes = [0u64; MAX_VALUES as usize];
+    for (slot, size) in sizes
+        .iter_mut()
+        .zip(f.arguments.iter().chain(f.results.iter()))
+    {
         non_empty("argument or result", size, site)?;
+        *slot = size;
     }
 
     let mut live = [UNUSED; MAX_TRANSIENTS];
@@ -219,25 +236,33 @@ fn function(
         };
     }
     let live = &mut live[..transients as usize];
+    let mut transient_sizes = [0u64; MAX_TRANSIENTS];
+    for (size, l) in transient_sizes.iter_mut().zip(live.iter()) {
+        *size = l.size;
+    }
 
     let scope = Scope {
-        function: f,
         constants,
         counts,
         arguments,
         results,
+        sizes: &sizes,
+        transients: &transient_sizes[..transients as usize],
     };
+    let mut uses = Uses::new();
     for (s, step) in f.steps.iter().enumerate() {
         let s = s as u32;
         let at = Site::Step {
             function: index,
             step: s,
         };
-        scope.step(&step, at, &mut |t| {
+        scope.step(&step, at, &mut uses)?;
+        for &t in &uses[..] {
             let l = &mut live[t as usize];
             l.first = l.first.min(s);
             l.last = l.last.max(s);
-        })?;
+        }
+        uses.clear();
     }
     plan(index, live)
 }
@@ -262,21 +287,22 @@ fn plan(function: u32, live: &[Live]) -> Result<(), ModuleError> {
     Ok(())
 }
 
+/// The transients one step refers to (a dispatch has at most `MAX_BINDINGS` operands).
+type Uses = heapless::Vec<u32, { MAX_BINDINGS + 1 }>;
+
 struct Scope<'f, 'a> {
-    function: &'f FunctionDef<'a>,
     constants: &'f Seq<'a, ConstantDef<'a>>,
-    counts: Counts,
+    counts: Counts<'f>,
     arguments: u32,
     results: u32,
+    /// Argument sizes, then result sizes.
+    sizes: &'f [u64; MAX_VALUES as usize],
+    /// Transient sizes.
+    transients: &'f [u64],
 }
 
 impl Scope<'_, '_> {
-    fn step(
-        &self,
-        step: &Step<'_>,
-        site: Site,
-        uses: &mut dyn FnMut(u32),
-    ) -> Result<(), ModuleError> {
+    fn step(&self, step: &Step<'_>, site: Site, uses: &mut Uses) -> Result<(), ModuleError> {
         match *step {
             Step::Dispatch {
                 executable,
@@ -366,34 +392,31 @@ impl Scope<'_, '_> {
     }
 
     /// Checks the reference and range of an operand and reports transient uses.
-    fn operand(
-        &self,
-        operand: &Operand,
-        site: Site,
-        uses: &mut dyn FnMut(u32),
-    ) -> Result<(), ModuleError> {
-        let f = self.function;
+    fn operand(&self, operand: &Operand, site: Site, uses: &mut Uses) -> Result<(), ModuleError> {
         let (what, size) = match operand.value {
             Value::Argument(i) => {
                 self.index("argument", i, self.arguments, site)?;
-                ("argument", f.arguments.get(i))
+                ("argument", self.sizes[i as usize])
             }
             Value::Result(i) => {
                 self.index("result", i, self.results, site)?;
-                ("result", f.results.get(i))
+                ("result", self.sizes[(self.arguments + i) as usize])
             }
             Value::Constant(i) => {
                 self.index("constant", i, self.counts.constants, site)?;
-                ("constant", self.constants.get(i).map(|c| c.data.length))
+                let length = match self.counts.lengths.get(i as usize) {
+                    Some(&length) => length,
+                    // Validated sequences decode, so the constant is always found.
+                    None => self.constants.get(i).map_or(0, |c| c.data.length),
+                };
+                ("constant", length)
             }
             Value::Transient(i) => {
-                self.index("transient", i, f.transients.len(), site)?;
-                uses(i);
-                ("transient", f.transients.get(i).map(|t| t.size))
+                self.index("transient", i, self.transients.len() as u32, site)?;
+                let _ = uses.push(i);
+                ("transient", self.transients[i as usize])
             }
         };
-        // Validated sequences decode, so `size` is always known here.
-        let size = size.unwrap_or(0);
         non_empty("operand", operand.length, site)?;
         aligned("operand offset", operand.offset, 4, site)?;
         range(what, operand.offset, operand.length, size, site)
