@@ -10,8 +10,13 @@
 //! cargo xtask run           # the main job on the emulated host board
 //! cargo xtask bench alloc   # allocator benchmark → target/bench/alloc.json
 //! cargo xtask bench hal     # dispatch replay, queue_alloca, memoization → target/bench/hal.json
+//! cargo xtask bench module  # module load time vs pool size, digits inference → target/bench/module.json
+//! cargo xtask pack desc.json -o out.ember   # pack a module from its JSON description
+//! cargo xtask fuzz module   # cargo-fuzz on Module::parse for 60 s (--seconds N)
 //! ```
 
+mod fuzz;
+mod pack;
 mod setup;
 mod step;
 mod tasks;
@@ -46,6 +51,23 @@ enum Command {
         #[arg(value_enum)]
         which: Bench,
     },
+    /// Packs a module from a JSON description (see the `ember-pack` crate).
+    Pack {
+        /// The description.
+        description: std::path::PathBuf,
+        /// Where to write the module (default: the description's path with `.ember`).
+        #[arg(short, long)]
+        output: Option<std::path::PathBuf>,
+    },
+    /// A cargo-fuzz target of fuzz/, from its committed seeds, on nightly.
+    Fuzz {
+        /// Which target.
+        #[arg(value_enum)]
+        target: FuzzTarget,
+        /// How long to fuzz.
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -54,6 +76,14 @@ enum Bench {
     Alloc,
     /// The local driver: dispatch replay, queue-ordered allocation, memoization's gain.
     Hal,
+    /// Modules: load time against the constant pool's size; time per digits inference.
+    Module,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FuzzTarget {
+    /// `Module::parse` on arbitrary bytes, then everything a parsed module offers.
+    Module,
 }
 
 fn main() -> ExitCode {
@@ -64,6 +94,14 @@ fn main() -> ExitCode {
         Command::Bench { which } => match which {
             Bench::Alloc => tasks::bench("alloc", "allocator benchmark"),
             Bench::Hal => tasks::bench("hal", "HAL benchmark on the local driver"),
+            Bench::Module => tasks::bench("module", "module benchmark"),
+        },
+        Command::Pack {
+            description,
+            output,
+        } => pack::pack(&description, output.as_deref()),
+        Command::Fuzz { target, seconds } => match target {
+            FuzzTarget::Module => fuzz::fuzz("module", seconds),
         },
     };
     match result {
