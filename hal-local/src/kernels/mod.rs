@@ -37,6 +37,15 @@ pub mod noop;
 pub mod softmax;
 mod util;
 
+// Every built-in kernel at `hal_local::kernels::<NAME uppercased>`, the path build tools
+// (ember-build) generate for a kernel a module names.
+pub use copy::COPY_U32;
+pub use elementwise::{ADD_F32, MUL_F32, RELU_F32};
+pub use fill::FILL_U32;
+pub use matmul::MATMUL_F32;
+pub use noop::NOOP;
+pub use softmax::SOFTMAX_F32;
+
 #[cfg(test)]
 mod testutil;
 

@@ -1,0 +1,639 @@
+//! Loading Ember modules at compile time: a `build.rs` helper that turns a module file into
+//! Rust statics, checked against the board the firmware is built for.
+//!
+//! [`Embed`] reads a module file, validates it ([`Module::parse`]), resolves every kernel its
+//! executables name to a Rust path of a linked [`hal_local::kernel::Kernel`], checks every
+//! function's memory plan against the board's arena, and writes Rust source for the firmware
+//! to `include!`. A module that names a kernel the firmware does not link, or whose plan
+//! does not fit the arena, fails the build with a message that names the module file:
+//!
+//! ```text
+//! error: module models/digits.ember: executable 2 names kernel `conv2d_f32`, which is not linked; linked: add_f32, copy_u32, fill_u32, matmul_f32, mul_f32, noop, relu_f32, softmax_f32
+//! error: module models/digits.ember: function `infer` needs a 1664-byte arena; the board gives 1024
+//! ```
+//!
+//! A board's `build.rs` (with `ember-build` under `[build-dependencies]`, and `hal-core` and
+//! `hal-local` under `[dependencies]`):
+//!
+//! ```no_run
+//! // build.rs
+//! use ember_build::Embed;
+//!
+//! fn main() {
+//!     Embed::new("models/digits.ember")
+//!         .arena_bytes(16 * 1024) // the board's `LocalConfig::transient_bytes`
+//!         .builtin_kernels() // hal-local's built-in kernels
+//!         .kernels(&[("conv2d_f32", "crate::kernels::CONV2D_F32")]) // the firmware's own
+//!         .build_rs("digits.rs");
+//! }
+//! ```
+//!
+//! and the firmware:
+//!
+//! ```ignore
+//! mod digits {
+//!     include!(concat!(env!("OUT_DIR"), "/digits.rs"));
+//! }
+//!
+//! let config = hal_local::LocalConfig {
+//!     kernels: &digits::KERNELS,  // only the kernels the module uses
+//!     transient_bytes: 16 * 1024, // at least digits::ARENA_BYTES, checked at build time
+//!     ..hal_local::LocalConfig::default()
+//! };
+//! let mut device: hal_local::LocalDevice<'_> = hal_local::LocalDevice::new(memory, config)?;
+//! // `MODULE` is a `Module<'static>`: nothing is parsed at start-up, and the constants are
+//! // imported in place from the aligned static.
+//! let session: hal_core::Session<'_> =
+//!     hal_core::Session::load(&mut device, digits::MODULE, hal_core::LoadOptions::default())?;
+//! let infer = session.function("infer").unwrap();
+//! ```
+//!
+//! # What the generated source defines
+//!
+//! Include it in a module of its own (the names are fixed):
+//!
+//! - `MODULE_BYTES`: the module file in a static aligned to 64 bytes (`ModuleBytes`), so the
+//!   constant pool is 64-byte aligned too and a device can import constants in place;
+//! - `MODULE`: a [`Module<'static>`](Module) made with [`Module::prevalidated`] from the
+//!   header decoded at build time; its tables ([`Seq`]s) and pool are slices of
+//!   `MODULE_BYTES`;
+//! - `KERNELS`: one [`Kernel`](hal_local::kernel::Kernel) per executable, in executable order
+//!   (a kernel named twice appears twice), for `LocalConfig::kernels`; a compile-time
+//!   assertion checks each path names the kernel with the module's name for it;
+//! - `ARENA_BYTES`: the largest arena any function needs; `MODULE_NAME`: the module's name.
+//!
+//! It uses `::hal_core` and `::hal_local` by those names, no `unsafe` and no `std`, and is
+//! free of warnings under `missing_docs`.
+
+use hal_core::module::format::{pool_offset, PREAMBLE_BYTES};
+use hal_core::module::{Module, ModuleError, Seq, Site};
+use std::collections::BTreeMap;
+use std::fmt::{self, Write as _};
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Embeds one module file: configure with the builder methods, then [`Embed::build_rs`] (in a
+/// build script), [`Embed::write_to_out_dir`] or [`Embed::generate`].
+#[derive(Debug, Clone)]
+pub struct Embed {
+    module_path: PathBuf,
+    arena_bytes: Option<u64>,
+    /// Kernel name → Rust path of its `Kernel`; a later entry for a name replaces an earlier.
+    linked: BTreeMap<String, String>,
+}
+
+/// Why a module cannot be embedded. Every message names the module file.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum EmbedError {
+    /// The module file could not be read.
+    Read {
+        /// The module file.
+        module: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The file is not a valid module ([`Module::parse`] refused it).
+    Invalid {
+        /// The module file.
+        module: PathBuf,
+        /// What is wrong, and where.
+        error: ModuleError,
+    },
+    /// [`Embed::arena_bytes`] was not called.
+    NoArena {
+        /// The module file.
+        module: PathBuf,
+    },
+    /// A path given to [`Embed::kernels`] is not a Rust path.
+    BadKernelPath {
+        /// The module file.
+        module: PathBuf,
+        /// The kernel's name.
+        kernel: String,
+        /// What was given as its path.
+        path: String,
+    },
+    /// An executable names a kernel that is not linked.
+    UnknownKernel {
+        /// The module file.
+        module: PathBuf,
+        /// The executable's index.
+        executable: u32,
+        /// The kernel it names.
+        kernel: String,
+        /// The names of the kernels that are linked, sorted.
+        linked: Vec<String>,
+    },
+    /// A function's memory plan needs a bigger arena than the board gives.
+    ArenaTooSmall {
+        /// The module file.
+        module: PathBuf,
+        /// The function's name.
+        function: String,
+        /// The arena its plan needs, in bytes.
+        needed: u64,
+        /// The board's arena, in bytes.
+        available: u64,
+    },
+    /// [`Embed::write_to_out_dir`] was called outside a build script (`OUT_DIR` is not set).
+    NoOutDir {
+        /// The module file.
+        module: PathBuf,
+    },
+    /// A generated file could not be written.
+    Write {
+        /// The module file.
+        module: PathBuf,
+        /// The file being written.
+        file: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+}
+
+impl fmt::Display for EmbedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EmbedError::Read { module, source } => {
+                write!(
+                    f,
+                    "module {}: cannot read the file: {source}",
+                    module.display()
+                )
+            }
+            EmbedError::Invalid { module, error } => write!(
+                f,
+                "module {}: not a valid Ember module: {}: {}",
+                module.display(),
+                error.site,
+                error.problem
+            ),
+            EmbedError::NoArena { module } => write!(
+                f,
+                "module {}: no arena size given; call `Embed::arena_bytes` with the board's \
+                 arena (its `LocalConfig::transient_bytes`)",
+                module.display()
+            ),
+            EmbedError::BadKernelPath {
+                module,
+                kernel,
+                path,
+            } => write!(
+                f,
+                "module {}: kernel `{kernel}` is linked as `{path}`, which is not a Rust path \
+                 (like `crate::kernels::CONV2D_F32`)",
+                module.display()
+            ),
+            EmbedError::UnknownKernel {
+                module,
+                executable,
+                kernel,
+                linked,
+            } => {
+                write!(
+                    f,
+                    "module {}: executable {executable} names kernel `{kernel}`, which is not \
+                     linked; linked: ",
+                    module.display()
+                )?;
+                if linked.is_empty() {
+                    f.write_str("none (call `Embed::builtin_kernels` or `Embed::kernels`)")
+                } else {
+                    f.write_str(&linked.join(", "))
+                }
+            }
+            EmbedError::ArenaTooSmall {
+                module,
+                function,
+                needed,
+                available,
+            } => write!(
+                f,
+                "module {}: function `{function}` needs a {needed}-byte arena; the board gives \
+                 {available}",
+                module.display()
+            ),
+            EmbedError::NoOutDir { module } => write!(
+                f,
+                "module {}: OUT_DIR is not set; `Embed::write_to_out_dir` and \
+                 `Embed::build_rs` run in a build script",
+                module.display()
+            ),
+            EmbedError::Write {
+                module,
+                file,
+                source,
+            } => write!(
+                f,
+                "module {}: cannot write {}: {source}",
+                module.display(),
+                file.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EmbedError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            EmbedError::Read { source, .. } | EmbedError::Write { source, .. } => Some(source),
+            EmbedError::Invalid { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// How the generated source holds the module's bytes.
+enum Bytes<'p> {
+    /// An array literal: the source stands alone.
+    Literal,
+    /// `include_bytes!` of this absolute path.
+    Include(&'p str),
+}
+
+impl Embed {
+    /// Embeds the module file at `module_path` (relative paths are relative to the current
+    /// directory: in a build script, the package's root). Set the arena with
+    /// [`Embed::arena_bytes`] and the linked kernels before generating.
+    pub fn new(module_path: impl AsRef<Path>) -> Self {
+        Self {
+            module_path: module_path.as_ref().to_path_buf(),
+            arena_bytes: None,
+            linked: BTreeMap::new(),
+        }
+    }
+
+    /// The board's arena in bytes (what it gives `LocalConfig::transient_bytes`): every
+    /// function's memory plan must fit. Required.
+    pub fn arena_bytes(mut self, n: u64) -> Self {
+        self.arena_bytes = Some(n);
+        self
+    }
+
+    /// Links kernels: `(name, path)` pairs, where `path` is a Rust path, from the crate that
+    /// includes the generated source, of a `const` [`hal_local::kernel::Kernel`] named
+    /// `name` (`crate::kernels::CONV2D_F32`). A name given again replaces the earlier path,
+    /// built-ins included.
+    pub fn kernels(mut self, linked: &[(&str, &str)]) -> Self {
+        for (name, path) in linked {
+            self.linked.insert((*name).to_owned(), (*path).to_owned());
+        }
+        self
+    }
+
+    /// Links hal-local's built-in kernels ([`hal_local::kernels::BUILTIN`]): kernel `name` at
+    /// `::hal_local::kernels::NAME` (its name in upper case), replacing paths given earlier
+    /// for those names.
+    pub fn builtin_kernels(mut self) -> Self {
+        for kernel in hal_local::kernels::BUILTIN {
+            let path = format!("::hal_local::kernels::{}", kernel.name.to_uppercase());
+            self.linked.insert(kernel.name.to_owned(), path);
+        }
+        self
+    }
+
+    /// Checks the module and returns the Rust source, with the module's bytes as an array
+    /// literal so the source stands alone ([`Embed::write_to_out_dir`] includes them from a
+    /// file instead, which compiles faster for large modules).
+    pub fn generate(&self) -> Result<String, EmbedError> {
+        let bytes = self.read()?;
+        let checked = self.check(&bytes)?;
+        Ok(self.render(&checked, &bytes, Bytes::Literal))
+    }
+
+    /// Checks the module and writes the Rust source to `dir/file_name`, and a copy of the
+    /// module to `dir/file_name.bin` that the source includes by absolute path (files whose
+    /// contents are unchanged are left alone). Returns the source's path.
+    pub fn write_to(&self, dir: impl AsRef<Path>, file_name: &str) -> Result<PathBuf, EmbedError> {
+        let bytes = self.read()?;
+        let checked = self.check(&bytes)?;
+        let dir = dir.as_ref();
+        let source_path = dir.join(file_name);
+        let copy_path = dir.join(format!("{file_name}.bin"));
+        let absolute = std::path::absolute(&copy_path).unwrap_or_else(|_| copy_path.clone());
+        let source = match absolute.to_str() {
+            Some(path) => {
+                self.write_file(&copy_path, &bytes)?;
+                self.render(&checked, &bytes, Bytes::Include(path))
+            }
+            // `include_bytes!` takes a string literal; fall back to an array literal.
+            None => self.render(&checked, &bytes, Bytes::Literal),
+        };
+        self.write_file(&source_path, source.as_bytes())?;
+        Ok(source_path)
+    }
+
+    /// [`Embed::write_to`] `OUT_DIR`, for a build script: also tells Cargo to rerun the build
+    /// script when the module file changes (`cargo:rerun-if-changed`). Include the result
+    /// with `include!(concat!(env!("OUT_DIR"), "/<file_name>"))`.
+    pub fn write_to_out_dir(&self, file_name: &str) -> Result<PathBuf, EmbedError> {
+        println!("cargo:rerun-if-changed={}", self.module_path.display());
+        let out_dir = std::env::var_os("OUT_DIR").ok_or_else(|| EmbedError::NoOutDir {
+            module: self.module_path.clone(),
+        })?;
+        self.write_to(PathBuf::from(out_dir), file_name)
+    }
+
+    /// [`Embed::write_to_out_dir`] for `main` of a build script: on error, prints it to
+    /// stderr (`error: module …`) and exits with status 1, which fails the build with the
+    /// message.
+    pub fn build_rs(self, file_name: &str) {
+        if let Err(e) = self.write_to_out_dir(file_name) {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+    }
+
+    fn module(&self) -> PathBuf {
+        self.module_path.clone()
+    }
+
+    fn read(&self) -> Result<Vec<u8>, EmbedError> {
+        std::fs::read(&self.module_path).map_err(|source| EmbedError::Read {
+            module: self.module(),
+            source,
+        })
+    }
+
+    fn write_file(&self, file: &Path, contents: &[u8]) -> Result<(), EmbedError> {
+        if std::fs::read(file).is_ok_and(|old| old == contents) {
+            return Ok(());
+        }
+        std::fs::write(file, contents).map_err(|source| EmbedError::Write {
+            module: self.module(),
+            file: file.to_path_buf(),
+            source,
+        })
+    }
+
+    /// Validates the configuration and the module against it.
+    fn check<'b>(&self, bytes: &'b [u8]) -> Result<Module<'b>, EmbedError> {
+        let available = self.arena_bytes.ok_or_else(|| EmbedError::NoArena {
+            module: self.module(),
+        })?;
+        for (kernel, path) in &self.linked {
+            if !is_rust_path(path) {
+                return Err(EmbedError::BadKernelPath {
+                    module: self.module(),
+                    kernel: kernel.clone(),
+                    path: path.clone(),
+                });
+            }
+        }
+        let module = Module::parse(bytes).map_err(|error| EmbedError::Invalid {
+            module: self.module(),
+            error,
+        })?;
+        if let Err(ModuleError {
+            site: Site::Executable(i),
+            ..
+        }) = module.check_kernels(|name| self.linked.contains_key(name))
+        {
+            let kernel = module.executables().get(i).map(|e| e.kernel.to_owned());
+            return Err(EmbedError::UnknownKernel {
+                module: self.module(),
+                executable: i,
+                kernel: kernel.unwrap_or_default(),
+                linked: self.linked.keys().cloned().collect(),
+            });
+        }
+        if let Err(ModuleError {
+            site: Site::Function(i),
+            ..
+        }) = module.check_arena(available)
+        {
+            let function = module.functions().get(i);
+            return Err(EmbedError::ArenaTooSmall {
+                module: self.module(),
+                function: function.map(|f| f.name.to_owned()).unwrap_or_default(),
+                needed: function.map_or(0, |f| f.arena_size),
+                available,
+            });
+        }
+        Ok(module)
+    }
+
+    fn render(&self, module: &Module<'_>, bytes: &[u8], held: Bytes<'_>) -> String {
+        let header = module.header();
+        let name = header.name;
+        let mut out = String::new();
+        let mut line = |s: &str| {
+            out.push_str(s);
+            out.push('\n');
+        };
+        line(&format!(
+            "// Generated by ember-build from {:?}: do not edit.",
+            self.module_path.display().to_string()
+        ));
+        line("// Include it in a module of its own: its item names are fixed.");
+        line("");
+        line(&format!(
+            "/// The file of module `{name}`, aligned to 64 bytes so its constant pool is too."
+        ));
+        line("#[repr(C, align(64))]");
+        line(&format!(
+            "pub struct ModuleBytes(pub [u8; {}]);",
+            bytes.len()
+        ));
+        line("");
+        line(&format!(
+            "/// The file of module `{name}`, as built into the program."
+        ));
+        match held {
+            Bytes::Literal => line(&format!(
+                "pub static MODULE_BYTES: ModuleBytes = ModuleBytes({});",
+                array_literal(bytes)
+            )),
+            Bytes::Include(path) => line(&format!(
+                "pub static MODULE_BYTES: ModuleBytes = ModuleBytes(*include_bytes!({path:?}));"
+            )),
+        }
+        line("");
+        line(&format!("/// The name of module `{name}`."));
+        line(&format!("pub const MODULE_NAME: &str = {name:?};"));
+        line("");
+        let sizes = module.sizes();
+        line(&format!(
+            "/// The largest arena a function of module `{name}` needs, in bytes (checked at build"
+        ));
+        line(&format!(
+            "/// time against the board's {}).",
+            self.arena_bytes.unwrap_or_default()
+        ));
+        line(&format!(
+            "pub const ARENA_BYTES: u64 = {};",
+            sizes.max_arena
+        ));
+        line("");
+        line("/// Bytes `start..start + len` of `bytes`, in a constant expression.");
+        line("const fn ember_range(bytes: &'static [u8], start: usize, len: usize) -> &'static [u8] {");
+        line("    bytes.split_at(start).1.split_at(len).0");
+        line("}");
+        line("");
+        line(&format!(
+            "/// Module `{name}`, decoded and validated at build time: nothing is parsed at start-up."
+        ));
+        line("pub static MODULE: ::hal_core::module::Module<'static> =");
+        line("    ::hal_core::module::Module::prevalidated(");
+        line("        ::hal_core::module::Header {");
+        line(&format!("            name: {name:?},"));
+        line(&format!("            pool_len: {},", header.pool_len));
+        line(&format!(
+            "            executables: {},",
+            seq(&header.executables, bytes)
+        ));
+        line(&format!(
+            "            constants: {},",
+            seq(&header.constants, bytes)
+        ));
+        line(&format!(
+            "            functions: {},",
+            seq(&header.functions, bytes)
+        ));
+        line("        },");
+        line(&format!("        {},", sizes.header));
+        line(&format!(
+            "        ember_range(&MODULE_BYTES.0, {}, {}),",
+            pool_offset(sizes.header),
+            sizes.pool
+        ));
+        line("    );");
+        line("");
+        let executables: Vec<(String, String)> = module
+            .executables()
+            .iter()
+            .map(|e| {
+                let path = self.linked.get(e.kernel).cloned().unwrap_or_default();
+                (e.kernel.to_owned(), path)
+            })
+            .collect();
+        line(&format!(
+            "/// The kernels module `{name}`'s executables name, one per executable in their order:"
+        ));
+        line("/// the table for `hal_local::LocalConfig::kernels` (`&KERNELS`).");
+        line(&format!(
+            "pub static KERNELS: [::hal_local::kernel::Kernel; {}] = [",
+            executables.len()
+        ));
+        for (i, (kernel, path)) in executables.iter().enumerate() {
+            line(&format!("    {path}, // executable {i}: {kernel:?}"));
+        }
+        line("];");
+        line("");
+        let mut checked: Vec<&(String, String)> = executables.iter().collect();
+        checked.sort();
+        checked.dedup();
+        if !checked.is_empty() {
+            line("// Each path names the kernel the module names for it, checked at compile time.");
+            line("const _: () = {");
+            line("    const fn same_name(a: &str, b: &str) -> bool {");
+            line("        let (a, b) = (a.as_bytes(), b.as_bytes());");
+            line("        if a.len() != b.len() {");
+            line("            return false;");
+            line("        }");
+            line("        let mut i = 0;");
+            line("        while i < a.len() {");
+            line("            if a[i] != b[i] {");
+            line("                return false;");
+            line("            }");
+            line("            i += 1;");
+            line("        }");
+            line("        true");
+            line("    }");
+            for (kernel, path) in checked {
+                let message = format!("ember-build: `{path}` is not the kernel named {kernel:?}")
+                    .replace('{', "{{")
+                    .replace('}', "}}");
+                line(&format!(
+                    "    assert!(same_name({path}.name, {kernel:?}), {message:?});"
+                ));
+            }
+            line("};");
+        }
+        out
+    }
+}
+
+/// `Seq::from_encoded` over the part of `bytes` that holds `seq` (a literal if, somehow, it
+/// is not a part of `bytes`).
+fn seq<T>(seq: &Seq<'_, T>, bytes: &[u8]) -> String {
+    let encoded = seq.encoded();
+    let place = if encoded.is_empty() {
+        "&[]".to_owned()
+    } else {
+        let start = (encoded.as_ptr() as usize).wrapping_sub(bytes.as_ptr() as usize);
+        let inside = start
+            .checked_add(encoded.len())
+            .and_then(|end| bytes.get(start..end))
+            .is_some_and(|part| std::ptr::eq(part, encoded));
+        if inside && start >= PREAMBLE_BYTES {
+            format!("ember_range(&MODULE_BYTES.0, {start}, {})", encoded.len())
+        } else {
+            format!("&{}", array_literal(encoded))
+        }
+    };
+    format!(
+        "::hal_core::module::Seq::from_encoded({}, {place})",
+        seq.len()
+    )
+}
+
+/// `[0x.., …]`, sixteen bytes a line.
+fn array_literal(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 6 + 8);
+    out.push('[');
+    for (i, b) in bytes.iter().enumerate() {
+        if i % 16 == 0 {
+            out.push_str("\n    ");
+        } else {
+            out.push(' ');
+        }
+        let _ = write!(out, "0x{b:02x},");
+    }
+    out.push_str("\n]");
+    out
+}
+
+/// `a::b::C`, `::a::C`, `crate::C`: identifiers joined by `::`, an optional leading `::`.
+fn is_rust_path(path: &str) -> bool {
+    let path = path.strip_prefix("::").unwrap_or(path);
+    !path.is_empty()
+        && path.split("::").all(|segment| {
+            let mut chars = segment.chars();
+            matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
+                && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+                && segment != "_"
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rust_paths() {
+        for ok in [
+            "A",
+            "::hal_local::kernels::ADD_F32",
+            "crate::k::CONV_2D",
+            "_x::Y",
+        ] {
+            assert!(is_rust_path(ok), "{ok}");
+        }
+        for bad in [
+            "", "::", "a::", "a::::b", "1a", "a b", "a::_", "a-b", "a::<T>", "a;b",
+        ] {
+            assert!(!is_rust_path(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn array_literal_lines() {
+        let bytes: Vec<u8> = (0..17).collect();
+        let text = array_literal(&bytes);
+        assert_eq!(text.lines().count(), 4);
+        assert!(text.contains("0x0f,\n    0x10,\n]"));
+        assert_eq!(array_literal(&[]), "[\n]");
+    }
+}
