@@ -127,7 +127,7 @@ macro_rules! conformance_tests {
             memo: built_once_replayed, keyed_by_device_and_affinity;
             module: mlp_matches_host, constants_imported_or_streamed, replay_is_memoized,
                 unknown_kernel_is_a_module_error, capacity_is_checked, bad_calls_are_errors,
-                result_memory, copy_fill_and_no_arena;
+                result_memory, copy_fill_and_no_arena, kernel_failure_leaves_session_usable;
             transfer: queue_read_streams, queue_read_refuses_bad_input,
                 queue_read_source_failure, copy_between_devices;
             bad_input: unknown_kernel, out_of_range_copies, out_of_range_fills_and_updates,

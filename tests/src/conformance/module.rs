@@ -395,3 +395,46 @@ pub fn copy_fill_and_no_arena<T: Target>() {
         s.release(dev).expect("release session");
     });
 }
+
+/// A kernel that fails mid-invocation (shapes larger than its bindings) is an error; the
+/// arena still goes back and the session keeps working with its other functions.
+pub fn kernel_failure_leaves_session_usable<T: Target>() {
+    super::with_device::<T>(|dev| {
+        let mut b = ModuleBuilder::new("faulty");
+        let matmul = b.executable("matmul_f32");
+        let bad = b.function("bad", &[16], &[16]);
+        let (x, y) = (b.argument(bad, 0), b.result(bad, 0));
+        let t = b.transient(bad, 16);
+        // M×K = 1×1000 does not fit 16 bytes: the kernel refuses.
+        b.dispatch(bad, matmul, [1, 1, 1], &[1, 1000, 4, 0], &[x, x, t]);
+        b.barrier(bad);
+        b.copy(bad, t, y);
+        let good = b.function("good", &[16], &[16]);
+        let (gx, gy) = (b.argument(good, 0), b.result(good, 0));
+        b.copy(good, gx, gy);
+        let bytes = leak(&b.finish().expect("valid").bytes, 0);
+        let mut s = load::<T>(dev, bytes, LoadOptions::default());
+        let input = super::upload(dev, &[3u8; 16]);
+        let out = alloc(dev, 16);
+        let (args, results) = ([BufferSpan::whole(input)], [BufferSpan::whole(out)]);
+        let before = dev.object_counts();
+        let f_bad = s.function("bad").expect("bad");
+        let f_good = s.function("good").expect("good");
+        for _ in 0..3 {
+            let e = s.invoke(dev, f_bad, &args, &results, QueueAffinity::ANY);
+            assert!(e.is_err(), "a failing kernel fails the invocation");
+            assert_eq!(
+                dev.object_counts().buffers,
+                before.buffers,
+                "arena returned"
+            );
+            s.invoke(dev, f_good, &args, &results, QueueAffinity::ANY)
+                .expect("the session still works");
+            assert_eq!(super::download(dev, out, 0, 16), [3u8; 16]);
+        }
+        for b in [input, out] {
+            dev.release_buffer(b).expect("release");
+        }
+        s.release(dev).expect("release session");
+    });
+}
