@@ -28,7 +28,7 @@ pub(super) fn header(header: &Header<'_>, header_at: u64) -> Result<(), ModuleEr
     let at = Site::Header { offset: header_at };
     let executables = seq(&header.executables, "executables", at)?;
     let constants = seq(&header.constants, "constants", at)?;
-    let functions = seq(&header.functions, "functions", at)?;
+    seq(&header.functions, "functions", at)?;
     for (i, exe) in header.executables.iter().enumerate() {
         executable(&exe, header.pool_len, Site::Executable(i as u32))?;
     }
@@ -57,7 +57,6 @@ pub(super) fn header(header: &Header<'_>, header_at: u64) -> Result<(), ModuleEr
         }
         function(i, &f, &header.constants, counts)?;
     }
-    let _ = functions;
     Ok(())
 }
 
@@ -88,6 +87,14 @@ fn seq<'a, T: Deserialize<'a> + 'a>(
         return Err(ModuleError::new(site, Problem::TrailingBytes { extra }));
     }
     Ok(seq.len())
+}
+
+/// `count` of `what` is at most `max`.
+fn limit(what: &'static str, count: u64, max: u64, site: Site) -> Result<(), ModuleError> {
+    if count > max {
+        return Err(ModuleError::new(site, Problem::Count { what, count, max }));
+    }
+    Ok(())
 }
 
 fn range(
@@ -188,28 +195,9 @@ fn function(
     let transients = seq(&f.transients, "transients", site)?;
     let steps = seq(&f.steps, "steps", site)?;
     let values = u64::from(arguments) + u64::from(results);
-    if values > u64::from(MAX_VALUES) {
-        let problem = Problem::Count {
-            what: "arguments and results",
-            count: values,
-            max: MAX_VALUES.into(),
-        };
-        return Err(ModuleError::new(site, problem));
-    }
-    let limit = |what, count: u32, max: usize| {
-        if count as usize > max {
-            let problem = Problem::Count {
-                what,
-                count: count.into(),
-                max: max as u64,
-            };
-            Err(ModuleError::new(site, problem))
-        } else {
-            Ok(())
-        }
-    };
-    limit("transients", transients, MAX_TRANSIENTS)?;
-    limit("steps", steps, MAX_STEPS as usize)?;
+    limit("arguments and results", values, MAX_VALUES.into(), site)?;
+    limit("transients", transients.into(), MAX_TRANSIENTS as u64, site)?;
+    limit("steps", steps.into(), MAX_STEPS.into(), site)?;
     // Sizes of the arguments, then the results (at most MAX_VALUES in all).
     let mut sizes = [0u64; MAX_VALUES as usize];
     for (slot, size) in sizes
@@ -322,9 +310,9 @@ impl Scope<'_, '_> {
                     }
                 }
                 let n = seq(&constants, "push constants", site)?;
-                self.limit("push constants", n, MAX_CONSTANTS, site)?;
+                limit("push constants", n.into(), MAX_CONSTANTS as u64, site)?;
                 let n = seq(&bindings, "bindings", site)?;
-                self.limit("bindings", n, MAX_BINDINGS, site)?;
+                limit("bindings", n.into(), MAX_BINDINGS as u64, site)?;
                 for operand in bindings.iter() {
                     self.operand(&operand, site, uses)?;
                 }
@@ -353,18 +341,6 @@ impl Scope<'_, '_> {
             }
             Step::Barrier => Ok(()),
         }
-    }
-
-    fn limit(&self, what: &'static str, n: u32, max: usize, site: Site) -> Result<(), ModuleError> {
-        if n as usize > max {
-            let problem = Problem::Count {
-                what,
-                count: n.into(),
-                max: max as u64,
-            };
-            return Err(ModuleError::new(site, problem));
-        }
-        Ok(())
     }
 
     fn index(
