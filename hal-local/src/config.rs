@@ -21,14 +21,20 @@ pub struct LocalConfig {
     pub workers: usize,
 }
 
+impl LocalConfig {
+    /// The defaults, usable in `const` context: no chunking limit, no transient arena, a host
+    /// domain, the built-in kernels, one (inline) worker.
+    pub const DEFAULT: Self = Self {
+        max_allocation_size: u64::MAX,
+        transient_bytes: 0,
+        domain: MemoryDomain::Host,
+        kernels: crate::kernels::BUILTIN,
+        workers: 1,
+    };
+}
+
 impl Default for LocalConfig {
     fn default() -> Self {
-        Self {
-            max_allocation_size: u64::MAX,
-            transient_bytes: 0,
-            domain: MemoryDomain::Host,
-            kernels: crate::kernels::BUILTIN,
-            workers: 1,
-        }
+        Self::DEFAULT
     }
 }

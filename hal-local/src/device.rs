@@ -151,8 +151,62 @@ unsafe impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const 
 impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING: usize>
     LocalDevice<'m, OBJECTS, SLOTS, NODES, PENDING>
 {
+    /// A device with no memory yet, for a `static`: every allocation fails until
+    /// [`init`](Self::init) gives it its region. Being `const`, it is laid out at compile time
+    /// (in `.bss`), so firmware never builds the device's tables (tens of KiB) on the stack:
+    ///
+    /// ```
+    /// use hal_local::{LocalConfig, LocalDevice};
+    ///
+    /// let mut device: LocalDevice<'_, 8, 16, 8, 2> = LocalDevice::EMPTY;
+    /// let mut memory = [0u8; 4096];
+    /// device.init(&mut memory, LocalConfig::DEFAULT)?;
+    /// # Ok::<(), hal_core::Error>(())
+    /// ```
+    pub const EMPTY: Self = Self {
+        id: DeviceId(0),
+        config: LocalConfig::DEFAULT,
+        region: Region::EMPTY,
+        heaps: [MemoryHeap {
+            types: MemoryType::DEVICE_LOCAL,
+            allowed_usage: BufferUsage::empty(),
+            max_allocation_size: 0,
+            min_alignment: MIN_ALIGNMENT,
+            size: 0,
+        }],
+        region_alignment: MIN_ALIGNMENT,
+        general: Tlsf::new(0),
+        transient_base: 0,
+        transient: Arena::new(0),
+        buffers: Table::new(),
+        chunks: Table::new(),
+        mappings: Table::new(),
+        executables: Table::new(),
+        command_buffers: Table::new(),
+        slots: [Command::EMPTY; SLOTS],
+        slot_alloc: Tlsf::new(0),
+        semaphores: Table::new(),
+        pending: [const { None }; PENDING],
+        pending_count: 0,
+        next_seq: 0,
+        #[cfg(feature = "threads")]
+        pool: None,
+    };
+
     /// A device over `memory`, which it uses for every buffer until it is dropped.
     pub fn new(memory: &'m mut [u8], config: LocalConfig) -> Result<Self, Error> {
+        let mut device = Self::EMPTY;
+        device.init(memory, config)?;
+        Ok(device)
+    }
+
+    /// Gives an [`EMPTY`](Self::EMPTY) device its memory, in place; then it is what
+    /// [`new`](Self::new) returns. A device is initialized once: a second call fails with
+    /// [`Error::InvalidArgument`] and changes nothing.
+    pub fn init(&mut self, memory: &'m mut [u8], config: LocalConfig) -> Result<(), Error> {
+        if self.id != DeviceId(0) {
+            return Err(Error::InvalidArgument("the device is already initialized"));
+        }
         // Start at a 16-byte boundary so every offset keeps MIN_ALIGNMENT in absolute terms.
         let skip = memory
             .as_ptr()
@@ -194,29 +248,20 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             MIN_ALIGNMENT,
             size.max(64),
         )?;
-        Ok(Self {
-            id: DeviceId::next(),
-            config,
-            region,
-            heaps: [heap],
-            region_alignment,
-            general: Tlsf::new(transient_base),
-            transient_base,
-            transient: Arena::new(size - transient_base),
-            buffers: Table::new(),
-            chunks: Table::new(),
-            mappings: Table::new(),
-            executables: Table::new(),
-            command_buffers: Table::new(),
-            slots: [Command::EMPTY; SLOTS],
-            slot_alloc: Tlsf::new(SLOTS as u64 * SLOT_UNIT),
-            semaphores: Table::new(),
-            pending: [const { None }; PENDING],
-            pending_count: 0,
-            next_seq: 0,
-            #[cfg(feature = "threads")]
-            pool: crate::pool::WorkerPool::new(config.workers),
-        })
+        self.id = DeviceId::next();
+        self.config = config;
+        self.region = region;
+        self.heaps = [heap];
+        self.region_alignment = region_alignment;
+        self.general = Tlsf::new(transient_base);
+        self.transient_base = transient_base;
+        self.transient = Arena::new(size - transient_base);
+        self.slot_alloc = Tlsf::new(SLOTS as u64 * SLOT_UNIT);
+        #[cfg(feature = "threads")]
+        {
+            self.pool = crate::pool::WorkerPool::new(config.workers);
+        }
+        Ok(())
     }
 
     /// The configuration it was made with.

@@ -19,6 +19,13 @@ pub(crate) struct Region<'m> {
 }
 
 impl<'m> Region<'m> {
+    /// No memory at all: every span but an empty one is outside it.
+    pub(crate) const EMPTY: Self = Self {
+        base: core::ptr::NonNull::dangling().as_ptr(),
+        len: 0,
+        memory: PhantomData,
+    };
+
     pub(crate) fn new(memory: &'m mut [u8]) -> Self {
         Self {
             base: memory.as_mut_ptr(),
