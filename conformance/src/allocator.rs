@@ -2,6 +2,7 @@
 //! parameters a device must refuse.
 
 use super::{alloc, assert_works, run, with_device, Target};
+use alloc::{vec, vec::Vec};
 use hal_core::memory::alloc::AllocError;
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryType, ParamsError};
 use hal_core::{BufferSpan, Device, Error, Mapped, WHOLE};

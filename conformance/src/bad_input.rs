@@ -2,6 +2,7 @@
 //! it: unknown kernels, out-of-range ranges, stale and forged handles, full tables.
 
 use super::{alloc, assert_works, download, load, run, upload, with_device, Target};
+use alloc::{boxed::Box, vec, vec::Vec};
 use hal_core::memory::MemoryAccess;
 use hal_core::{
     Buffer, BufferRef, BufferSpan, CommandBuffer, CommandBufferMode, Device, Error, Executable,

@@ -4,6 +4,7 @@ use super::{
     alloc, assert_close, download, download_f32, host_params, load, run, upload, upload_f32,
     values, with_device, Target,
 };
+use alloc::{format, vec, vec::Vec};
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess};
 use hal_core::{
     Buffer, BufferRef, BufferSpan, CommandBuffer, CommandBufferMode, Device, Error, Record,

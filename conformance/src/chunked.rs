@@ -3,6 +3,7 @@
 //! chunk.
 
 use super::{download, host_params_all, load, pattern, run, with_device, Target};
+use alloc::vec;
 use hal_core::memory::MemoryAccess;
 use hal_core::{Buffer, BufferRef, BufferSpan, Device, Error, Mapped, Record, WHOLE};
 

@@ -7,6 +7,7 @@ use super::{
     execute_one, f32_bytes, host_params, host_params_all, load, pattern, run, u32_bytes, upload,
     upload_f32, values, with_device, Target,
 };
+use alloc::{format, vec, vec::Vec};
 use hal_core::command::{MAX_BINDINGS, MAX_BINDING_SLOTS, MAX_CONSTANTS, MAX_UPDATE_BYTES};
 use hal_core::memory::BufferUsage;
 use hal_core::{
@@ -518,7 +519,7 @@ pub fn dispatch_softmax<T: Target>() {
             .chunks(cols)
             .flat_map(|row| {
                 let max = row.iter().map(|&v| f64::from(v)).fold(f64::MIN, f64::max);
-                let exps: Vec<f64> = row.iter().map(|&v| (f64::from(v) - max).exp()).collect();
+                let exps: Vec<f64> = row.iter().map(|&v| libm::exp(f64::from(v) - max)).collect();
                 let sum: f64 = exps.iter().sum();
                 exps.into_iter().map(move |e| e / sum)
             })

@@ -3,6 +3,7 @@
 use super::{
     bytes_f32, download, f32_bytes, host_params, load, pattern, run, values, with_device, Target,
 };
+use alloc::{boxed::Box, vec, vec::Vec};
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess};
 use hal_core::{BufferRef, BufferSpan, Device, Error, Mapped};
 
@@ -17,7 +18,7 @@ struct Leaked {
 /// a `Vec<u8>` is only 1-aligned — under Miri, really) and returns a raw pointer to it.
 fn leak_aligned(data: &[u8]) -> *mut [u8] {
     let words: *mut [u32] = Box::into_raw(vec![0u32; data.len().div_ceil(4)].into_boxed_slice());
-    let raw = std::ptr::slice_from_raw_parts_mut(words.cast::<u8>(), data.len());
+    let raw = core::ptr::slice_from_raw_parts_mut(words.cast::<u8>(), data.len());
     // SAFETY: `raw` covers the first `data.len()` bytes of a leaked allocation of at least
     // that many bytes; `u8` has no alignment or validity requirement; no other reference to
     // the allocation exists.
@@ -46,7 +47,7 @@ impl Leaked {
     fn read(&self) -> Vec<u8> {
         // SAFETY: the region is a leaked allocation of `len` bytes; the buffer importing it
         // was released, so no reference handed to the driver is in use any more.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }.to_vec()
+        unsafe { core::slice::from_raw_parts(self.ptr, self.len) }.to_vec()
     }
 }
 

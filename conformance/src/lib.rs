@@ -1,39 +1,86 @@
-//! The HAL conformance suite: one set of cases, generic over the driver.
+//! Ember's HAL conformance suite: one set of cases, generic over the driver, `no_std` (it
+//! needs `alloc`) so that firmware can run it on a board as well as `cargo test` on a host.
 //!
 //! A driver joins by implementing [`Target`] (how to make a device, how to hand it host
-//! memory, how to load a built-in kernel) and invoking
-//! [`conformance_tests!`](crate::conformance_tests) with its target type. The macro expands
-//! to one `#[test]` per case, grouped in one module per area, so `cargo test` lists every
-//! case and one failure hides no other:
+//! memory, how to load a built-in kernel). Then either:
 //!
-//! ```ignore
-//! struct MyDriver;
-//! impl ember_tests::conformance::Target for MyDriver { /* … */ }
-//! ember_tests::conformance_tests!(MyDriver);
-//! ```
+//! - on a host (feature `std`), invoke `conformance_tests!` with the target type. The macro
+//!   expands to one `#[test]` per case, grouped in one module per area, so `cargo test` lists
+//!   every case and one failure hides no other (`ember-tests` re-exports this crate as
+//!   `ember_tests::conformance` and the macro as `ember_tests::conformance_tests!`):
 //!
-//! Every case runs on its own thread (with a large stack: drivers keep their tables inline)
-//! under a watchdog, so a hang fails that case instead of the whole run (300 s, 30 s for the
-//! cases that probe for hangs; `EMBER_CONFORMANCE_TIMEOUT_S` overrides both). Cases build
-//! their devices with [`with_device`], which checks when the case is done that the device
-//! still works and that every object the case made was released ([`Device::object_counts`]
-//! back to zero, the allocators back to where they started).
+//!   ```ignore
+//!   struct MyDriver;
+//!   impl ember_conformance::Target for MyDriver { /* … */ }
+//!   ember_conformance::conformance_tests!(MyDriver);
+//!   ```
+//!
+//! - on a board (no `std`), call [`cases`] for the target: every case in the same order, as a
+//!   [`Case`] (area, name, and the function to run), to filter by area or name and run in
+//!   turn. A case passes by returning and fails by panicking (which aborts the firmware).
+//!
+//!   ```ignore
+//!   for case in ember_conformance::cases::<MyDriver>() {
+//!       if case.area != "module" {
+//!           (case.run)();
+//!       }
+//!   }
+//!   ```
+//!
+//! Both are generated from one list of cases, so they cannot drift apart.
+//!
+//! With `std`, `run_case` runs every case on its own thread (with a large stack: drivers
+//! keep their tables inline) under a watchdog, so a hang fails that case instead of the whole
+//! run (300 s, 30 s for the cases that probe for hangs; `EMBER_CONFORMANCE_TIMEOUT_S`
+//! overrides both). Cases build their devices with [`with_device`], which checks when the
+//! case is done that the device still works and that every object the case made was released
+//! (the device's [`object_counts`](hal_core::Device::object_counts) back to zero, the
+//! allocators back to where they started). On a board a case runs on the caller's stack; the
+//! devices it makes are boxed on the heap.
 //!
 //! The areas, one concept per file: [`allocator`], [`mapping`], [`import`], [`chunked`],
-//! [`commands`], [`binding_tables`], [`semaphores`], [`queue_alloc`], [`memo`], [`transfer`],
-//! [`bad_input`].
+//! [`commands`], [`binding_tables`], [`semaphores`], [`queue_alloc`], [`memo`], [`module`],
+//! [`transfer`], [`bad_input`].
+//!
+//! [`allocators`] is separate: checks of hal-core's device-memory range allocators themselves
+//! ([`allocator_checks`]), which need no heap and a few KiB of stack, for boards too small for
+//! the suite.
+//!
+//! Features:
+//! - `alloc` (default): the suite. It allocates (devices are boxed, host data is in `Vec`s),
+//!   so a firmware linking it needs a global allocator. Without it the crate is only
+//!   [`allocators`], and a board with no heap at all can link it
+//!   (`default-features = false`).
+//! - `std` (implies `alloc`): `conformance_tests!` and `run_case`, the host runner.
 
+#![no_std]
+// The crate documentation links the suite, which is not there without `alloc`.
+#![cfg_attr(not(feature = "alloc"), allow(rustdoc::broken_intra_doc_links))]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+#[cfg(feature = "alloc")]
+use alloc::{boxed::Box, vec, vec::Vec};
+#[cfg(feature = "alloc")]
 use hal_core::device::ObjectCounts;
+#[cfg(feature = "alloc")]
 use hal_core::memory::alloc::AllocStats;
+#[cfg(feature = "alloc")]
 use hal_core::memory::{BufferParams, BufferUsage};
+#[cfg(feature = "alloc")]
 use hal_core::{
     Buffer, BufferRef, BufferSpan, CommandBufferMode, Device, Error, Executable, ExecutableSource,
     Record, SemaphoreValue, Submit, Timeout, Workgroups,
 };
+#[cfg(feature = "std")]
 use std::time::Duration;
 
 /// Asserts that `$result` is an error matching `$pat` and evaluates to that error; the
 /// message after the pattern says which check failed.
+#[cfg(feature = "alloc")]
 macro_rules! assert_err {
     ($result:expr, $pat:pat, $($ctx:tt)+) => {
         match $result {
@@ -56,20 +103,37 @@ macro_rules! assert_err {
     };
 }
 
+pub mod allocators;
+
+#[cfg(feature = "alloc")]
 pub mod allocator;
+#[cfg(feature = "alloc")]
 pub mod bad_input;
+#[cfg(feature = "alloc")]
 pub mod binding_tables;
+#[cfg(feature = "alloc")]
 pub mod chunked;
+#[cfg(feature = "alloc")]
 pub mod commands;
+#[cfg(feature = "alloc")]
 pub mod import;
+#[cfg(feature = "alloc")]
 pub mod mapping;
+#[cfg(feature = "alloc")]
 pub mod memo;
+#[cfg(feature = "alloc")]
 pub mod module;
+#[cfg(feature = "alloc")]
 pub mod queue_alloc;
+#[cfg(feature = "alloc")]
 pub mod semaphores;
+#[cfg(feature = "alloc")]
 pub mod transfer;
 
+pub use allocators::{allocator_checks, check_range_allocator, AllocatorCheck};
+
 /// What a driver provides to run the suite.
+#[cfg(feature = "alloc")]
 pub trait Target {
     /// The driver's device.
     type Device: Device<HostMemory: From<&'static [u8]>>;
@@ -90,13 +154,39 @@ pub trait Target {
     }
 }
 
-/// Expands to one `#[test]` per conformance case for the [`Target`](crate::conformance::Target)
-/// type given, in one module per area (`allocator::heaps`, `commands::dispatch_matmul`, …).
-/// Invoke it once per target, each in its own module.
+/// One conformance case, as [`cases`] lists it for a target: its area (the module it lives
+/// in, `"commands"`), its name (`"dispatch_matmul"`) and the function that runs it. `run`
+/// returns when the case passes and panics, saying which check failed, when it does not.
+#[derive(Clone, Copy, Debug)]
+#[cfg(feature = "alloc")]
+pub struct Case {
+    /// The area: the module of this crate the case lives in (`"allocator"`, `"commands"`, …).
+    pub area: &'static str,
+    /// The case's name within its area: its function's name (`"dispatch_matmul"`).
+    pub name: &'static str,
+    /// Runs the case for the target [`cases`] was called with: builds its own devices, checks
+    /// them, releases them; panics on failure.
+    pub run: fn(),
+}
+
+/// Every conformance case for target `T`, in the suite's order (area by area, as
+/// `conformance_tests!` lists them), for firmware to filter by [`Case::area`] or
+/// [`Case::name`] and run one after the other. Needs no `std`: a case runs on the caller's
+/// stack and allocates from the global allocator (its devices, buffers of host data).
+#[cfg(feature = "alloc")]
+pub fn cases<T: Target>() -> Vec<Case> {
+    crate::__conformance_list!(__conformance_case_list(T))
+}
+
+/// The one list of conformance cases, area by area: passes `$($args)*;` then the list to
+/// `$crate::$callback!`. [`conformance_tests!`](crate::conformance_tests) and [`cases`] are both
+/// generated from it.
+#[doc(hidden)]
 #[macro_export]
-macro_rules! conformance_tests {
-    ($target:ty) => {
-        $crate::__conformance_cases! { $target;
+#[cfg(feature = "alloc")]
+macro_rules! __conformance_list {
+    ($callback:ident($($args:tt)*)) => {
+        $crate::$callback! { $($args)*;
             allocator: heaps, allocate_release, stats, alignment, params_refused,
                 zero_and_huge_sizes, failed_chunked_allocation_leaks_nothing, table_full;
             mapping: scoped_read_write, whole_length, bounds, access, read_only_buffer,
@@ -141,7 +231,38 @@ macro_rules! conformance_tests {
     };
 }
 
+/// Implementation detail of [`cases`]: the list as a `Vec<Case>`.
+#[doc(hidden)]
+#[macro_export]
+#[cfg(feature = "alloc")]
+macro_rules! __conformance_case_list {
+    ($target:ty; $($area:ident : $($case:ident),+ ;)+) => {
+        $crate::__private::vec![
+            $($(
+                $crate::Case {
+                    area: stringify!($area),
+                    name: stringify!($case),
+                    run: $crate::$area::$case::<$target>,
+                },
+            )+)+
+        ]
+    };
+}
+
+/// Expands to one `#[test]` per conformance case for the [`Target`](crate::Target) type given,
+/// in one module per area (`allocator::heaps`, `commands::dispatch_matmul`, …), each run by
+/// [`run_case`](crate::run_case). Invoke it once per target, each in its own module. Needs
+/// the `std` feature.
+#[cfg(feature = "std")]
+#[macro_export]
+macro_rules! conformance_tests {
+    ($target:ty) => {
+        $crate::__conformance_list!(__conformance_cases($target));
+    };
+}
+
 /// Implementation detail of [`conformance_tests!`].
+#[cfg(feature = "std")]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __conformance_cases {
@@ -153,9 +274,9 @@ macro_rules! __conformance_cases {
                 $(
                     #[test]
                     fn $case() {
-                        $crate::conformance::run_case(
+                        $crate::run_case(
                             concat!(stringify!($area), "::", stringify!($case)),
-                            $crate::conformance::$area::$case::<$target>,
+                            $crate::$area::$case::<$target>,
                         );
                     }
                 )+
@@ -164,11 +285,21 @@ macro_rules! __conformance_cases {
     };
 }
 
+/// Not public API: what the exported macros name through `$crate`.
+#[cfg(feature = "alloc")]
+#[doc(hidden)]
+pub mod __private {
+    pub use alloc::vec;
+}
+
 /// Cases whose failure mode is a hang, run under a 30 s watchdog instead of 300 s.
+#[cfg(feature = "std")]
 const SHORT_CASES: &[&str] = &["bad_input::absurd_grid"];
 
 /// Runs one case on its own thread with a 64 MiB stack, failing it (with its name) if it
-/// panics or runs past the watchdog's limit.
+/// panics or runs past the watchdog's limit (300 s, 30 s for the cases that probe for hangs;
+/// `EMBER_CONFORMANCE_TIMEOUT_S` overrides both). Needs the `std` feature.
+#[cfg(feature = "std")]
 pub fn run_case(name: &'static str, case: fn()) {
     // Cases that probe for hangs get a short leash.
     let default = if SHORT_CASES.contains(&name) { 30 } else { 300 };
@@ -201,6 +332,7 @@ pub fn run_case(name: &'static str, case: fn()) {
 
 /// Makes a device with [`Target::create`], runs `case` on it, then checks that the device
 /// still works and that the case released everything it made.
+#[cfg(feature = "alloc")]
 pub fn with_device<T: Target>(case: impl FnOnce(&mut T::Device)) {
     let mut dev = Box::new(T::create());
     let baseline = Baseline::of(&*dev);
@@ -210,10 +342,12 @@ pub fn with_device<T: Target>(case: impl FnOnce(&mut T::Device)) {
 }
 
 /// What a fresh device looks like, to check a case left it that way.
+#[cfg(feature = "alloc")]
 pub struct Baseline {
     stats: Vec<Option<AllocStats>>,
 }
 
+#[cfg(feature = "alloc")]
 impl Baseline {
     /// Records the allocator statistics of every heap of `dev`.
     pub fn of<D: Device>(dev: &D) -> Self {
@@ -245,6 +379,7 @@ impl Baseline {
 }
 
 /// Proves the device still works: a buffer, a queue fill, a host read, all released.
+#[cfg(feature = "alloc")]
 pub fn assert_works<D: Device>(dev: &mut D) {
     let buffer = dev
         .allocate_buffer(host_params(), 256)
@@ -263,23 +398,27 @@ pub fn assert_works<D: Device>(dev: &mut D) {
 }
 
 /// Host-visible memory with every transfer, dispatch and scoped-mapping usage.
+#[cfg(feature = "alloc")]
 pub fn host_params() -> BufferParams {
     BufferParams::host_visible()
 }
 
 /// [`host_params`] plus persistent mapping and indirect-dispatch parameters.
+#[cfg(feature = "alloc")]
 pub fn host_params_all() -> BufferParams {
     let p = host_params();
     p.with_usage(p.usage | BufferUsage::MAPPING_PERSISTENT | BufferUsage::DISPATCH_INDIRECT_PARAMS)
 }
 
 /// A host-visible buffer of `size` bytes (see [`host_params`]).
+#[cfg(feature = "alloc")]
 pub fn alloc<D: Device>(dev: &mut D, size: u64) -> Buffer {
     dev.allocate_buffer(host_params(), size)
         .unwrap_or_else(|e| panic!("allocate {size} bytes: {e:?}"))
 }
 
 /// A host-visible buffer holding `data`.
+#[cfg(feature = "alloc")]
 pub fn upload<D: Device>(dev: &mut D, data: &[u8]) -> Buffer {
     let buffer = alloc(dev, data.len() as u64);
     dev.write_buffer(BufferSpan::new(buffer, 0, data.len() as u64), data)
@@ -288,6 +427,7 @@ pub fn upload<D: Device>(dev: &mut D, data: &[u8]) -> Buffer {
 }
 
 /// `len` bytes of `buffer` at `offset`, read by the host.
+#[cfg(feature = "alloc")]
 pub fn download<D: Device>(dev: &mut D, buffer: Buffer, offset: u64, len: usize) -> Vec<u8> {
     let mut out = vec![0; len];
     dev.read_buffer(BufferSpan::new(buffer, offset, len as u64), &mut out)
@@ -298,6 +438,7 @@ pub fn download<D: Device>(dev: &mut D, buffer: Buffer, offset: u64, len: usize)
 /// Runs one queue operation and waits for it: `op` gets a [`Submit`] that signals a fresh
 /// semaphore, which is waited on (with [`Timeout::Infinite`]) and released. An error from the
 /// call itself or from the wait (the operation failed) is returned.
+#[cfg(feature = "alloc")]
 pub fn run<D: Device, R>(
     dev: &mut D,
     op: impl FnOnce(&mut D, Submit<'_>) -> Result<R, Error>,
@@ -316,6 +457,7 @@ pub fn run<D: Device, R>(
 }
 
 /// Loads built-in kernel `name`.
+#[cfg(feature = "alloc")]
 pub fn load<T: Target>(dev: &mut T::Device, name: &'static str) -> Executable {
     dev.load_executable(T::kernel(name))
         .unwrap_or_else(|e| panic!("load kernel {name}: {e:?}"))
@@ -323,6 +465,7 @@ pub fn load<T: Target>(dev: &mut T::Device, name: &'static str) -> Executable {
 
 /// Records one dispatch in a one-shot command buffer, runs it and waits; the command buffer
 /// is released whatever happens.
+#[cfg(feature = "alloc")]
 pub fn dispatch<D: Device>(
     dev: &mut D,
     executable: Executable,
@@ -343,12 +486,14 @@ pub fn dispatch<D: Device>(
 
 /// Records `record` alone in a one-shot command buffer, runs it and waits; the command
 /// buffer is released whatever happens.
+#[cfg(feature = "alloc")]
 pub fn execute_one<D: Device>(dev: &mut D, record: Record<'_>) -> Result<(), Error> {
     execute(dev, &[record])
 }
 
 /// Records `records` in a one-shot command buffer, runs it and waits; the command buffer is
 /// released whatever happens.
+#[cfg(feature = "alloc")]
 pub fn execute<D: Device>(dev: &mut D, records: &[Record<'_>]) -> Result<(), Error> {
     let cb = dev
         .create_command_buffer(CommandBufferMode::OneShot, 512, 0)
@@ -364,11 +509,13 @@ pub fn execute<D: Device>(dev: &mut D, records: &[Record<'_>]) -> Result<(), Err
 }
 
 /// `values` as native-endian bytes.
+#[cfg(feature = "alloc")]
 pub fn f32_bytes(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_ne_bytes()).collect()
 }
 
 /// Native-endian bytes as `f32`s.
+#[cfg(feature = "alloc")]
 pub fn bytes_f32(bytes: &[u8]) -> Vec<f32> {
     bytes
         .chunks_exact(4)
@@ -377,11 +524,13 @@ pub fn bytes_f32(bytes: &[u8]) -> Vec<f32> {
 }
 
 /// `values` as native-endian bytes.
+#[cfg(feature = "alloc")]
 pub fn u32_bytes(values: &[u32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_ne_bytes()).collect()
 }
 
 /// Native-endian bytes as `u32`s.
+#[cfg(feature = "alloc")]
 pub fn bytes_u32(bytes: &[u8]) -> Vec<u32> {
     bytes
         .chunks_exact(4)
@@ -390,17 +539,20 @@ pub fn bytes_u32(bytes: &[u8]) -> Vec<u32> {
 }
 
 /// A host-visible buffer holding `values`.
+#[cfg(feature = "alloc")]
 pub fn upload_f32<D: Device>(dev: &mut D, values: &[f32]) -> Buffer {
     upload(dev, &f32_bytes(values))
 }
 
 /// The first `n` `f32`s of `buffer`.
+#[cfg(feature = "alloc")]
 pub fn download_f32<D: Device>(dev: &mut D, buffer: Buffer, n: usize) -> Vec<f32> {
     bytes_f32(&download(dev, buffer, 0, n * 4))
 }
 
 /// Asserts `got` matches the f64 reference `want` to a relative tolerance `rel` (absolute
 /// near zero).
+#[cfg(feature = "alloc")]
 pub fn assert_close(got: &[f32], want: &[f64], rel: f64, what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: length");
     for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
@@ -413,6 +565,7 @@ pub fn assert_close(got: &[f32], want: &[f64], rel: f64, what: &str) {
 }
 
 /// Deterministic test values in about `-2..2` (a small LCG; `seed` picks the sequence).
+#[cfg(feature = "alloc")]
 pub fn values(n: usize, seed: u64) -> Vec<f32> {
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     (0..n)
@@ -426,6 +579,7 @@ pub fn values(n: usize, seed: u64) -> Vec<f32> {
 }
 
 /// Bytes that do not repeat with any small period (so a shifted or misplaced piece shows).
+#[cfg(feature = "alloc")]
 pub fn pattern(len: usize, seed: u8) -> Vec<u8> {
     (0..len)
         .map(|i| (i as u32).wrapping_mul(31).wrapping_add(i as u32 >> 8) as u8 ^ seed)

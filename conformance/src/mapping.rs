@@ -1,6 +1,7 @@
 //! Mapping: scoped and persistent mappings, their bounds, access and life cycle.
 
 use super::{alloc, download, host_params, host_params_all, pattern, with_device, Target};
+use alloc::vec;
 use hal_core::memory::{BufferUsage, MemoryAccess};
 use hal_core::{BufferSpan, Device, Error, Mapped, WHOLE};
 

@@ -2,6 +2,7 @@
 //! and replayed many times.
 
 use super::{alloc, assert_close, download_f32, load, run, upload_f32, values, Baseline, Target};
+use alloc::{boxed::Box, format, vec::Vec};
 use hal_core::memo::MemoStats;
 use hal_core::{
     BufferRef, BufferSpan, CommandBuffer, CommandBufferMode, Device, Error, Executable, MemoCache,

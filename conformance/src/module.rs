@@ -3,6 +3,7 @@
 //! arena comes back, and bad modules or bad calls are errors that leak nothing.
 
 use super::{alloc, assert_close, download_f32, upload_f32, values, Target};
+use alloc::{boxed::Box, vec, vec::Vec};
 use hal_core::module::{Module, ModuleBuilder, Problem, Site};
 use hal_core::session::{LoadError, LoadOptions, ResultMemory, Session, SessionStats};
 use hal_core::{BufferSpan, Device, Error, QueueAffinity, WHOLE};
@@ -101,7 +102,7 @@ impl Mlp {
                 })
                 .collect();
             let max = logits.iter().cloned().fold(f64::MIN, f64::max);
-            let e: Vec<f64> = logits.iter().map(|l| (l - max).exp()).collect();
+            let e: Vec<f64> = logits.iter().map(|l| libm::exp(l - max)).collect();
             let sum: f64 = e.iter().sum();
             out.extend(e.iter().map(|v| v / sum));
         }

@@ -2,6 +2,7 @@
 //! with nothing leaked however many times it runs.
 
 use super::{download, host_params, with_device, Target};
+use alloc::{vec, vec::Vec};
 use hal_core::{Buffer, BufferSpan, Device, Error, Semaphore, SemaphoreValue, Submit, Timeout};
 
 fn sv(semaphore: Semaphore, value: u64) -> SemaphoreValue {

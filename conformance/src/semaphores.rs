@@ -2,6 +2,7 @@
 //! work released by host signals, and failure propagating down chains of work.
 
 use super::{alloc, dispatch, download, load, upload, with_device, Target};
+use alloc::vec;
 use hal_core::{
     BufferRef, BufferSpan, Device, Error, Record, Semaphore, SemaphoreValue, Submit, Timeout,
 };

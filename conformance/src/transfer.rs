@@ -2,6 +2,7 @@
 //! along the path their memory connection gives.
 
 use super::{alloc, download, pattern, run, with_device, Baseline, Target};
+use alloc::{boxed::Box, vec};
 use hal_core::connection::copy_between;
 use hal_core::{BufferSpan, Device, Error, HostSource, MemoryConnection};
 

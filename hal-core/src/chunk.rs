@@ -41,7 +41,8 @@ impl ChunkLayout {
         let chunk_size = if size <= max_chunk {
             size.max(1)
         } else {
-            max_chunk - max_chunk % alignment
+            // `alignment` is a power of two: rounding down is a mask.
+            max_chunk & !(alignment - 1)
         };
         Ok(Self { size, chunk_size })
     }
@@ -71,7 +72,8 @@ impl ChunkLayout {
         if self.size <= self.chunk_size {
             1
         } else {
-            self.size.div_ceil(self.chunk_size)
+            let (whole, rest) = div_rem(self.size, self.chunk_size);
+            whole + (rest != 0) as u64
         }
     }
 
@@ -100,11 +102,14 @@ impl ChunkLayout {
     /// Whether `offset..offset + length` lies in one chunk (an error naming the range if not).
     pub fn within_one_chunk(&self, offset: u64, length: u64) -> Result<Segment, Error> {
         let mut pieces = self.segments(offset, length);
-        let first = pieces.next().unwrap_or(Segment {
-            chunk: offset / self.chunk_size,
-            chunk_offset: offset % self.chunk_size,
-            range_offset: 0,
-            length: 0,
+        let first = pieces.next().unwrap_or_else(|| {
+            let (chunk, chunk_offset) = div_rem(offset, self.chunk_size);
+            Segment {
+                chunk,
+                chunk_offset,
+                range_offset: 0,
+                length: 0,
+            }
         });
         if pieces.next().is_some() {
             return Err(Error::CrossesChunks {
@@ -134,10 +139,10 @@ impl Iterator for Segments {
             return None;
         }
         let at = self.start + self.done;
-        let chunk_offset = at % self.chunk_size;
+        let (chunk, chunk_offset) = div_rem(at, self.chunk_size);
         let length = (self.chunk_size - chunk_offset).min(self.length - self.done);
         let segment = Segment {
-            chunk: at / self.chunk_size,
+            chunk,
             chunk_offset,
             range_offset: self.done,
             length,
@@ -147,9 +152,86 @@ impl Iterator for Segments {
     }
 }
 
+/// `(a / b, a % b)`, for `b > 0` (a zero `b` gives `(u64::MAX, a)` rather than a panic).
+///
+/// On a 32-bit target a `u64` `/` or `%` links the 64-bit division routine (about 1 KiB of
+/// flash on Cortex-M). This divides with the CPU's 32-bit divide when both operands fit 32
+/// bits, as every offset in a microcontroller's memory does, and bit by bit otherwise. On
+/// 64-bit targets it is the native division.
+#[inline]
+pub const fn div_rem(a: u64, b: u64) -> (u64, u64) {
+    if b == 0 {
+        return (u64::MAX, a);
+    }
+    #[cfg(target_pointer_width = "64")]
+    {
+        (a / b, a % b)
+    }
+    #[cfg(not(target_pointer_width = "64"))]
+    {
+        if a <= u32::MAX as u64 && b <= u32::MAX as u64 {
+            let (a, b) = (a as u32, b as u32);
+            ((a / b) as u64, (a % b) as u64)
+        } else {
+            div_rem_bitwise(a, b)
+        }
+    }
+}
+
+/// Shift-and-subtract division for `b > 0`: one quotient bit per step, no division routine.
+#[cfg(any(test, not(target_pointer_width = "64")))]
+#[inline(never)]
+const fn div_rem_bitwise(a: u64, b: u64) -> (u64, u64) {
+    let (mut quotient, mut rest) = (0u64, 0u64);
+    let mut bit = 64;
+    while bit > 0 {
+        bit -= 1;
+        // The remainder is below `b`; doubled it may pass 64 bits, and is then above `b`.
+        let carry = rest >> 63 != 0;
+        rest = (rest << 1) | ((a >> bit) & 1);
+        if carry || rest >= b {
+            rest = rest.wrapping_sub(b);
+            quotient |= 1 << bit;
+        }
+    }
+    (quotient, rest)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn division_matches_the_native_one() {
+        let values = [
+            0,
+            1,
+            2,
+            3,
+            7,
+            16,
+            255,
+            1000,
+            4096,
+            u32::MAX as u64 - 1,
+            u32::MAX as u64,
+            u32::MAX as u64 + 1,
+            (1 << 40) + 12_345,
+            u64::MAX / 3,
+            (1 << 63) - 1,
+            1 << 63,
+            (1 << 63) + 1,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        for &a in &values {
+            for &b in values.iter().filter(|&&b| b > 0) {
+                assert_eq!(div_rem(a, b), (a / b, a % b), "{a} / {b}");
+                assert_eq!(div_rem_bitwise(a, b), (a / b, a % b), "{a} / {b}");
+            }
+            assert_eq!(div_rem(a, 0), (u64::MAX, a));
+        }
+    }
 
     #[test]
     fn segments_cover_the_range_once() {

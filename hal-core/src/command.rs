@@ -592,9 +592,11 @@ fn ranges_overlap(a: u64, b: u64, length: u64) -> bool {
     a < b.saturating_add(length) && b < a.saturating_add(length)
 }
 
+/// `pattern_len` is 1, 2 or 4: a multiple of it has none of the bits of `pattern_len - 1`.
 fn check_pattern_alignment(target: BufferRef, pattern_len: u64) -> Result<(), Error> {
-    let length_ok = target.length == WHOLE || target.length % pattern_len == 0;
-    if target.offset % pattern_len != 0 || !length_ok {
+    let mask = pattern_len - 1;
+    let length_ok = target.length == WHOLE || target.length & mask == 0;
+    if target.offset & mask != 0 || !length_ok {
         return Err(Error::InvalidArgument(
             "fill offset and length must be multiples of the pattern size",
         ));

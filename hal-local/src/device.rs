@@ -165,7 +165,12 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     /// ```
     pub const EMPTY: Self = Self {
         id: DeviceId(0),
-        config: LocalConfig::DEFAULT,
+        // Not `DEFAULT`: its built-in kernel table would keep every built-in kernel in a
+        // firmware image that names only its own (`init` replaces the config anyway).
+        config: LocalConfig {
+            kernels: &[],
+            ..LocalConfig::DEFAULT
+        },
         region: Region::EMPTY,
         heaps: [MemoryHeap {
             types: MemoryType::DEVICE_LOCAL,
@@ -236,7 +241,8 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
         let transient_base = if config.transient_bytes == 0 {
             size
         } else {
-            (size - config.transient_bytes) / region_alignment * region_alignment
+            // `region_alignment` is a power of two: rounding down is a mask.
+            (size - config.transient_bytes) & !(region_alignment - 1)
         };
         let heap = MemoryHeap::new(
             MemoryType::DEVICE_LOCAL
@@ -348,7 +354,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             .inspect_err(|_| self.free_chunks(first))
     }
 
-    #[inline(always)]
+    #[inline]
     fn allocate_chunk(
         &mut self,
         len: u64,
@@ -419,8 +425,9 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
                     .difference(MemoryAccess::WRITE | MemoryAccess::DISCARD),
             ),
         };
+        // A power of two (or 0, taken as 1): `heap.check` refused any other.
         let alignment = params.min_alignment.max(1);
-        if imported.addr() as u64 % alignment != 0 {
+        if imported.addr() as u64 & (alignment - 1) != 0 {
             return Err(Error::InvalidArgument(
                 "imported memory is not aligned as the parameters ask",
             ));
@@ -498,11 +505,14 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     }
 
     /// Calls `f` for each per-chunk piece of a range: (memory, offset in the range).
+    ///
+    /// `f` is a trait object so that one copy of the piece walk serves every caller (fills,
+    /// copies, reads, writes): as a generic it was duplicated into each, on firmware too.
     pub(crate) fn for_each_piece(
         &self,
         span: BufferSpan,
         what: &'static str,
-        mut f: impl FnMut(RawSpan, u64) -> Result<(), Error>,
+        f: &mut dyn FnMut(RawSpan, u64) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let info = self.buffers.get(span.buffer)?.info;
         let length = info.resolve(what, span.offset, span.length)?;
@@ -527,9 +537,9 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
         length: u64,
     ) -> Result<(), Error> {
         let source = BufferSpan::new(source.buffer, source.offset, length);
-        self.for_each_piece(source, "copy source", |from, at| {
+        self.for_each_piece(source, "copy source", &mut |from, at| {
             let to = BufferSpan::new(target.buffer, target.offset + at, from.len() as u64);
-            self.for_each_piece(to, "copy target", |into, inner| {
+            self.for_each_piece(to, "copy target", &mut |into, inner| {
                 // SAFETY: device methods hold no slice of device memory across this call,
                 // and the caller of `copy_spans` holds the device borrow (module docs).
                 if unsafe { into.copy_from(0, &from, inner as usize, into.len()) } {
@@ -548,18 +558,20 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
                 "fill pattern must be 1, 2 or 4 bytes",
             ));
         }
+        // 1, 2 or 4: a multiple of it has none of the bits of `n - 1`.
         let n = pattern.len() as u64;
-        if target.offset % n != 0 || (target.length != WHOLE && target.length % n != 0) {
+        let mask = n - 1;
+        if target.offset & mask != 0 || (target.length != WHOLE && target.length & mask != 0) {
             return Err(Error::InvalidArgument(
                 "fill offset and length must be multiples of the pattern size",
             ));
         }
-        self.for_each_piece(target, "fill", |raw, at| {
+        self.for_each_piece(target, "fill", &mut |raw, at| {
             // SAFETY: the only view of these bytes, dropped before the next piece; callers
             // of `fill_span` hold the device borrow.
             let bytes = unsafe { raw.bytes_mut() }.ok_or_else(read_only)?;
             // The pattern, rotated to where this piece starts in it, repeated.
-            let phase = (at % n) as usize;
+            let phase = (at & mask) as usize;
             let mut rotated = [0u8; 4];
             for (i, r) in rotated[..pattern.len()].iter_mut().enumerate() {
                 *r = pattern[(phase + i) % pattern.len()];

@@ -217,7 +217,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
 
     fn read_buffer(&mut self, span: BufferSpan, out: &mut [u8]) -> Result<(), Error> {
         self.check_host_transfer(span, MemoryAccess::READ, out.len())?;
-        self.for_each_piece(span, "read", |raw, at| {
+        self.for_each_piece(span, "read", &mut |raw, at| {
             let at = at as usize;
             let dst = out
                 .get_mut(at..at + raw.len())
@@ -452,7 +452,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             let n = chunk_bytes.min(length - stats.bytes);
             let chunk = BufferSpan::new(target.buffer, target.offset + stats.bytes, n);
             let base = stats.bytes;
-            result = self.for_each_piece(chunk, "streaming read", |raw, at| {
+            result = self.for_each_piece(chunk, "streaming read", &mut |raw, at| {
                 // SAFETY: `queue_read` holds `&mut self`; the source is caller memory the
                 // device does not own, so this is the only view of these bytes.
                 let bytes = unsafe { raw.bytes_mut() }.ok_or_else(crate::device::read_only)?;

@@ -141,7 +141,8 @@ impl<'a> Workgroup<'a> {
     /// workgroups in linear order. Workgroups' slices are disjoint and cover `0..n`.
     pub fn share_of(&self, n: u64) -> core::ops::Range<u64> {
         let (index, total) = self.linear();
-        let per = n.div_ceil(total.max(1));
+        let (whole, rest) = hal_core::chunk::div_rem(n, total.max(1));
+        let per = whole + (rest != 0) as u64;
         let start = index.saturating_mul(per).min(n);
         start..start.saturating_add(per).min(n)
     }

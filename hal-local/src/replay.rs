@@ -116,7 +116,7 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
 
     /// Host write through the device's memory (the local driver's memory is the host's).
     pub(crate) fn write_span(&self, span: BufferSpan, data: &[u8]) -> Result<(), Error> {
-        self.for_each_piece(span, "write", |raw, at| {
+        self.for_each_piece(span, "write", &mut |raw, at| {
             // SAFETY: the only view of these bytes, dropped before the next piece; `data` is
             // caller memory (a mapping would need `&mut` on the device, which callers hold).
             let bytes = unsafe { raw.bytes_mut() }.ok_or_else(read_only)?;

@@ -1,8 +1,10 @@
 //! Ember's cross-crate tests and benchmark harnesses.
 //!
 //! [`conformance`] is the HAL conformance suite, written once against
-//! [`hal_core::Device`]: implement [`conformance::Target`] for a driver and invoke
-//! `conformance_tests!(YourTarget)` to get one `#[test]` per case
+//! [`hal_core::Device`]; it lives in its own `no_std` crate, `ember-conformance`
+//! (`conformance/` at the workspace root), so firmware can run it too, and is re-exported
+//! here with its host runner: implement [`conformance::Target`] for a driver and invoke
+//! [`conformance_tests!`]`(YourTarget)` to get one `#[test]` per case
 //! (`tests/conformance_local.rs` does it for the local driver). The HAL benchmark
 //! (`cargo bench -p ember-tests --bench hal`) measures dispatch replay, queue-ordered
 //! allocation and memoization on the local driver.
@@ -25,8 +27,10 @@
 //! Set `EMBER_BENCH_QUICK=1` for a tiny run ([`traces::Scale::Quick`]); the smoke test
 //! (`tests/bench_smoke.rs`) runs every trace at that scale on every allocator.
 
+pub use ember_conformance as conformance;
+pub use ember_conformance::conformance_tests;
+
 pub mod adapter;
-pub mod conformance;
 pub mod harness;
 pub mod peers;
 pub mod rng;

@@ -8,6 +8,9 @@
 //! ```text
 //! cargo xtask test          # fmt, clippy, tests, no_std builds, Miri
 //! cargo xtask run           # the main job on the emulated host board
+//! cargo xtask run --board mps2-an386   # build a board's firmware, run it under QEMU, decode its logs
+//! cargo xtask build --board lm3s6965evb
+//! cargo xtask size          # flash and RAM per board → target/bench/size.json
 //! cargo xtask bench alloc   # allocator benchmark → target/bench/alloc.json
 //! cargo xtask bench hal     # dispatch replay, queue_alloca, memoization → target/bench/hal.json
 //! cargo xtask bench module  # module load time vs pool size, digits inference → target/bench/module.json
@@ -15,9 +18,11 @@
 //! cargo xtask fuzz module   # cargo-fuzz on Module::parse for 60 s (--seconds N)
 //! ```
 
+mod boards;
 mod fuzz;
 mod pack;
 mod setup;
+mod size;
 mod step;
 mod tasks;
 
@@ -43,8 +48,21 @@ enum Command {
         #[arg(long)]
         no_miri: bool,
     },
-    /// The main job, on the emulated host board.
-    Run,
+    /// The main job, on the emulated host board by default; on a QEMU board, builds its
+    /// firmware, runs it under QEMU and decodes its logs.
+    Run {
+        /// host, mps2-an386, lm3s6965evb, qemu-virt-riscv32 or qemu-virt-aarch64.
+        #[arg(long, default_value = "host")]
+        board: String,
+    },
+    /// Builds a board's firmware (release, size-optimized) under boards/target.
+    Build {
+        /// host, mps2-an386, lm3s6965evb, qemu-virt-riscv32 or qemu-virt-aarch64.
+        #[arg(long)]
+        board: String,
+    },
+    /// Flash and RAM of every QEMU board's firmware → target/bench/size.json.
+    Size,
     /// Benchmarks, run in release mode, each writing target/bench/<name>.json.
     Bench {
         /// Which benchmark.
@@ -90,7 +108,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Test { no_miri } => tasks::test(!no_miri),
-        Command::Run => tasks::run_main(),
+        Command::Run { board } => tasks::run_board(&board),
+        Command::Build { board } => boards::find(&board).and_then(boards::build),
+        Command::Size => size::size(),
         Command::Bench { which } => match which {
             Bench::Alloc => tasks::bench("alloc", "allocator benchmark"),
             Bench::Hal => tasks::bench("hal", "HAL benchmark on the local driver"),

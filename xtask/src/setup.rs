@@ -1,5 +1,5 @@
 //! Checks and installs what the commands need: rustup targets and components, the nightly
-//! toolchain with Miri. Installs when it can; otherwise stops with the exact command.
+//! toolchain with Miri, QEMU (from bookworm-backports on Debian 12) and defmt-print. Installs when it can; otherwise stops with the exact command.
 
 use crate::step::{cmd, output, run, Result};
 
@@ -98,5 +98,105 @@ pub fn miri() -> Result {
     run(
         "prepare Miri's sysroot",
         cmd("cargo", &["+nightly", "miri", "setup"]),
+    )
+}
+
+/// A rustup target for the stable toolchain.
+pub fn target(target: &str) -> Result {
+    rustup_available()?;
+    if !has(&installed("stable"), &format!("rust-std-{target}")) {
+        run(
+            &format!("install the {target} target"),
+            cmd(
+                "rustup",
+                &["target", "add", target, "--toolchain", "stable"],
+            ),
+        )?;
+    }
+    Ok(())
+}
+
+/// What a board's firmware needs: its target, and for a QEMU board its QEMU and defmt-print.
+pub fn board(board: crate::boards::Board) -> Result {
+    stable()?;
+    if let Some(t) = board.target {
+        target(t)?;
+    }
+    if let Some((program, _)) = board.qemu {
+        qemu(program)?;
+        defmt_print_installed()?;
+    }
+    Ok(())
+}
+
+/// The Debian packages QEMU comes in, from bookworm-backports (QEMU 10: bookworm's own QEMU
+/// conflicts with the backported qemu-utils these machines carry).
+const QEMU_PACKAGES: &[&str] = &["qemu-system-arm", "qemu-system-misc"];
+const BACKPORTS: &str = "/etc/apt/sources.list.d/bookworm-backports.sources";
+const BACKPORTS_SOURCE: &str = "Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n";
+
+/// Makes sure `program` (a qemu-system-*) runs; on Debian 12 as root, installs QEMU from
+/// bookworm-backports, otherwise stops with the exact commands.
+pub fn qemu(program: &str) -> Result {
+    if output(cmd(program, &["--version"])).is_some() {
+        return Ok(());
+    }
+    let install = format!(
+        "echo '{}' > {BACKPORTS} && apt-get update && apt-get install -y -t bookworm-backports {}",
+        BACKPORTS_SOURCE.replace('\n', "\\n"),
+        QEMU_PACKAGES.join(" ")
+    );
+    let debian12 = std::fs::read_to_string("/etc/debian_version")
+        .map(|v| v.starts_with("12"))
+        .unwrap_or(false);
+    let root = output(cmd("id", &["-u"])).is_some_and(|u| u.trim() == "0");
+    if !(debian12 && root) {
+        return Err(format!(
+            "{program} is not installed; on Debian 12, as root: {install}"
+        ));
+    }
+    if !std::path::Path::new(BACKPORTS).exists() {
+        println!("\n==> add the bookworm-backports suite ({BACKPORTS})");
+        std::fs::write(BACKPORTS, BACKPORTS_SOURCE)
+            .map_err(|e| format!("write {BACKPORTS}: {e}; run as root: {install}"))?;
+    }
+    run("apt-get update", cmd("apt-get", &["update", "-q"]))?;
+    let mut args = vec!["install", "-y", "-q", "-t", "bookworm-backports"];
+    args.extend_from_slice(QEMU_PACKAGES);
+    let mut apt = cmd("apt-get", &args);
+    apt.env("DEBIAN_FRONTEND", "noninteractive");
+    run("install QEMU from bookworm-backports", apt)?;
+    output(cmd(program, &["--version"]))
+        .map(|_| ())
+        .ok_or_else(|| format!("{program} still does not run after installing QEMU"))
+}
+
+/// The defmt-print binary xtask runs (installed into cargo's bin directory).
+pub fn defmt_print() -> std::path::PathBuf {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")))
+        .unwrap_or_default();
+    let path = home.join("bin").join("defmt-print");
+    if path.is_file() {
+        path
+    } else {
+        "defmt-print".into()
+    }
+}
+
+/// Installs defmt-print (the host side of the firmware's defmt logs) unless it runs.
+fn defmt_print_installed() -> Result {
+    let mut version = std::process::Command::new(defmt_print());
+    version.arg("--version");
+    if output(version).is_some() {
+        return Ok(());
+    }
+    run(
+        "install defmt-print (decodes the firmware's defmt logs)",
+        cmd(
+            "cargo",
+            &["install", "defmt-print", "--locked", "--version", "^1.2"],
+        ),
     )
 }

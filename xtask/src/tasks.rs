@@ -1,5 +1,6 @@
 //! The commands themselves.
 
+use crate::boards;
 use crate::setup::{self, NO_STD_TARGET};
 use crate::step::{cmd, root, run, Result};
 use std::time::Instant;
@@ -87,6 +88,7 @@ pub fn test(with_miri: bool) -> Result {
             )?;
         }
     }
+    test_boards()?;
     if with_miri {
         setup::miri()?;
         for (what, args) in MIRI_TESTS {
@@ -100,6 +102,19 @@ pub fn test(with_miri: bool) -> Result {
             }
             run(&format!("Miri over {what}"), command)?;
         }
+        run(
+            "Miri over the firmware's heap hand-over (boards workspace)",
+            boards::cargo(&[
+                "+nightly",
+                "miri",
+                "test",
+                "-p",
+                "ember-firmware",
+                "--features",
+                "std,heap",
+                "--lib",
+            ]),
+        )?;
     } else {
         println!("\n==> Miri NOT run (--no-miri was given); CI always runs it");
     }
@@ -110,13 +125,49 @@ pub fn test(with_miri: bool) -> Result {
     Ok(())
 }
 
-/// `cargo xtask run`: the main job on the emulated host board.
-pub fn run_main() -> Result {
-    setup::stable()?;
+/// `cargo xtask run --board B`: on the host board (the default), the main job (train, pack,
+/// run every held-out image through the runtime), then the host board's firmware; on a QEMU
+/// board, its firmware under QEMU.
+pub fn run_board(name: &str) -> Result {
+    let board = boards::find(name)?;
+    if board.qemu.is_none() {
+        setup::stable()?;
+        run(
+            "digits: train, pack, run every held-out image through the runtime (host board)",
+            cmd("cargo", &["run", "--release", "-p", "ember-digits"]),
+        )?;
+    }
+    boards::run_board(board)
+}
+
+/// The boards workspace: formatting, clippy per board on its own target, every board's
+/// firmware run (under QEMU for the QEMU boards), and the check that the harness fails runs
+/// that panic, fail, fault or hang.
+fn test_boards() -> Result {
     run(
-        "digits: train, pack, run every held-out image through the runtime (host board)",
-        cmd("cargo", &["run", "--release", "-p", "ember-digits"]),
-    )
+        "boards: formatting",
+        boards::cargo(&["fmt", "--all", "--", "--check"]),
+    )?;
+    for board in boards::BOARDS {
+        setup::board(*board)?;
+        let mut args = vec!["clippy", "--release", "-p", board.name];
+        if let Some(target) = board.target {
+            args.extend(["--target", target]);
+        }
+        args.extend(["--", "-D", "warnings"]);
+        run(
+            &format!("boards: clippy for {}, warnings denied", board.name),
+            boards::cargo(&args),
+        )?;
+    }
+    run(
+        "boards: the firmware crate's own tests (host)",
+        boards::cargo(&["test", "-p", "ember-firmware", "--features", "std,heap"]),
+    )?;
+    for board in boards::BOARDS {
+        boards::run_board(*board)?;
+    }
+    boards::check_failures_are_caught()
 }
 
 /// `cargo xtask bench <name>`: runs `tests/benches/<name>.rs` in release mode and checks

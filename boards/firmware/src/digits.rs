@@ -28,9 +28,9 @@ const CLASSES: usize = 10;
 const IMAGE_BYTES: usize = PIXELS * 4;
 const ANSWER_BYTES: usize = CLASSES * 4;
 
-/// The device: tables for one small model (16 objects, 64 command slots, 32 allocator nodes,
-/// 4 pending operations), the same as the host's main job.
-pub type DigitsDevice = LocalDevice<'static, 16, 64, 32, 4>;
+/// The device: tables for one small model (12 objects, 48 command slots, 16 allocator nodes,
+/// 2 pending operations), small enough to leave the stack room on a 64 KiB board.
+pub type DigitsDevice = LocalDevice<'static, 12, 48, 16, 2>;
 /// The session: 4 executables, 8 constants, 2 memoized command buffers.
 pub type DigitsSession = Session<'static, 4, 8, 2>;
 

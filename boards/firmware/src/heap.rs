@@ -1,24 +1,58 @@
 //! The `embedded-alloc` heap: the global allocator on boards that choose one.
 
 use core::mem::MaybeUninit;
+use core::sync::atomic::{AtomicBool, Ordering};
 use embedded_alloc::LlffHeap;
 
-#[global_allocator]
+#[cfg_attr(not(test), global_allocator)]
 static HEAP: LlffHeap = LlffHeap::empty();
 
 /// Hands `memory` to the global allocator. Call it once, before anything allocates; later
 /// calls are ignored (the heap keeps its first region).
 pub fn init(memory: &'static mut [MaybeUninit<u8>]) {
-    static DONE: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
-    if DONE.swap(true, core::sync::atomic::Ordering::AcqRel) {
-        return;
+    static DONE: AtomicBool = AtomicBool::new(false);
+    if !DONE.swap(true, Ordering::AcqRel) {
+        give(&HEAP, memory);
     }
-    // SAFETY: `memory` is borrowed mutably for 'static, so nothing else ever uses it; `DONE`
-    // makes this the one and only `init`, before any allocation (the board calls it first).
-    unsafe { HEAP.init(memory.as_mut_ptr() as usize, memory.len()) }
+}
+
+/// Gives `heap` its one region. Only [`init`] calls it for the global heap, once.
+fn give(heap: &LlffHeap, memory: &'static mut [MaybeUninit<u8>]) {
+    // SAFETY: `memory` is borrowed mutably for 'static, so nothing else ever uses it, and its
+    // pointer and length describe exactly that borrow; the callers give each heap a region
+    // once, before its first allocation (`init` guards the global one with `DONE`).
+    unsafe { heap.init(memory.as_mut_ptr() as usize, memory.len()) }
 }
 
 /// Bytes in use and free in the heap.
 pub fn usage() -> (usize, usize) {
     (HEAP.used(), HEAP.free())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::alloc::{GlobalAlloc, Layout};
+
+    /// Miri runs this: the region handed over is the one allocations come from, and they
+    /// can be written and freed.
+    #[test]
+    fn a_heap_serves_from_the_region_it_was_given() {
+        static TEST_HEAP: LlffHeap = LlffHeap::empty();
+        let region: &'static mut [MaybeUninit<u8>] = Vec::leak(vec![MaybeUninit::uninit(); 4096]);
+        let range = region.as_ptr_range();
+        give(&TEST_HEAP, region);
+        let layout = Layout::from_size_align(256, 16).unwrap();
+        // SAFETY: a non-zero-sized layout on a heap that was given its region.
+        let p = unsafe { TEST_HEAP.alloc(layout) };
+        assert!(!p.is_null());
+        assert!(range.contains(&(p as *const MaybeUninit<u8>)));
+        assert_eq!(p as usize % 16, 0);
+        // SAFETY: `p` is a live allocation of 256 bytes.
+        unsafe { p.write_bytes(0xAB, 256) };
+        assert!(TEST_HEAP.used() >= 256);
+        // SAFETY: `p` came from this heap with this layout and is freed once.
+        unsafe { TEST_HEAP.dealloc(p, layout) };
+        assert_eq!(TEST_HEAP.used(), 0);
+    }
 }

@@ -64,10 +64,6 @@ pub fn run(board: Board) -> bool {
     };
     let tests_ok = selftest::run_all();
     let ok = digits_ok && tests_ok;
-    if ok {
-        say!("PASS: {}", board.name);
-    } else {
-        say!("FAIL: {}", board.name);
-    }
+    say!("{}: {}", if ok { "PASS" } else { "FAIL" }, board.name);
     ok
 }

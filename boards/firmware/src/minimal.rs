@@ -63,10 +63,6 @@ pub fn run(memory: &'static mut [u8]) -> bool {
         && filled
         && copied
         && dev.object_counts() == Default::default();
-    if ok {
-        say!("minimal: PASS");
-    } else {
-        say!("minimal: FAIL");
-    }
+    say!("minimal: {}", if ok { "PASS" } else { "FAIL" });
     ok
 }

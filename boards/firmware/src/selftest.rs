@@ -1,8 +1,90 @@
 //! The on-target tests: a small harness that runs each check in turn and logs its name.
+//!
+//! - hal-core's device-memory allocators (`ember_conformance::allocators`): no heap needed,
+//!   so every board runs them, the 64 KiB lm3s6965evb included;
+//! - with the `alloc` feature (the boards with a heap), a subset of the HAL conformance suite (`ember_conformance::cases`) on a hal-local
+//!   device: the areas that fit a board with a few MiB (every case leaks its device's region,
+//!   as on the host).
+//!
 //! A failed check panics; the board's panic handler logs the message and exits with a
 //! failure code, so one failure fails the run.
 
-/// Runs every on-target test; `true` if all passed (a failure panics before returning).
+/// Runs every on-target test; returns `true` (a failure panics before returning).
 pub fn run_all() -> bool {
+    let mut passed = 0u32;
+    for check in ember_conformance::allocators::allocator_checks() {
+        say!("test allocators::{} ...", check.name);
+        (check.run)();
+        passed += 1;
+    }
+    #[cfg(feature = "alloc")]
+    {
+        passed += conformance::run_subset();
+    }
+    say!("tests: {} passed", passed);
     true
+}
+
+#[cfg(feature = "alloc")]
+mod conformance {
+    extern crate alloc;
+
+    use alloc::vec;
+    use ember_conformance::Target;
+    use hal_core::ExecutableSource;
+    use hal_local::{LocalConfig, LocalDevice, LocalHostMemory};
+
+    /// The areas run on the device (every case of each).
+    pub const AREAS: &[&str] = &["allocator", "memo"];
+
+    /// Bytes of each conformance device's region, of its chunks and of its arena.
+    const REGION_BYTES: usize = 192 * 1024;
+    const CHUNK_BYTES: u64 = 8 * 1024;
+    const TRANSIENT_BYTES: u64 = 64 * 1024;
+
+    /// The local driver as the suite's target, sized for a board.
+    pub struct OnTarget;
+
+    impl Target for OnTarget {
+        type Device = LocalDevice<'static, 16, 1024, 64, 8>;
+
+        #[allow(clippy::panic)]
+        fn create() -> Self::Device {
+            let memory: &'static mut [u8] = vec![0u8; REGION_BYTES].leak();
+            let config = LocalConfig {
+                max_allocation_size: CHUNK_BYTES,
+                transient_bytes: TRANSIENT_BYTES,
+                ..LocalConfig::DEFAULT
+            };
+            match LocalDevice::new(memory, config) {
+                Ok(device) => device,
+                Err(_) => panic!("conformance: the device refused its region"),
+            }
+        }
+
+        fn host_memory(bytes: &'static mut [u8]) -> LocalHostMemory<'static> {
+            LocalHostMemory::ReadWrite(bytes)
+        }
+
+        fn host_memory_read_only(bytes: &'static [u8]) -> LocalHostMemory<'static> {
+            LocalHostMemory::ReadOnly(bytes)
+        }
+
+        fn kernel(name: &'static str) -> ExecutableSource<'static> {
+            ExecutableSource::Kernel(name)
+        }
+    }
+
+    /// Runs the cases of [`AREAS`]; the number run.
+    pub fn run_subset() -> u32 {
+        let mut passed = 0;
+        for case in ember_conformance::cases::<OnTarget>() {
+            if AREAS.contains(&case.area) {
+                say!("test conformance::{}::{} ...", case.area, case.name);
+                (case.run)();
+                passed += 1;
+            }
+        }
+        passed
+    }
 }

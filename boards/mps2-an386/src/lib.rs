@@ -2,7 +2,7 @@
 //! `qemu-system-arm -machine mps2-an386`. Code in SSRAM1, data in SSRAM2/3 (`memory.x`),
 //! cortex-m-rt's reset handler (which also turns the FPU on), `critical-section` from the
 //! cortex-m crate (single core), logs and exit over semihosting, and with the `heap` feature
-//! (on by default) a 1 MiB `embedded-alloc` heap.
+//! (on by default) a 3.5 MiB `embedded-alloc` heap.
 #![no_std]
 
 // The `critical-section` implementation (single core: interrupts masked).
@@ -25,7 +25,7 @@ pub fn device_memory() -> Option<&'static mut [u8]> {
 
 /// Bytes of the heap.
 #[cfg(feature = "heap")]
-pub const HEAP_BYTES: usize = 1024 * 1024;
+pub const HEAP_BYTES: usize = 3584 * 1024;
 #[cfg(feature = "heap")]
 static HEAP_MEMORY: ConstStaticCell<[core::mem::MaybeUninit<u8>; HEAP_BYTES]> =
     ConstStaticCell::new([core::mem::MaybeUninit::uninit(); HEAP_BYTES]);

@@ -4,7 +4,7 @@
 //! (`link.x`), which sets 32 MiB of DRAM apart as the region both sides use
 //! (`.shared_dram`): the hal-local device's memory lives there, and so do the inputs, which
 //! the firmware writes once and the device imports in place, with no copy. Logs and exit over
-//! semihosting, a 4 MiB `embedded-alloc` heap with the `heap` feature (on by default).
+//! semihosting, an 8 MiB `embedded-alloc` heap with the `heap` feature (on by default).
 #![no_std]
 
 use static_cell::ConstStaticCell;
@@ -41,7 +41,7 @@ pub fn shared_inputs() -> Option<&'static mut [u8]> {
 
 /// Bytes of the heap.
 #[cfg(feature = "heap")]
-pub const HEAP_BYTES: usize = 4 * 1024 * 1024;
+pub const HEAP_BYTES: usize = 8 * 1024 * 1024;
 #[cfg(feature = "heap")]
 static HEAP_MEMORY: ConstStaticCell<[core::mem::MaybeUninit<u8>; HEAP_BYTES]> =
     ConstStaticCell::new([core::mem::MaybeUninit::uninit(); HEAP_BYTES]);

@@ -2,7 +2,7 @@
 //! `qemu-system-riscv32 -machine virt -bios none`. Everything in DRAM at 0x80000000
 //! (`memory.x`), riscv-rt's start-up in machine mode, `critical-section` from the riscv crate
 //! (single hart: interrupts masked), logs and exit over semihosting, and with the `heap`
-//! feature (on by default) a 4 MiB `embedded-alloc` heap.
+//! feature (on by default) an 8 MiB `embedded-alloc` heap.
 #![no_std]
 
 // The `critical-section` implementation (single hart).
@@ -23,7 +23,7 @@ pub fn device_memory() -> Option<&'static mut [u8]> {
 
 /// Bytes of the heap.
 #[cfg(feature = "heap")]
-pub const HEAP_BYTES: usize = 4 * 1024 * 1024;
+pub const HEAP_BYTES: usize = 8 * 1024 * 1024;
 #[cfg(feature = "heap")]
 static HEAP_MEMORY: ConstStaticCell<[core::mem::MaybeUninit<u8>; HEAP_BYTES]> =
     ConstStaticCell::new([core::mem::MaybeUninit::uninit(); HEAP_BYTES]);

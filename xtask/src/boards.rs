@@ -1,0 +1,247 @@
+//! The boards of `boards/`: their targets, how QEMU runs them, and building, running and
+//! judging their firmware.
+//!
+//! A QEMU board's firmware writes defmt frames to QEMU's stdout over semihosting; xtask pipes
+//! them into `defmt-print -e <elf>` and judges the run by QEMU's exit status (the firmware's
+//! exit code): 0 passed, 1 a failed check, 101 a panic, 102 a fault; a run past its time
+//! limit is killed and fails as a hang.
+
+use crate::setup;
+use crate::step::{cmd, root, run, Result};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// One board.
+#[derive(Debug, Clone, Copy)]
+pub struct Board {
+    /// The crate (and directory) under `boards/`.
+    pub name: &'static str,
+    /// Rust target; `None` for the host board.
+    pub target: Option<&'static str>,
+    /// QEMU program and machine arguments; `None` for the host board.
+    pub qemu: Option<(&'static str, &'static [&'static str])>,
+}
+
+/// Every board; the first is the default.
+pub const BOARDS: &[Board] = &[
+    Board {
+        name: "host",
+        target: None,
+        qemu: None,
+    },
+    Board {
+        name: "mps2-an386",
+        target: Some("thumbv7em-none-eabihf"),
+        qemu: Some((
+            "qemu-system-arm",
+            &["-machine", "mps2-an386", "-cpu", "cortex-m4"],
+        )),
+    },
+    Board {
+        name: "lm3s6965evb",
+        target: Some("thumbv7m-none-eabi"),
+        qemu: Some((
+            "qemu-system-arm",
+            &["-machine", "lm3s6965evb", "-cpu", "cortex-m3"],
+        )),
+    },
+    Board {
+        name: "qemu-virt-riscv32",
+        target: Some("riscv32imac-unknown-none-elf"),
+        qemu: Some((
+            "qemu-system-riscv32",
+            &["-machine", "virt", "-bios", "none"],
+        )),
+    },
+    Board {
+        name: "qemu-virt-aarch64",
+        target: Some("aarch64-unknown-none"),
+        qemu: Some((
+            "qemu-system-aarch64",
+            &["-machine", "virt", "-cpu", "cortex-a53"],
+        )),
+    },
+];
+
+/// The board called `name`, or an error listing them.
+pub fn find(name: &str) -> Result<Board> {
+    BOARDS
+        .iter()
+        .copied()
+        .find(|b| b.name == name)
+        .ok_or_else(|| {
+            let names: Vec<_> = BOARDS.iter().map(|b| b.name).collect();
+            format!("no board `{name}`; boards: {}", names.join(", "))
+        })
+}
+
+/// The QEMU boards.
+pub fn qemu_boards() -> impl Iterator<Item = Board> {
+    BOARDS.iter().copied().filter(|b| b.qemu.is_some())
+}
+
+/// Seconds a firmware may run under QEMU before it counts as hung.
+pub const TIMEOUT: Duration = Duration::from_secs(180);
+
+/// `cargo <args>` in the boards workspace.
+pub fn cargo(args: &[&str]) -> Command {
+    let mut c = cmd("cargo", args);
+    c.current_dir(root().join("boards"));
+    c
+}
+
+/// Builds `board`'s binaries (release: the size-optimized firmware profile).
+pub fn build(board: Board) -> Result {
+    setup::board(board)?;
+    let mut args = vec!["build", "--release", "-p", board.name];
+    if let Some(target) = board.target {
+        args.extend(["--target", target]);
+    }
+    run(&format!("build the {} firmware", board.name), cargo(&args))
+}
+
+/// Where `board`'s binary `bin` lands.
+pub fn elf(board: Board, bin: &str) -> PathBuf {
+    let mut dir = root().join("boards/target");
+    if let Some(target) = board.target {
+        dir.push(target);
+    }
+    dir.join("release").join(bin)
+}
+
+/// How a firmware run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exit code (0 = passed).
+    Exited(i32),
+    /// Killed after [`TIMEOUT`] (or the given limit).
+    Hung,
+}
+
+impl Outcome {
+    /// What the outcome means, in words.
+    pub fn describe(self) -> String {
+        match self {
+            Outcome::Exited(0) => "passed".into(),
+            Outcome::Exited(1) => "a check failed (exit 1)".into(),
+            Outcome::Exited(101) => "the firmware panicked (exit 101)".into(),
+            Outcome::Exited(102) => "the firmware took a fault (exit 102)".into(),
+            Outcome::Exited(c) => format!("exit {c}"),
+            Outcome::Hung => "hung: killed at its time limit".into(),
+        }
+    }
+}
+
+/// Runs `bin` of a QEMU `board` under QEMU, its logs decoded by defmt-print, for at most
+/// `limit`.
+pub fn run_qemu(board: Board, bin: &str, limit: Duration) -> Result<Outcome> {
+    let (program, machine) = board
+        .qemu
+        .ok_or_else(|| format!("{} is not a QEMU board", board.name))?;
+    let elf = elf(board, bin);
+    let elf_arg = elf.to_string_lossy().into_owned();
+    let mut qemu = Command::new(program);
+    qemu.args(machine)
+        .args([
+            "-display",
+            "none",
+            "-monitor",
+            "none",
+            "-serial",
+            "none",
+            "-semihosting-config",
+            "enable=on,target=native",
+            "-kernel",
+        ])
+        .arg(&elf)
+        .stdout(Stdio::piped());
+    println!(
+        "\n==> {} `{bin}` under QEMU (limit {} s)\n    $ {program} {} -display none -monitor none -serial none -semihosting-config enable=on,target=native -kernel {elf_arg} | defmt-print -e {elf_arg}",
+        board.name,
+        limit.as_secs(),
+        machine.join(" ")
+    );
+    let started = Instant::now();
+    let mut qemu = qemu
+        .spawn()
+        .map_err(|e| format!("could not start {program}: {e}"))?;
+    let frames = qemu.stdout.take().ok_or("no QEMU stdout")?;
+    let mut decoder = Command::new(setup::defmt_print())
+        .args(["-e", &elf_arg])
+        .stdin(frames)
+        .spawn()
+        .map_err(|e| format!("could not start defmt-print: {e}"))?;
+    let outcome = loop {
+        if let Some(status) = qemu.try_wait().map_err(|e| e.to_string())? {
+            break Outcome::Exited(status.code().unwrap_or(-1));
+        }
+        if started.elapsed() > limit {
+            let _ = qemu.kill();
+            let _ = qemu.wait();
+            break Outcome::Hung;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let decoded = decoder.wait().map_err(|e| e.to_string())?;
+    println!(
+        "    {}: {} ({:.1} s)",
+        board.name,
+        outcome.describe(),
+        started.elapsed().as_secs_f32()
+    );
+    if !decoded.success() && outcome == Outcome::Exited(0) {
+        return Err(format!(
+            "{} `{bin}`: defmt-print could not decode the logs ({decoded})",
+            board.name
+        ));
+    }
+    Ok(outcome)
+}
+
+/// Runs `board`'s firmware (and on QEMU boards its `minimal` binary too); fails unless
+/// every run passed.
+pub fn run_board(board: Board) -> Result {
+    build(board)?;
+    if board.qemu.is_none() {
+        return run(
+            "the host board's firmware",
+            cargo(&["run", "--release", "-p", board.name]),
+        );
+    }
+    for bin in [board.name, "minimal"] {
+        let outcome = run_qemu(board, bin, TIMEOUT)?;
+        if outcome != Outcome::Exited(0) {
+            return Err(format!(
+                "{} `{bin}` under QEMU: {}",
+                board.name,
+                outcome.describe()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The harness itself must fail a run that panics, fails a check, takes a fault or hangs:
+/// builds mps2-an386's `probe-*` binaries and checks each outcome.
+pub fn check_failures_are_caught() -> Result {
+    let board = find("mps2-an386")?;
+    let expected = [
+        ("probe-panic", Outcome::Exited(101)),
+        ("probe-fail", Outcome::Exited(1)),
+        ("probe-fault", Outcome::Exited(102)),
+        ("probe-hang", Outcome::Hung),
+    ];
+    for (bin, want) in expected {
+        let got = run_qemu(board, bin, Duration::from_secs(10))?;
+        if got != want {
+            return Err(format!(
+                "the firmware harness missed a failure: `{bin}` should end as `{}`, got `{}`",
+                want.describe(),
+                got.describe()
+            ));
+        }
+        println!("    ok: `{bin}` failed the run as it must");
+    }
+    Ok(())
+}

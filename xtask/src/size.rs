@@ -1,0 +1,176 @@
+//! `cargo xtask size`: flash and RAM of every QEMU board's firmware, read from the ELF files.
+//!
+//! Three binaries per board: `bare` (start-up, one log line, exit), `minimal` (the runtime
+//! alone: hal-core + hal-local, one `fill_u32` kernel, one invocation) and the full firmware
+//! (the digits model, its data, the on-target tests). Flash is what the image stores: code,
+//! read-only data and the initial values of `.data`; RAM is `.data` + `.bss` (the statics:
+//! device memory, heap, device tables), without the stack. The runtime's own flash is
+//! `minimal − bare`. Writes `target/bench/size.json`.
+
+use crate::boards::{self, Board};
+use crate::step::{root, Result};
+use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SectionKind};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The statics the report names, found by (mangled) symbol name.
+const NAMED: &[(&str, &str)] = &[
+    ("device_memory", "DEVICE_MEMORY"),
+    ("heap", "HEAP_MEMORY"),
+    ("shared_inputs", "SHARED_INPUTS"),
+    ("device_tables", "6DEVICE17h"),
+];
+
+/// Sizes of one binary.
+#[derive(Debug, Default, Clone)]
+pub struct Footprint {
+    /// Code (every executable section, the vector table included).
+    pub text: u64,
+    /// Read-only data.
+    pub rodata: u64,
+    /// Initialized data (stored in flash, copied to RAM).
+    pub data: u64,
+    /// Zeroed data.
+    pub bss: u64,
+    /// Named statics inside `.data`/`.bss`: (name, bytes).
+    pub named: Vec<(&'static str, u64)>,
+}
+
+impl Footprint {
+    /// Bytes stored in flash.
+    pub fn flash(&self) -> u64 {
+        self.text + self.rodata + self.data
+    }
+
+    /// Bytes of RAM the statics take.
+    pub fn ram(&self) -> u64 {
+        self.data + self.bss
+    }
+
+    fn named(&self, name: &str) -> u64 {
+        self.named
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(0, |(_, b)| *b)
+    }
+
+    fn json(&self) -> String {
+        let mut s = format!(
+            "{{\"flash\": {}, \"ram\": {}, \"text\": {}, \"rodata\": {}, \"data\": {}, \"bss\": {}",
+            self.flash(),
+            self.ram(),
+            self.text,
+            self.rodata,
+            self.data,
+            self.bss
+        );
+        for (name, bytes) in &self.named {
+            let _ = write!(s, ", \"{name}\": {bytes}");
+        }
+        s.push('}');
+        s
+    }
+}
+
+/// Reads the footprint of the ELF at `path`.
+pub fn footprint(path: &Path) -> Result<Footprint> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let elf = object::File::parse(&*bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut f = Footprint::default();
+    for section in elf.sections() {
+        let SectionFlags::Elf { sh_flags } = section.flags() else {
+            continue;
+        };
+        let (alloc, write, exec) = (
+            sh_flags & 0x2 != 0,
+            sh_flags & 0x1 != 0,
+            sh_flags & 0x4 != 0,
+        );
+        let name = section.name().unwrap_or("");
+        // The stack is reserved, not a static: left out, as on the Cortex-M boards.
+        if !alloc || name == ".stack" || name.starts_with(".heap") {
+            continue;
+        }
+        let size = section.size();
+        match (exec, write, section.kind()) {
+            (true, _, _) => f.text += size,
+            (false, false, _) => f.rodata += size,
+            (false, true, SectionKind::UninitializedData | SectionKind::UninitializedTls) => {
+                f.bss += size
+            }
+            (false, true, _) if section.file_range().is_none() => f.bss += size,
+            (false, true, _) => f.data += size,
+        }
+    }
+    for (name, needle) in NAMED {
+        let bytes: u64 = elf
+            .symbols()
+            .filter(|s| s.name().is_ok_and(|n| n.contains(needle)))
+            .map(|s| s.size())
+            .sum();
+        if bytes > 0 {
+            f.named.push((name, bytes));
+        }
+    }
+    Ok(f)
+}
+
+/// Builds every QEMU board, prints the table and writes `target/bench/size.json`.
+pub fn size() -> Result {
+    let mut table = String::new();
+    let mut json = String::from("{\n  \"boards\": [\n");
+    let _ = writeln!(
+        table,
+        "{:<18} {:<22} {:>9} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9}",
+        "board", "binary", "flash", "ram", "runtime", "device", "heap", "tables", "shared"
+    );
+    let qemu: Vec<Board> = boards::qemu_boards().collect();
+    for (i, board) in qemu.iter().enumerate() {
+        boards::build(*board)?;
+        let bare = footprint(&boards::elf(*board, "bare"))?;
+        let minimal = footprint(&boards::elf(*board, "minimal"))?;
+        let full = footprint(&boards::elf(*board, board.name))?;
+        let runtime = minimal.flash().saturating_sub(bare.flash());
+        for (label, f) in [
+            ("bare", &bare),
+            ("minimal (runtime alone)", &minimal),
+            ("digits + tests", &full),
+        ] {
+            let _ = writeln!(
+                table,
+                "{:<18} {:<22} {:>9} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9}",
+                board.name,
+                label,
+                f.flash(),
+                f.ram(),
+                if label == "bare" {
+                    String::new()
+                } else {
+                    (f.flash().saturating_sub(bare.flash())).to_string()
+                },
+                f.named("device_memory"),
+                f.named("heap"),
+                f.named("device_tables"),
+                f.named("shared_inputs"),
+            );
+        }
+        let _ = write!(
+            json,
+            "    {{\"board\": \"{}\", \"target\": \"{}\", \"runtime_alone_flash\": {runtime}, \"bare\": {}, \"minimal\": {}, \"firmware\": {}}}{}\n",
+            board.name,
+            board.target.unwrap_or("host"),
+            bare.json(),
+            minimal.json(),
+            full.json(),
+            if i + 1 < qemu.len() { "," } else { "" }
+        );
+    }
+    json.push_str("  ]\n}\n");
+    println!("\nbytes; runtime = flash beyond `bare` (start-up, logging, panic handler); ram = .data + .bss (stack not included)\n{table}");
+    let dir = root().join("target/bench");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let out = dir.join("size.json");
+    std::fs::write(&out, json).map_err(|e| format!("{}: {e}", out.display()))?;
+    println!("wrote {}", out.display());
+    Ok(())
+}
