@@ -154,9 +154,9 @@ pub fn size() -> Result {
                 f.named("shared_inputs"),
             );
         }
-        let _ = write!(
+        let _ = writeln!(
             json,
-            "    {{\"board\": \"{}\", \"target\": \"{}\", \"runtime_alone_flash\": {runtime}, \"bare\": {}, \"minimal\": {}, \"firmware\": {}}}{}\n",
+            "    {{\"board\": \"{}\", \"target\": \"{}\", \"runtime_alone_flash\": {runtime}, \"bare\": {}, \"minimal\": {}, \"firmware\": {}}}{}",
             board.name,
             board.target.unwrap_or("host"),
             bare.json(),
