@@ -153,7 +153,8 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
 {
     /// A device with no memory yet, for a `static`: every allocation fails until
     /// [`init`](Self::init) gives it its region. Being `const`, it is laid out at compile time
-    /// (in `.bss`), so firmware never builds the device's tables (tens of KiB) on the stack:
+    /// (the static's initial image: `.data`, since its empty tables are not all zero bytes),
+    /// so firmware never builds the device's tables (tens of KiB) on the stack:
     ///
     /// ```
     /// use hal_local::{LocalConfig, LocalDevice};
@@ -161,6 +162,9 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     /// let mut device: LocalDevice<'_, 8, 16, 8, 2> = LocalDevice::EMPTY;
     /// let mut memory = [0u8; 4096];
     /// device.init(&mut memory, LocalConfig::DEFAULT)?;
+    /// // Once only.
+    /// let mut more = [0u8; 4096];
+    /// assert!(device.init(&mut more, LocalConfig::DEFAULT).is_err());
     /// # Ok::<(), hal_core::Error>(())
     /// ```
     pub const EMPTY: Self = Self {

@@ -2,11 +2,10 @@
 //! over the module `build.rs` embedded, each answer checked on the device against its label
 //! and against the float64 reference's prediction computed at build time.
 
-use crate::config::TRANSIENT_BYTES;
 use hal_core::memory::{BufferParams, MemoryAccess};
 use hal_core::session::{LoadError, LoadOptions, ResultMemory, Session, SessionStats};
 use hal_core::{Buffer, BufferSpan, Device, Mapped, QueueAffinity};
-use hal_local::{LocalConfig, LocalDevice, LocalHostMemory};
+use hal_local::{LocalDevice, LocalHostMemory};
 use static_cell::ConstStaticCell;
 
 /// The embedded module: `MODULE`, `KERNELS`, `ARENA_BYTES` (see `ember-build`).
@@ -167,18 +166,8 @@ pub fn check(
     memory: &'static mut [u8],
     shared_inputs: Option<&'static mut [u8]>,
 ) -> Result<DigitsReport, Failure> {
-    // The device lives in a static, made in place: its tables (tens of KiB) are never on the
-    // stack, which matters on a board with 64 KiB of RAM.
     static DEVICE: ConstStaticCell<DigitsDevice> = ConstStaticCell::new(DigitsDevice::EMPTY);
-    let config = LocalConfig {
-        kernels: &module::KERNELS,
-        transient_bytes: TRANSIENT_BYTES,
-        ..LocalConfig::DEFAULT
-    };
-    let created = DEVICE
-        .try_take()
-        .map(|dev| dev.init(memory, config).map(|()| dev));
-    let dev = match created {
+    let dev = match crate::device::take(&DEVICE, memory, &module::KERNELS) {
         Some(Ok(dev)) => dev,
         Some(Err(e)) => return Err(device("create the device")(e)),
         None => {

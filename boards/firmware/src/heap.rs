@@ -24,11 +24,6 @@ fn give(heap: &LlffHeap, memory: &'static mut [MaybeUninit<u8>]) {
     unsafe { heap.init(memory.as_mut_ptr() as usize, memory.len()) }
 }
 
-/// Bytes in use and free in the heap.
-pub fn usage() -> (usize, usize) {
-    (HEAP.used(), HEAP.free())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,6 +25,9 @@
 mod say;
 
 pub mod bare;
+#[doc(hidden)]
+pub mod board_memory;
+pub mod device;
 pub mod digits;
 #[cfg(feature = "heap")]
 pub mod heap;

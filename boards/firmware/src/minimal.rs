@@ -2,10 +2,9 @@
 //! `fill_u32` dispatch and one copy of an imported constant, one invocation, its result
 //! checked. `cargo xtask size` measures the board's `minimal` binary, which runs only this.
 
-use crate::config::TRANSIENT_BYTES;
 use hal_core::session::{LoadOptions, ResultMemory, Session};
 use hal_core::{BufferSpan, Device, QueueAffinity};
-use hal_local::{LocalConfig, LocalDevice};
+use hal_local::LocalDevice;
 use static_cell::ConstStaticCell;
 
 /// The embedded module: `MODULE`, `KERNELS`, `ARENA_BYTES` (see `ember-build`).
@@ -24,17 +23,8 @@ pub type MinimalDevice = LocalDevice<'static, 8, 16, 8, 2>;
 /// Runs the module once over `memory`; `true` if the result is what the module computes
 /// (64 bytes of the pattern, then 64 bytes of the constant's ones) and nothing leaked.
 pub fn run(memory: &'static mut [u8]) -> bool {
-    // Made in place in a static: the device's tables are never on the stack.
     static DEVICE: ConstStaticCell<MinimalDevice> = ConstStaticCell::new(MinimalDevice::EMPTY);
-    let config = LocalConfig {
-        kernels: &module::KERNELS,
-        transient_bytes: TRANSIENT_BYTES,
-        ..LocalConfig::DEFAULT
-    };
-    let created = DEVICE
-        .try_take()
-        .map(|dev| dev.init(memory, config).map(|()| dev));
-    let Some(Ok(dev)) = created else {
+    let Some(Ok(dev)) = crate::device::take(&DEVICE, memory, &module::KERNELS) else {
         say!("minimal: the device refused its memory");
         return false;
     };

@@ -9,19 +9,11 @@
 use cortex_m as _;
 use cortex_m_rt::{exception, ExceptionFrame};
 use ember_firmware::semihosting::fault;
-use static_cell::ConstStaticCell;
 
 /// The board's name in logs.
 pub const NAME: &str = "lm3s6965evb";
 
-/// Bytes of the hal-local device's memory region.
-pub const DEVICE_BYTES: usize = 4 * 1024;
-static DEVICE_MEMORY: ConstStaticCell<[u8; DEVICE_BYTES]> = ConstStaticCell::new([0; DEVICE_BYTES]);
-
-/// The device's memory region; `None` after the first call.
-pub fn device_memory() -> Option<&'static mut [u8]> {
-    DEVICE_MEMORY.try_take().map(|m| m.as_mut_slice())
-}
+ember_firmware::board_memory!(device: 4 * 1024);
 
 #[exception]
 unsafe fn HardFault(_frame: &ExceptionFrame) -> ! {

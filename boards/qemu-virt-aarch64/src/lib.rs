@@ -14,16 +14,13 @@ core::arch::global_asm!(include_str!("start.s"));
 /// The board's name in logs.
 pub const NAME: &str = "qemu-virt-aarch64";
 
-/// Bytes of the hal-local device's memory region (in shared DRAM): the answers of every
-/// image at once, and the arena.
-pub const DEVICE_BYTES: usize = 64 * 1024;
-#[link_section = ".shared_dram"]
-static DEVICE_MEMORY: ConstStaticCell<[u8; DEVICE_BYTES]> = ConstStaticCell::new([0; DEVICE_BYTES]);
-
-/// The device's memory region; `None` after the first call.
-pub fn device_memory() -> Option<&'static mut [u8]> {
-    DEVICE_MEMORY.try_take().map(|m| m.as_mut_slice())
-}
+// The device's memory region (the answers of every image at once, and the arena) lives in
+// shared DRAM, as do the inputs below; the 8 MiB heap is ordinary RAM.
+ember_firmware::board_memory!(
+    #[link_section = ".shared_dram"]
+    device: 64 * 1024,
+    heap: 8 * 1024 * 1024,
+);
 
 /// Bytes of shared DRAM for the inputs (every held-out image as `f32`s: 896 × 256 bytes).
 pub const SHARED_INPUT_BYTES: usize = 256 * 1024;
@@ -37,21 +34,6 @@ static SHARED_INPUTS: ConstStaticCell<Aligned> =
 /// The shared input region (64-byte aligned); `None` after the first call.
 pub fn shared_inputs() -> Option<&'static mut [u8]> {
     SHARED_INPUTS.try_take().map(|m| m.0.as_mut_slice())
-}
-
-/// Bytes of the heap.
-#[cfg(feature = "heap")]
-pub const HEAP_BYTES: usize = 8 * 1024 * 1024;
-#[cfg(feature = "heap")]
-static HEAP_MEMORY: ConstStaticCell<[core::mem::MaybeUninit<u8>; HEAP_BYTES]> =
-    ConstStaticCell::new([core::mem::MaybeUninit::uninit(); HEAP_BYTES]);
-
-/// Gives the heap its memory (once; later calls do nothing).
-pub fn init_heap() {
-    #[cfg(feature = "heap")]
-    if let Some(memory) = HEAP_MEMORY.try_take() {
-        ember_firmware::heap::init(memory);
-    }
 }
 
 /// Any exception (every vector leads here): fail the run.
