@@ -1,0 +1,526 @@
+//! The local driver's built-in kernels ([`hal_local::kernels`](../hal_local/kernels/index.html))
+//! rewritten in WGSL and compiled to SPIR-V at build time, for Ember's Vulkan driver.
+//!
+//! `build.rs` compiles `src/wgsl/<name>.wgsl` (each followed by `src/wgsl/common.wgsl`) with
+//! [naga](https://docs.rs/naga) 28, validates the module with naga's validator, checks the
+//! entry point and bindings against the ABI below, marks every float operation
+//! `NoContraction`, and embeds the words as `&'static [u32]` (no `unsafe`, no alignment
+//! games). A WGSL or validation error fails the build with the file name and naga's message.
+//!
+//! | Kernel | Bindings | Constants (words 12..) |
+//! |---|---|---|
+//! | `fill_u32` | 0 `out` | 0 `value` |
+//! | `copy_u32` | 0 `src`, 1 `dst` | — |
+//! | `add_f32`, `mul_f32` | 0 `a`, 1 `b`, 2 `out` | — |
+//! | `relu_f32` | 0 `in`, 1 `out` | — |
+//! | `matmul_f32` | 0 `A`, 1 `B`, 2 `C`, 3 `bias` | 0 `M`, 1 `K`, 2 `N`, 3 `flags` |
+//! | `softmax_f32` | 0 `in`, 1 `out` | 0 `rows`, 1 `cols` |
+//! | `noop` | — | — |
+//!
+//! # ABI
+//!
+//! What a driver must do to run [`SpirvKernel::words`] and get hal-local's results:
+//!
+//! - **Check first.** Nothing is checked on the GPU. Call [`check`] with the dispatch's
+//!   kernel name, push constants and bindings; it returns exactly the [`hal_core::Error`]
+//!   hal-local returns for the same dispatch, and a refused dispatch must not be recorded
+//!   (hal-local writes nothing when it refuses). Exception: hal-local runs no workgroup, and
+//!   so refuses nothing, when a grid dimension is 0; skip such a dispatch without checking.
+//! - **Entry point** [`SpirvKernel::entry`] (`main`), a compute shader of
+//!   [`WORKGROUP_SIZE`]` × 1 × 1` invocations. SPIR-V 1.0 (Vulkan 1.0), capability
+//!   `Shader` only.
+//! - **Descriptor set 0, binding `i`** for `i` in `0..bindings` is the dispatch's `i`-th
+//!   binding, a `STORAGE_BUFFER` descriptor over an `array<u32>` or `array<f32>` (4-byte
+//!   elements). Inputs are declared `NonWritable` (`var<storage, read>`), outputs writable.
+//!   Every declared binding is statically used, so all [`SpirvKernel::bindings`] descriptors
+//!   must be valid even where the dispatch has fewer: `matmul_f32` without `FLAG_BIAS`
+//!   reads no binding 3, so bind any buffer there (binding 0 again, say). Bindings past
+//!   [`SpirvKernel::bindings`] are ignored (as in hal-local).
+//!   Because storage-buffer offsets must be multiples of `minStorageBufferOffsetAlignment`,
+//!   the driver binds the range starting at the binding's offset rounded down to that
+//!   alignment and passes the remainder, in 4-byte words, as `base[i]` (below). The
+//!   descriptor range must cover `base[i] + len[i]` words.
+//! - **Push constants**: one range of [`PUSH_CONSTANT_BYTES`] = 64 bytes (16 `u32` words,
+//!   stage `COMPUTE`, offset 0), laid out as [`PushConstants`]:
+//!
+//!   | Words | Meaning |
+//!   |---|---|
+//!   | 0..=7 | `base[i]`: element offset (in 4-byte words) of binding `i` inside its bound descriptor range; 0 for absent bindings |
+//!   | 8..=11 | `len[i]` for bindings 0..=3: the binding's length in whole 4-byte elements (`bytes / 4`, a trailing partial word dropped), as hal-local's kernel sees it; 0 for absent bindings |
+//!   | 12..=15 | the kernel's constants 0..=3 (the dispatch's push constants); 0 where the dispatch gave fewer (`matmul_f32`'s missing `flags` means 0), extra ones dropped |
+//!
+//!   The kernels access element `j` of binding `i` as `b_i[base[i] + j]`, and use `len[i]`
+//!   where hal-local uses the binding's length: `fill_u32` fills `len[0]` words, `copy_u32`
+//!   copies `len[1]` words, `add_f32`/`mul_f32` write `len[2]` elements, `relu_f32`
+//!   `len[1]`; `matmul_f32` and `softmax_f32` use only their constants.
+//! - **Grid**: dispatch the same workgroup count `(x, y, z)` the local driver gets (any grid,
+//!   `1 × 1 × 1` included). Each workgroup handles its share of the work exactly as
+//!   hal-local's `Workgroup::share_of` splits it (linear workgroup id `x + X·(y + Y·z)` over
+//!   the grid, contiguous equal shares, rounded up), and the 64 invocations of a workgroup
+//!   stride over their share: elements for the element-wise kernels, 4 × 16 tiles of `C`
+//!   for `matmul_f32` (one element per invocation), rows for `softmax_f32` (one row per
+//!   invocation). The work items are those of hal-local, so results do not depend on the
+//!   grid.
+//! - **Bounds**: the SPIR-V is generated with naga's `ReadZeroSkipWrite` bounds-check policy,
+//!   so even an unchecked dispatch only reads 0 and drops writes outside its descriptor
+//!   ranges.
+//!
+//! # Exactness against hal-local
+//!
+//! `fill_u32`, `copy_u32` and `relu_f32` (and `matmul_f32`'s ReLU) work on the bits and are
+//! exact on every device, subnormals and NaN payloads included. The float kernels do the
+//! same IEEE `f32` operations in the same order as hal-local: `add_f32`/`mul_f32` one
+//! operation per element; `matmul_f32` sums `A[i][k]·B[k][j]` over `k` in increasing order
+//! starting from `0.0`, then adds the bias, then applies ReLU; `softmax_f32` takes the
+//! row's maximum (NaN skipped, as `f32::max` does), sums `exp_f32(x - max)` left to right
+//! and divides each term by the sum, with `exp_f32` a transcription of hal-local's own
+//! (`kernels::math::exp_f32`: same Cody–Waite reduction, same degree-7 polynomial, same
+//! constants, which `build.rs` computes in Rust and writes as exact hex floats), not
+//! WGSL's built-in `exp`. Every float add, subtract, multiply and divide is decorated
+//! `NoContraction`, so a conforming driver neither fuses them into FMAs nor reassociates.
+//! On Mesa's lavapipe every kernel is bit-identical to hal-local (the `lavapipe` test).
+//! What Vulkan itself does not promise, so that other devices may differ:
+//!
+//! - **Division** (`softmax_f32`'s normalisation) is only required to be within 2.5 ulp;
+//!   lavapipe rounds correctly, as hal-local does.
+//! - **Subnormals** may be flushed to zero by a device (Vulkan leaves the float-controls
+//!   mode to the implementation unless `DenormPreserve` is requested, which these modules do
+//!   not, to run everywhere): `add_f32`/`mul_f32`/`matmul_f32` with subnormal inputs or
+//!   results, and `softmax_f32` terms below `e^-87.3` relative to the row's maximum, can
+//!   then come out as zero where hal-local keeps a subnormal.
+//! - **NaN payloads** of float arithmetic results (not of the bit kernels) are the
+//!   device's; NaN stays NaN.
+
+use hal_core::{Error, ShortName};
+
+mod spirv {
+    //! The SPIR-V words `build.rs` generated.
+    include!(concat!(env!("OUT_DIR"), "/spirv.rs"));
+}
+
+/// Invocations per workgroup (`64 × 1 × 1`), fixed in every kernel's SPIR-V.
+pub const WORKGROUP_SIZE: u32 = 64;
+
+/// Size in bytes of the push-constant range every kernel declares (16 words).
+pub const PUSH_CONSTANT_BYTES: u32 = 64;
+
+/// How many bindings get a `base` word in the push constants (words 0..=7).
+pub const MAX_BASES: usize = 8;
+
+/// How many bindings get a `len` word in the push constants (words 8..=11).
+pub const MAX_LENS: usize = 4;
+
+/// How many of the dispatch's own push constants reach a kernel (words 12..=15).
+pub const MAX_CONSTANTS: usize = 4;
+
+/// `matmul_f32` flag bit 0 (constant 3): add `bias[j]` (binding 3) to column `j`.
+pub const FLAG_BIAS: u32 = 1 << 0;
+
+/// `matmul_f32` flag bit 1 (constant 3): ReLU after the bias.
+pub const FLAG_RELU: u32 = 1 << 1;
+
+/// One kernel's SPIR-V module and what the driver needs to run it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpirvKernel {
+    /// The kernel's name, as hal-local's table and modules spell it.
+    pub name: &'static str,
+    /// The compute entry point in [`words`](Self::words): always `main`.
+    pub entry: &'static str,
+    /// The SPIR-V module, as 32-bit words.
+    pub words: &'static [u32],
+    /// Storage-buffer descriptors the module declares: set 0, bindings `0..bindings`.
+    pub bindings: u32,
+}
+
+/// Every kernel, in hal-local's table order.
+pub static KERNELS: &[SpirvKernel] = &[
+    kernel("fill_u32", spirv::FILL_U32, 1),
+    kernel("copy_u32", spirv::COPY_U32, 2),
+    kernel("add_f32", spirv::ADD_F32, 3),
+    kernel("mul_f32", spirv::MUL_F32, 3),
+    kernel("relu_f32", spirv::RELU_F32, 2),
+    kernel("matmul_f32", spirv::MATMUL_F32, 4),
+    kernel("softmax_f32", spirv::SOFTMAX_F32, 2),
+    kernel("noop", spirv::NOOP, 0),
+];
+
+const fn kernel(name: &'static str, words: &'static [u32], bindings: u32) -> SpirvKernel {
+    SpirvKernel {
+        name,
+        entry: "main",
+        words,
+        bindings,
+    }
+}
+
+/// The kernel named `name`, if there is one.
+pub fn find(name: &str) -> Option<&'static SpirvKernel> {
+    KERNELS.iter().find(|k| k.name == name)
+}
+
+/// The 64-byte push-constant block, word for word (see the crate docs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PushConstants {
+    /// Element offset of binding `i` inside its bound descriptor range (words 0..=7).
+    pub base: [u32; MAX_BASES],
+    /// Length of binding `i` in whole 4-byte elements (words 8..=11).
+    pub len: [u32; MAX_LENS],
+    /// The kernel's constants 0..=3 (words 12..=15).
+    pub constants: [u32; MAX_CONSTANTS],
+}
+
+impl PushConstants {
+    /// The block for a dispatch: `bases[i]` and `lens[i]` for its bindings (extra ones
+    /// dropped, missing ones 0), and its constants (the first four; missing ones 0).
+    pub fn new(bases: &[u32], lens: &[u32], constants: &[u32]) -> Self {
+        let mut out = Self::default();
+        for (to, from) in out.base.iter_mut().zip(bases) {
+            *to = *from;
+        }
+        for (to, from) in out.len.iter_mut().zip(lens) {
+            *to = *from;
+        }
+        for (to, from) in out.constants.iter_mut().zip(constants) {
+            *to = *from;
+        }
+        out
+    }
+
+    /// The 16 words in order.
+    pub fn words(&self) -> [u32; 16] {
+        let mut out = [0; 16];
+        out[..8].copy_from_slice(&self.base);
+        out[8..12].copy_from_slice(&self.len);
+        out[12..].copy_from_slice(&self.constants);
+        out
+    }
+
+    /// The 64 bytes in native byte order, for `vkCmdPushConstants`.
+    pub fn bytes(&self) -> [u8; PUSH_CONSTANT_BYTES as usize] {
+        let mut out = [0; PUSH_CONSTANT_BYTES as usize];
+        for (chunk, word) in out.chunks_exact_mut(4).zip(self.words()) {
+            chunk.copy_from_slice(&word.to_ne_bytes());
+        }
+        out
+    }
+}
+
+/// One binding of a dispatch, as [`check`] needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BindingInfo {
+    /// Byte offset of the binding within its buffer (buffers themselves are at least 4-byte
+    /// aligned): hal-local refuses a binding whose start is not 4-byte aligned.
+    pub offset: u64,
+    /// Length in bytes.
+    pub bytes: u64,
+    /// Whether the device may write it (hal-local: the buffer has device write access and
+    /// `DISPATCH_STORAGE_WRITE` usage, and is not a read-only import).
+    pub writable: bool,
+}
+
+/// hal-local's `KernelError`, as far as these kernels raise it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refusal {
+    MissingBinding { index: u32 },
+    MissingConstants { needed: u32 },
+    BindingTooSmall { index: u32 },
+    Misaligned { index: u32 },
+    ReadOnly { index: u32 },
+    Shape(&'static str),
+}
+
+/// hal-local's `replay::kernel_error`: the error a refused dispatch returns.
+fn to_error(refusal: Refusal) -> Error {
+    let (what, code) = match refusal {
+        Refusal::MissingBinding { index } => ("kernel: missing binding", index),
+        Refusal::MissingConstants { needed } => ("kernel: missing push constants", needed),
+        Refusal::BindingTooSmall { index } => ("kernel: binding too small", index),
+        Refusal::Misaligned { index } => ("kernel: binding misaligned", index),
+        Refusal::ReadOnly { index } => ("kernel: binding is read-only", index),
+        Refusal::Shape(what) => (what, 0),
+    };
+    Error::Driver {
+        what,
+        code: code.into(),
+    }
+}
+
+/// Whether hal-local would run a dispatch of kernel `name` with these push constants and
+/// bindings: `Ok(())`, or exactly the error hal-local's dispatch returns, found by the same
+/// checks in the same order as hal-local's kernel (the first failing check wins).
+///
+/// # Errors
+///
+/// [`Error::UnknownKernel`] for a name no kernel has (hal-local refuses it when the
+/// executable is loaded), and [`Error::Driver`] as hal-local's `kernel_error` builds it:
+/// `"kernel: missing binding"` (code: the binding), `"kernel: missing push constants"`
+/// (code: how many the kernel needs), `"kernel: binding too small"`,
+/// `"kernel: binding misaligned"`, `"kernel: binding is read-only"` (code: the binding), or
+/// a shape message with code 0 (`"matmul_f32: M, K and N must be non-zero"`,
+/// `"matmul_f32: unknown flag bits"`, `"matmul_f32: matrix size overflows"`,
+/// `"softmax_f32: rows and cols must be non-zero"`, `"softmax_f32: rows * cols overflows"`).
+pub fn check(name: &str, constants: &[u32], bindings: &[BindingInfo]) -> Result<(), Error> {
+    let d = Dispatch {
+        constants,
+        bindings,
+    };
+    match name {
+        "fill_u32" => d.fill_u32(),
+        "copy_u32" => d.copy_u32(),
+        "add_f32" | "mul_f32" => d.binary(),
+        "relu_f32" => d.relu_f32(),
+        "matmul_f32" => d.matmul_f32(),
+        "softmax_f32" => d.softmax_f32(),
+        "noop" => Ok(()),
+        _ => {
+            return Err(Error::UnknownKernel {
+                name: ShortName::new(name),
+            })
+        }
+    }
+    .map_err(to_error)
+}
+
+/// Size in bytes of one element.
+const WORD: u64 = 4;
+
+/// A dispatch as hal-local's kernels see it; each method mirrors the kernel of its name.
+struct Dispatch<'a> {
+    constants: &'a [u32],
+    bindings: &'a [BindingInfo],
+}
+
+impl Dispatch<'_> {
+    /// `util::constants::<N>`.
+    fn constants<const N: usize>(&self) -> Result<[u32; N], Refusal> {
+        let given = self
+            .constants
+            .get(..N)
+            .ok_or(Refusal::MissingConstants { needed: N as u32 })?;
+        let mut out = [0; N];
+        out.copy_from_slice(given);
+        Ok(out)
+    }
+
+    /// `Workgroup::binding`.
+    fn binding(&self, index: u32) -> Result<&BindingInfo, Refusal> {
+        self.bindings
+            .get(index as usize)
+            .ok_or(Refusal::MissingBinding { index })
+    }
+
+    /// `Binding::f32s`: the element count, if the start is 4-byte aligned.
+    fn elements_of(binding: &BindingInfo, index: u32) -> Result<u64, Refusal> {
+        if binding.offset % WORD != 0 {
+            return Err(Refusal::Misaligned { index });
+        }
+        Ok(binding.bytes / WORD)
+    }
+
+    /// `Workgroup::input_f32`: the element count.
+    fn input(&self, index: u32) -> Result<u64, Refusal> {
+        Self::elements_of(self.binding(index)?, index)
+    }
+
+    /// `Workgroup::output_f32`: the element count.
+    fn output(&self, index: u32) -> Result<u64, Refusal> {
+        let binding = self.binding(index)?;
+        if !binding.writable {
+            return Err(Refusal::ReadOnly { index });
+        }
+        Self::elements_of(binding, index)
+    }
+
+    /// `util::ensure_len`: binding `index` (of `have` elements) holds `count` elements.
+    fn ensure_len(&self, index: u32, have: u64, count: u64) -> Result<(), Refusal> {
+        if have >= count {
+            Ok(())
+        } else {
+            Err(Refusal::BindingTooSmall { index })
+        }
+    }
+
+    fn fill_u32(&self) -> Result<(), Refusal> {
+        let [_value] = self.constants::<1>()?;
+        self.output(0)?;
+        Ok(())
+    }
+
+    fn copy_u32(&self) -> Result<(), Refusal> {
+        let src = self.input(0)?;
+        let dst = self.output(1)?;
+        self.ensure_len(0, src, dst)
+    }
+
+    /// `add_f32` and `mul_f32`.
+    fn binary(&self) -> Result<(), Refusal> {
+        let a = self.input(0)?;
+        let b = self.input(1)?;
+        let n = self.output(2)?;
+        self.ensure_len(0, a, n)?;
+        self.ensure_len(1, b, n)
+    }
+
+    fn relu_f32(&self) -> Result<(), Refusal> {
+        let input = self.input(0)?;
+        let n = self.output(1)?;
+        self.ensure_len(0, input, n)
+    }
+
+    fn matmul_f32(&self) -> Result<(), Refusal> {
+        let [m, k, n] = self.constants::<3>()?;
+        let flags = self.constants.get(3).copied().unwrap_or(0);
+        if m == 0 || k == 0 || n == 0 {
+            return Err(Refusal::Shape("matmul_f32: M, K and N must be non-zero"));
+        }
+        if flags & !(FLAG_BIAS | FLAG_RELU) != 0 {
+            return Err(Refusal::Shape("matmul_f32: unknown flag bits"));
+        }
+        let overflow = "matmul_f32: matrix size overflows";
+        let mk = elements(m, k, overflow)?;
+        let kn = elements(k, n, overflow)?;
+        let mn = elements(m, n, overflow)?;
+        let a = self.input(0)?;
+        self.ensure_len(0, a, mk)?;
+        let b = self.input(1)?;
+        self.ensure_len(1, b, kn)?;
+        let c = self.output(2)?;
+        self.ensure_len(2, c, mn)?;
+        if flags & FLAG_BIAS != 0 {
+            let bias = self.input(3)?;
+            self.ensure_len(3, bias, u64::from(n))?;
+        }
+        Ok(())
+    }
+
+    fn softmax_f32(&self) -> Result<(), Refusal> {
+        let [rows, cols] = self.constants::<2>()?;
+        if rows == 0 || cols == 0 {
+            return Err(Refusal::Shape("softmax_f32: rows and cols must be non-zero"));
+        }
+        let count = elements(rows, cols, "softmax_f32: rows * cols overflows")?;
+        let input = self.input(0)?;
+        let out = self.output(1)?;
+        self.ensure_len(0, input, count)?;
+        self.ensure_len(1, out, count)
+    }
+}
+
+/// `util::elements`: `rows * cols`, refused with `what` unless its size in bytes fits both
+/// `u64` and this host's address space (`usize`), as hal-local checks it.
+fn elements(rows: u32, cols: u32, what: &'static str) -> Result<u64, Refusal> {
+    let count = u64::from(rows) * u64::from(cols);
+    count
+        .checked_mul(WORD)
+        .and_then(|bytes| usize::try_from(bytes).ok())
+        .and_then(|_| usize::try_from(count).ok())
+        .map(|_| count)
+        .ok_or(Refusal::Shape(what))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_complete_and_found() {
+        let names = [
+            "fill_u32",
+            "copy_u32",
+            "add_f32",
+            "mul_f32",
+            "relu_f32",
+            "matmul_f32",
+            "softmax_f32",
+            "noop",
+        ];
+        assert_eq!(KERNELS.len(), names.len());
+        for (k, name) in KERNELS.iter().zip(names) {
+            assert_eq!(k.name, name);
+            assert!(core::ptr::eq(find(name).expect("listed"), k));
+            assert_eq!(k.entry, "main");
+            // SPIR-V magic number, then version 1.0.
+            assert_eq!(k.words[0], 0x0723_0203, "{name}");
+            assert_eq!(k.words[1], 0x0001_0000, "{name}");
+        }
+        assert!(find("nope").is_none());
+        assert!(find("").is_none());
+    }
+
+    #[test]
+    fn push_constant_layout() {
+        let pc = PushConstants::new(&[1, 2, 3, 4, 5, 6, 7, 8, 9], &[10, 11], &[20, 21, 22, 23, 24]);
+        assert_eq!(
+            pc.words(),
+            [1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 0, 0, 20, 21, 22, 23]
+        );
+        let bytes = pc.bytes();
+        assert_eq!(bytes.len(), PUSH_CONSTANT_BYTES as usize);
+        assert_eq!(bytes[12 * 4..13 * 4], 20u32.to_ne_bytes());
+    }
+
+    /// Every constant `exp_f32` uses is hal-local's (same bits), and reaches the SPIR-V.
+    #[test]
+    fn exp_constants_match_hal_local_and_reach_the_spirv() {
+        let expected = [
+            ("EXP_LOG2_E", core::f32::consts::LOG2_E.to_bits()),
+            ("EXP_LN2_HI", 0x3F31_7200),
+            ("EXP_LN2_LO", 0x35BF_BE8E),
+            ("EXP_ROUND_SHIFTER", 12_582_912.0f32.to_bits()),
+            ("EXP_OVERFLOW_ABOVE", 88.722_84f32.to_bits()),
+            ("EXP_UNDERFLOW_BELOW", (-103.972_08f32).to_bits()),
+            ("EXP_ONE", 1.0f32.to_bits()),
+            ("EXP_C2", 0.5f32.to_bits()),
+            ("EXP_C3", (1.0f32 / 6.0).to_bits()),
+            ("EXP_C4", (1.0f32 / 24.0).to_bits()),
+            ("EXP_C5", (1.0f32 / 120.0).to_bits()),
+            ("EXP_C6", (1.0f32 / 720.0).to_bits()),
+            ("EXP_C7", (1.0f32 / 5040.0).to_bits()),
+        ];
+        assert_eq!(spirv::EXP_CONSTANTS, expected);
+        let words = find("softmax_f32").expect("softmax").words;
+        for (name, bits) in expected {
+            // OpConstant: 4 words, opcode 43, then result type, result id, value.
+            let found = words
+                .windows(4)
+                .any(|w| w[0] == (4 << 16 | 43) && w[3] == bits);
+            assert!(found, "{name} ({bits:#x}) is not an OpConstant of softmax_f32");
+        }
+    }
+
+    /// Every float arithmetic result carries `NoContraction`.
+    #[test]
+    fn float_operations_are_not_contracted() {
+        for k in KERNELS {
+            let mut decorated = Vec::new();
+            let mut results = Vec::new();
+            let mut at = 5;
+            while at < k.words.len() {
+                let count = (k.words[at] >> 16) as usize;
+                let op = k.words[at] & 0xFFFF;
+                if op == 71 && count == 3 && k.words[at + 2] == 42 {
+                    decorated.push(k.words[at + 1]);
+                }
+                if [129, 131, 133, 136].contains(&op) {
+                    results.push(k.words[at + 2]);
+                }
+                at += count;
+            }
+            for id in &results {
+                assert!(decorated.contains(id), "{}: %{id} not NoContraction", k.name);
+            }
+            if ["add_f32", "mul_f32", "matmul_f32", "softmax_f32"].contains(&k.name) {
+                assert!(!results.is_empty(), "{}", k.name);
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_names() {
+        assert!(matches!(
+            check("nope", &[], &[]),
+            Err(Error::UnknownKernel { .. })
+        ));
+        assert_eq!(check("noop", &[1, 2], &[]), Ok(()));
+    }
+}

@@ -1,0 +1,53 @@
+// matmul_f32: C = A·B (M×K times K×N, row-major), then + bias[j] if flags bit 0, then ReLU
+// if flags bit 1. As in hal-local, C is split into tiles of 4 rows × 16 columns numbered
+// row-major, and each workgroup computes its share of the tiles; each of the 64 lanes owns
+// one element of the tile. Every element is the sum over k in increasing order, in f32, of
+// A[i][k] * B[k][j] starting from 0.0 (each product and sum rounded on its own), then the
+// bias, then ReLU: hal-local's order.
+
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read> b: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(3) var<storage, read> bias: array<f32>;
+
+const TILE_M: u32 = 4u;
+const TILE_N: u32 = 16u;
+const FLAG_BIAS: u32 = 1u;
+const FLAG_RELU: u32 = 2u;
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+    @builtin(workgroup_id) id: vec3<u32>,
+    @builtin(num_workgroups) count: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    let m = pc_const(0u);
+    let k = pc_const(1u);
+    let n = pc_const(2u);
+    let flags = pc_const(3u);
+    let tiles_n = (n + TILE_N - 1u) / TILE_N;
+    let tiles = ((m + TILE_M - 1u) / TILE_M) * tiles_n;
+    let share = share_of(tiles, id, count);
+    let row_in_tile = lane / TILE_N;
+    let col_in_tile = lane % TILE_N;
+    for (var tile = share.start; tile < share.end; tile += 1u) {
+        let row = (tile / tiles_n) * TILE_M + row_in_tile;
+        let col = (tile % tiles_n) * TILE_N + col_in_tile;
+        if row < m && col < n {
+            let a_row = pc_base(0u) + row * k;
+            let b_col = pc_base(1u) + col;
+            var acc = 0.0;
+            for (var kk = 0u; kk < k; kk += 1u) {
+                acc = acc + a[a_row + kk] * b[b_col + kk * n];
+            }
+            if (flags & FLAG_BIAS) != 0u {
+                acc = acc + bias[pc_base(3u) + col];
+            }
+            var bits = bitcast<u32>(acc);
+            if (flags & FLAG_RELU) != 0u {
+                bits = relu_bits(bits);
+            }
+            c[pc_base(2u) + row * n + col] = bitcast<f32>(bits);
+        }
+    }
+}

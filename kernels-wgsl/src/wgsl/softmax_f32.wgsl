@@ -1,0 +1,48 @@
+// softmax_f32: row-wise softmax of a rows × cols matrix, max-subtracted, exactly hal-local's
+// sequence per row: the max (NaN skipped, as f32::max does), then e = exp_f32(x - max) stored
+// and summed left to right, then each stored e divided by the sum. Each workgroup takes its
+// share of the rows; the 64 lanes stride over them, one lane per row.
+
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+    @builtin(workgroup_id) id: vec3<u32>,
+    @builtin(num_workgroups) count: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    let rows = pc_const(0u);
+    let cols = pc_const(1u);
+    let share = share_of(rows, id, count);
+    let items = share.end - share.start;
+    var j = lane;
+    loop {
+        if j >= items {
+            break;
+        }
+        let first = (share.start + j) * cols;
+        let src_at = pc_base(0u) + first;
+        let dst_at = pc_base(1u) + first;
+        var row_max = bitcast<f32>(0xff800000u);
+        for (var i = 0u; i < cols; i += 1u) {
+            let v = src[src_at + i];
+            if v > row_max {
+                row_max = v;
+            }
+        }
+        var sum = 0.0;
+        for (var i = 0u; i < cols; i += 1u) {
+            let e = exp_f32(src[src_at + i] - row_max);
+            sum = sum + e;
+            out[dst_at + i] = e;
+        }
+        for (var i = 0u; i < cols; i += 1u) {
+            out[dst_at + i] = out[dst_at + i] / sum;
+        }
+        if items - j <= 64u {
+            break;
+        }
+        j += 64u;
+    }
+}
