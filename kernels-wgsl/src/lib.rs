@@ -1,5 +1,5 @@
-//! The local driver's built-in kernels ([`hal_local::kernels`](../hal_local/kernels/index.html))
-//! rewritten in WGSL and compiled to SPIR-V at build time, for Ember's Vulkan driver.
+//! The local driver's built-in kernels (hal-local's `kernels` module) rewritten in WGSL
+//! and compiled to SPIR-V at build time, for Ember's Vulkan driver.
 //!
 //! `build.rs` compiles `src/wgsl/<name>.wgsl` (each followed by `src/wgsl/common.wgsl`) with
 //! [naga](https://docs.rs/naga) 28, validates the module with naga's validator, checks the
@@ -49,6 +49,8 @@
 //!   | 8..=11 | `len[i]` for bindings 0..=3: the binding's length in whole 4-byte elements (`bytes / 4`, a trailing partial word dropped), as hal-local's kernel sees it; 0 for absent bindings |
 //!   | 12..=15 | the kernel's constants 0..=3 (the dispatch's push constants); 0 where the dispatch gave fewer (`matmul_f32`'s missing `flags` means 0), extra ones dropped |
 //!
+//!   A binding of `2^32` words or more cannot be described (Vulkan's
+//!   `maxStorageBufferRange` keeps descriptor ranges far below that anyway).
 //!   The kernels access element `j` of binding `i` as `b_i[base[i] + j]`, and use `len[i]`
 //!   where hal-local uses the binding's length: `fill_u32` fills `len[0]` words, `copy_u32`
 //!   copies `len[1]` words, `add_f32`/`mul_f32` write `len[2]` elements, `relu_f32`
@@ -78,8 +80,10 @@
 //! constants, which `build.rs` computes in Rust and writes as exact hex floats), not
 //! WGSL's built-in `exp`. Every float add, subtract, multiply and divide is decorated
 //! `NoContraction`, so a conforming driver neither fuses them into FMAs nor reassociates.
-//! On Mesa's lavapipe every kernel is bit-identical to hal-local (the `lavapipe` test).
-//! What Vulkan itself does not promise, so that other devices may differ:
+//! On Mesa's lavapipe (llvmpipe, LLVM 15) every kernel is bit-identical to hal-local,
+//! subnormal softmax terms included (the `lavapipe` tests; without the `NoContraction`
+//! decorations lavapipe's softmax does differ from hal-local's, which is why they are
+//! there). What Vulkan itself does not promise, so that other devices may differ:
 //!
 //! - **Division** (`softmax_f32`'s normalisation) is only required to be within 2.5 ulp;
 //!   lavapipe rounds correctly, as hal-local does.
@@ -396,7 +400,9 @@ impl Dispatch<'_> {
     fn softmax_f32(&self) -> Result<(), Refusal> {
         let [rows, cols] = self.constants::<2>()?;
         if rows == 0 || cols == 0 {
-            return Err(Refusal::Shape("softmax_f32: rows and cols must be non-zero"));
+            return Err(Refusal::Shape(
+                "softmax_f32: rows and cols must be non-zero",
+            ));
         }
         let count = elements(rows, cols, "softmax_f32: rows * cols overflows")?;
         let input = self.input(0)?;
@@ -449,7 +455,11 @@ mod tests {
 
     #[test]
     fn push_constant_layout() {
-        let pc = PushConstants::new(&[1, 2, 3, 4, 5, 6, 7, 8, 9], &[10, 11], &[20, 21, 22, 23, 24]);
+        let pc = PushConstants::new(
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9],
+            &[10, 11],
+            &[20, 21, 22, 23, 24],
+        );
         assert_eq!(
             pc.words(),
             [1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 0, 0, 20, 21, 22, 23]
@@ -484,7 +494,10 @@ mod tests {
             let found = words
                 .windows(4)
                 .any(|w| w[0] == (4 << 16 | 43) && w[3] == bits);
-            assert!(found, "{name} ({bits:#x}) is not an OpConstant of softmax_f32");
+            assert!(
+                found,
+                "{name} ({bits:#x}) is not an OpConstant of softmax_f32"
+            );
         }
     }
 
@@ -507,7 +520,11 @@ mod tests {
                 at += count;
             }
             for id in &results {
-                assert!(decorated.contains(id), "{}: %{id} not NoContraction", k.name);
+                assert!(
+                    decorated.contains(id),
+                    "{}: %{id} not NoContraction",
+                    k.name
+                );
             }
             if ["add_f32", "mul_f32", "matmul_f32", "softmax_f32"].contains(&k.name) {
                 assert!(!results.is_empty(), "{}", k.name);
