@@ -27,8 +27,9 @@
 //!   (hal-local writes nothing when it refuses). Exception: hal-local runs no workgroup, and
 //!   so refuses nothing, when a grid dimension is 0; skip such a dispatch without checking.
 //! - **Entry point** [`SpirvKernel::entry`] (`main`), a compute shader of
-//!   [`WORKGROUP_SIZE`]` × 1 × 1` invocations. SPIR-V 1.0 (Vulkan 1.0), capability
-//!   `Shader` only.
+//!   [`WORKGROUP_SIZE`]` × 1 × 1` invocations. SPIR-V 1.0, capability `Shader` only,
+//!   extension `SPV_KHR_storage_buffer_storage_class` (core in Vulkan 1.1; on a Vulkan 1.0
+//!   device enable `VK_KHR_storage_buffer_storage_class`).
 //! - **Descriptor set 0, binding `i`** for `i` in `0..bindings` is the dispatch's `i`-th
 //!   binding, a `STORAGE_BUFFER` descriptor over an `array<u32>` or `array<f32>` (4-byte
 //!   elements). Inputs are declared `NonWritable` (`var<storage, read>`), outputs writable.

@@ -5,7 +5,8 @@
 //! Without a Vulkan device the tests fail, unless `EMBER_SKIP_VULKAN=1` is set.
 //!
 //! This is test scaffolding, not the Vulkan driver: one buffer per binding (host-visible,
-//! coherent), one pipeline per kernel, one submission per dispatch, fence-waited.
+//! coherent), one pipeline per dispatch, one submission per dispatch, fence-waited; Vulkan
+//! 1.1, where the modules' `SPV_KHR_storage_buffer_storage_class` is core.
 
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -68,7 +69,7 @@ impl Gpu {
         // SAFETY: loading the system's Vulkan loader runs its initialisers; it is the
         // ordinary libvulkan.so.1 and nothing else in this process loads it concurrently.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| format!("loader: {e}"))?;
-        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_0);
+        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_1);
         // SAFETY: the create info and what it points to live across the call.
         let instance = unsafe {
             entry.create_instance(
