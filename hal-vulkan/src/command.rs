@@ -1,0 +1,654 @@
+//! Command buffers: hal-core's validated command list, translated at execution into a
+//! `VkCommandBuffer` for the binding table given.
+//!
+//! Translation first *plans* every command against the table — resolving slots, checking
+//! what hal-local checks when it replays (usage and access of slot buffers, ranges, chunk
+//! boundaries of dispatch bindings, the built-in kernels' own checks), cutting ranges into
+//! per-chunk pieces — so a refused execution records nothing and writes nothing. The plan
+//! is then recorded. A reusable command buffer keeps its last recording with the plan it
+//! came from; an execution whose plan is the same (same table, same memory) replays it
+//! (seed 004) instead of recording again.
+
+use crate::buffer::Piece;
+use crate::device::VulkanDevice;
+use crate::staging::InternalBuffer;
+use ash::vk;
+use ember_kernels_wgsl::{BindingInfo, PushConstants};
+use hal_core::command::{
+    BufferRef, Command, CommandBufferMode, CommandList, Op, RefTarget, Workgroups, MAX_BINDINGS,
+    MAX_CONSTANTS,
+};
+use hal_core::memory::{BufferUsage, MemoryAccess};
+use hal_core::{BufferSpan, CommandBuffer, Error};
+
+/// A recorded `VkCommandBuffer` kept for replay.
+pub(crate) struct Memo {
+    plan: Vec<Step>,
+    generation: u64,
+    cb: vk::CommandBuffer,
+}
+
+/// A command buffer.
+pub(crate) struct CommandBufferRec {
+    pub(crate) list: CommandList,
+    pub(crate) slots: Vec<Command>,
+    /// Queue operations that will still run it.
+    pub(crate) pending_uses: u32,
+    /// Released while pending: goes once the last use has run.
+    pub(crate) release_when_idle: bool,
+    /// Update data and fill edges, copied to the device from here.
+    pub(crate) upload: Option<InternalBuffer>,
+    pub(crate) memo: Option<Memo>,
+}
+
+/// How a dispatch gets its grid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Grid {
+    Direct([u32; 3]),
+    Indirect(vk::Buffer, u64),
+}
+
+/// One planned Vulkan command.
+#[derive(Debug, Clone, PartialEq)]
+enum Step {
+    Barrier,
+    Fill {
+        buffer: vk::Buffer,
+        offset: u64,
+        size: u64,
+        data: u32,
+    },
+    /// A copy out of the upload buffer.
+    Upload {
+        from: u64,
+        buffer: vk::Buffer,
+        offset: u64,
+        size: u64,
+    },
+    Copy {
+        src: vk::Buffer,
+        src_offset: u64,
+        dst: vk::Buffer,
+        dst_offset: u64,
+        size: u64,
+    },
+    Dispatch(Box<DispatchStep>),
+}
+
+/// A planned dispatch.
+#[derive(Debug, Clone, PartialEq)]
+struct DispatchStep {
+    pipeline: vk::Pipeline,
+    descriptors: [(vk::Buffer, u64, u64); MAX_BINDINGS],
+    push: [u32; 16],
+    grid: Grid,
+}
+
+fn ranges_overlap(a: u64, b: u64, length: u64) -> bool {
+    a < b.saturating_add(length) && b < a.saturating_add(length)
+}
+
+impl VulkanDevice<'_> {
+    /// Resolves a transfer command's reference; slot buffers are checked here (buffers named
+    /// when recording were checked then).
+    fn resolve_for(
+        &self,
+        r: BufferRef,
+        table: &[BufferSpan],
+        what: &'static str,
+        usage: BufferUsage,
+        access: MemoryAccess,
+    ) -> Result<BufferSpan, Error> {
+        let span = r.resolve(table)?;
+        let info = self.buffers.get(span.buffer)?.info;
+        if let RefTarget::Slot(_) = r.target {
+            info.require_usage(what, usage)?;
+            info.require_access(access)?;
+        }
+        Ok(span)
+    }
+
+    /// Plans every command of a command buffer for `table`.
+    fn plan(
+        &self,
+        command_buffer: CommandBuffer,
+        table: &[BufferSpan],
+    ) -> Result<(Vec<Step>, Vec<u8>), Error> {
+        let cb = self.command_buffers.get(command_buffer)?;
+        let mut steps = Vec::new();
+        let mut upload = Vec::new();
+        for op in cb.list.ops(&cb.slots) {
+            match op {
+                Op::Barrier => steps.push(Step::Barrier),
+                Op::Fill {
+                    target,
+                    pattern,
+                    pattern_len,
+                } => {
+                    let span = self.resolve_for(
+                        target,
+                        table,
+                        "fill",
+                        BufferUsage::TRANSFER_TARGET,
+                        MemoryAccess::WRITE,
+                    )?;
+                    let pattern = &pattern[..pattern_len as usize];
+                    self.plan_fill(span, pattern, &mut steps, &mut upload)?;
+                }
+                Op::Update { target, data } => {
+                    let span = self.resolve_for(
+                        target,
+                        table,
+                        "update",
+                        BufferUsage::TRANSFER_TARGET,
+                        MemoryAccess::WRITE,
+                    )?;
+                    let base = upload.len() as u64;
+                    for piece in data.pieces() {
+                        upload.extend_from_slice(piece);
+                    }
+                    let len = upload.len() as u64 - base;
+                    let span = BufferSpan::new(span.buffer, span.offset, len);
+                    for p in self.pieces(span, "update", true)? {
+                        steps.push(Step::Upload {
+                            from: base + p.at,
+                            buffer: p.buffer,
+                            offset: p.offset,
+                            size: p.len,
+                        });
+                    }
+                }
+                Op::Copy {
+                    source,
+                    target,
+                    length,
+                } => {
+                    let source = self.resolve_for(
+                        source,
+                        table,
+                        "copy source",
+                        BufferUsage::TRANSFER_SOURCE,
+                        MemoryAccess::READ,
+                    )?;
+                    let target = self.resolve_for(
+                        target,
+                        table,
+                        "copy target",
+                        BufferUsage::TRANSFER_TARGET,
+                        MemoryAccess::WRITE,
+                    )?;
+                    self.plan_copy(source, target, length, &mut steps, &mut upload)?;
+                }
+                Op::Dispatch {
+                    executable,
+                    workgroups,
+                    bindings,
+                    constants: (constant_slots, count),
+                } => {
+                    let step = self.plan_dispatch(
+                        executable,
+                        workgroups,
+                        bindings,
+                        constant_slots,
+                        count,
+                        table,
+                    )?;
+                    if let Some(step) = step {
+                        steps.push(step);
+                    }
+                }
+            }
+        }
+        Ok((steps, upload))
+    }
+
+    /// Fills: 4-byte-aligned middles with `vkCmdFillBuffer`, unaligned edges from the upload
+    /// buffer.
+    fn plan_fill(
+        &self,
+        span: BufferSpan,
+        pattern: &[u8],
+        steps: &mut Vec<Step>,
+        upload: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        if !matches!(pattern.len(), 1 | 2 | 4) {
+            return Err(Error::InvalidArgument(
+                "fill pattern must be 1, 2 or 4 bytes",
+            ));
+        }
+        let n = pattern.len() as u64;
+        let mask = n - 1;
+        if span.offset & mask != 0 || (span.length != hal_core::WHOLE && span.length & mask != 0) {
+            return Err(Error::InvalidArgument(
+                "fill offset and length must be multiples of the pattern size",
+            ));
+        }
+        let byte = |q: u64| pattern[(q % n) as usize];
+        for p in self.pieces(span, "fill", true)? {
+            let stage =
+                |upload: &mut Vec<u8>, steps: &mut Vec<Step>, off: u64, q: u64, len: u64| {
+                    if len == 0 {
+                        return;
+                    }
+                    let from = upload.len() as u64;
+                    upload.extend((0..len).map(|k| byte(q + k)));
+                    steps.push(Step::Upload {
+                        from,
+                        buffer: p.buffer,
+                        offset: off,
+                        size: len,
+                    });
+                };
+            let head = ((4 - p.offset % 4) % 4).min(p.len);
+            stage(upload, steps, p.offset, p.at, head);
+            let middle = (p.len - head) & !3;
+            if middle > 0 {
+                let q = p.at + head;
+                let word = [byte(q), byte(q + 1), byte(q + 2), byte(q + 3)];
+                steps.push(Step::Fill {
+                    buffer: p.buffer,
+                    offset: p.offset + head,
+                    size: middle,
+                    data: u32::from_ne_bytes(word),
+                });
+            }
+            let done = head + middle;
+            stage(upload, steps, p.offset + done, p.at + done, p.len - done);
+        }
+        Ok(())
+    }
+
+    /// Copies; within one buffer they name block buffers (the validation layer cannot tell
+    /// a sparse buffer's disjoint ranges apart), and overlapping ranges copy through the
+    /// upload buffer as `memmove` would.
+    fn plan_copy(
+        &self,
+        source: BufferSpan,
+        target: BufferSpan,
+        length: u64,
+        steps: &mut Vec<Step>,
+        upload: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        let same = source.buffer == target.buffer;
+        let from = self.pieces(
+            BufferSpan::new(source.buffer, source.offset, length),
+            "copy source",
+            !same,
+        )?;
+        let to = self.pieces(
+            BufferSpan::new(target.buffer, target.offset, length),
+            "copy target",
+            !same,
+        )?;
+        if same && ranges_overlap(source.offset, target.offset, length) {
+            if source.offset == target.offset {
+                return Ok(());
+            }
+            let at = upload.len() as u64;
+            upload.resize(upload.len() + length as usize, 0);
+            let scratch = [Piece {
+                buffer: vk::Buffer::null(),
+                offset: at,
+                host: core::ptr::null_mut(),
+                len: length,
+                at: 0,
+            }];
+            join(&from, &scratch, length, steps);
+            steps.push(Step::Barrier);
+            join(&scratch, &to, length, steps);
+            return Ok(());
+        }
+        join(&from, &to, length, steps);
+        Ok(())
+    }
+
+    fn plan_dispatch(
+        &self,
+        executable: hal_core::Executable,
+        workgroups: Workgroups,
+        refs: &[Command],
+        constant_slots: &[Command],
+        constant_count: u8,
+        table: &[BufferSpan],
+    ) -> Result<Option<Step>, Error> {
+        let exe = *self.executables.get(executable)?;
+        let pipeline = self.pipeline(&exe)?;
+        let mut constants = Vec::with_capacity(MAX_CONSTANTS);
+        for slot in constant_slots {
+            if let Command::Constants(words) = slot {
+                let room = (constant_count as usize)
+                    .saturating_sub(constants.len())
+                    .min(4);
+                constants.extend_from_slice(&words[..room]);
+            }
+        }
+        let grid = match workgroups {
+            Workgroups::Direct(count) => {
+                if count.contains(&0) {
+                    return Ok(None);
+                }
+                let max = self.ctx.limits.max_workgroup_count;
+                if count.iter().zip(max).any(|(&c, m)| c > m) {
+                    return Err(Error::Limit {
+                        what: "workgroups along one dimension",
+                        requested: u64::from(*count.iter().max().unwrap_or(&0)),
+                        limit: u64::from(max.into_iter().min().unwrap_or(0)),
+                    });
+                }
+                Grid::Direct(count)
+            }
+            Workgroups::Indirect(params) => {
+                let span = params.resolve(table)?;
+                let (piece, info) = self.single_piece(
+                    BufferSpan::new(span.buffer, span.offset, 12),
+                    "indirect dispatch parameters",
+                )?;
+                info.require_usage(
+                    "indirect dispatch parameters",
+                    BufferUsage::DISPATCH_INDIRECT_PARAMS,
+                )?;
+                Grid::Indirect(piece.buffer, piece.offset)
+            }
+        };
+        let mut infos = Vec::with_capacity(refs.len());
+        let mut pieces = Vec::with_capacity(refs.len());
+        for slot in refs {
+            let Command::Binding(r) = slot else {
+                return Err(Error::Driver {
+                    what: "dispatch payload is not a binding",
+                    code: 0,
+                });
+            };
+            let span = r.resolve(table)?;
+            let (piece, info) = self.single_piece(span, "dispatch binding")?;
+            info.require_usage("dispatch binding", BufferUsage::DISPATCH_STORAGE_READ)?;
+            let writable = info.access.contains(MemoryAccess::WRITE)
+                && info.usage.contains(BufferUsage::DISPATCH_STORAGE_WRITE);
+            infos.push(BindingInfo {
+                offset: span.offset,
+                bytes: piece.len,
+                writable,
+            });
+            pieces.push(piece);
+        }
+        match exe.kernel {
+            Some(name) => ember_kernels_wgsl::check(name, &constants, &infos)?,
+            None => {
+                if let Some(i) = infos.iter().position(|b| b.offset % 4 != 0) {
+                    return Err(Error::Driver {
+                        what: "kernel: binding misaligned",
+                        code: i as i64,
+                    });
+                }
+            }
+        }
+        let align = self.ctx.limits.min_storage_buffer_offset_alignment;
+        let dummy = self
+            .dummy
+            .as_ref()
+            .map(|d| (d.buffer, 0, d.size))
+            .ok_or(Error::Driver {
+                what: "device torn down",
+                code: 0,
+            })?;
+        let mut descriptors = [dummy; MAX_BINDINGS];
+        let mut bases = Vec::with_capacity(pieces.len());
+        let mut lens = Vec::with_capacity(pieces.len());
+        for (i, p) in pieces.iter().enumerate() {
+            lens.push(u32::try_from(p.len / 4).unwrap_or(u32::MAX));
+            if p.len == 0 {
+                bases.push(0);
+                continue;
+            }
+            let bind = p.offset - p.offset % align;
+            let range = p.offset - bind + p.len;
+            if range > self.ctx.limits.max_storage_buffer_range {
+                return Err(Error::Limit {
+                    what: "storage buffer binding range (maxStorageBufferRange)",
+                    requested: range,
+                    limit: self.ctx.limits.max_storage_buffer_range,
+                });
+            }
+            descriptors[i] = (p.buffer, bind, range);
+            bases.push(((p.offset - bind) / 4) as u32);
+        }
+        let push = PushConstants::new(&bases, &lens, &constants).words();
+        Ok(Some(Step::Dispatch(Box::new(DispatchStep {
+            pipeline,
+            descriptors,
+            push,
+            grid,
+        }))))
+    }
+
+    /// Records a plan into `cb` (recording).
+    fn record_plan(&self, cb: vk::CommandBuffer, steps: &[Step], upload: vk::Buffer) {
+        let d = &self.ctx.device;
+        self.ctx.full_barrier(cb);
+        for step in steps {
+            match *step {
+                Step::Barrier => self.ctx.full_barrier(cb),
+                Step::Fill {
+                    buffer,
+                    offset,
+                    size,
+                    data,
+                } => {
+                    // SAFETY: `cb` is recording; the range lies in a live buffer with
+                    // transfer-target usage, offset and size multiples of 4.
+                    unsafe { d.cmd_fill_buffer(cb, buffer, offset, size, data) };
+                }
+                Step::Upload {
+                    from,
+                    buffer,
+                    offset,
+                    size,
+                } => {
+                    let region = vk::BufferCopy::default()
+                        .src_offset(from)
+                        .dst_offset(offset)
+                        .size(size);
+                    // SAFETY: both ranges lie in live buffers (the plan sized the upload
+                    // buffer); they are different buffers.
+                    unsafe { d.cmd_copy_buffer(cb, upload, buffer, &[region]) };
+                }
+                Step::Copy {
+                    src,
+                    src_offset,
+                    dst,
+                    dst_offset,
+                    size,
+                } => {
+                    let region = vk::BufferCopy::default()
+                        .src_offset(src_offset)
+                        .dst_offset(dst_offset)
+                        .size(size);
+                    // A null buffer is the upload buffer (scratch of an overlapping copy).
+                    let or_upload =
+                        |b: vk::Buffer| if b == vk::Buffer::null() { upload } else { b };
+                    // SAFETY: both ranges lie in live buffers and do not overlap in memory
+                    // (distinct allocations, or checked disjoint ranges of one buffer).
+                    unsafe { d.cmd_copy_buffer(cb, or_upload(src), or_upload(dst), &[region]) };
+                }
+                Step::Dispatch(ref dispatch) => {
+                    let DispatchStep {
+                        pipeline,
+                        ref descriptors,
+                        ref push,
+                        grid,
+                    } = **dispatch;
+                    let infos: Vec<[vk::DescriptorBufferInfo; 1]> = descriptors
+                        .iter()
+                        .map(|&(buffer, offset, range)| {
+                            [vk::DescriptorBufferInfo {
+                                buffer,
+                                offset,
+                                range,
+                            }]
+                        })
+                        .collect();
+                    let writes: Vec<vk::WriteDescriptorSet<'_>> = infos
+                        .iter()
+                        .enumerate()
+                        .map(|(i, info)| {
+                            vk::WriteDescriptorSet::default()
+                                .dst_binding(i as u32)
+                                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                                .buffer_info(info)
+                        })
+                        .collect();
+                    let mut bytes = [0u8; 64];
+                    for (chunk, word) in bytes.chunks_exact_mut(4).zip(push) {
+                        chunk.copy_from_slice(&word.to_ne_bytes());
+                    }
+                    // SAFETY: `cb` is recording; the pipeline and layout are live and
+                    // compatible; every descriptor names a live buffer range within
+                    // maxStorageBufferRange at an aligned offset; the push range matches the
+                    // layout's.
+                    unsafe {
+                        d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
+                        self.ctx.push_descriptor.cmd_push_descriptor_set(
+                            cb,
+                            vk::PipelineBindPoint::COMPUTE,
+                            self.pipelines.layout,
+                            0,
+                            &writes,
+                        );
+                        d.cmd_push_constants(
+                            cb,
+                            self.pipelines.layout,
+                            vk::ShaderStageFlags::COMPUTE,
+                            0,
+                            &bytes,
+                        );
+                        match grid {
+                            Grid::Direct([x, y, z]) => d.cmd_dispatch(cb, x, y, z),
+                            Grid::Indirect(buffer, offset) => {
+                                d.cmd_dispatch_indirect(cb, buffer, offset)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self.ctx.host_barrier(cb);
+    }
+
+    /// Runs a command buffer with `table`, waiting for it: planned (and so checked), then
+    /// replayed from its memo or recorded.
+    pub(crate) fn execute(
+        &mut self,
+        command_buffer: CommandBuffer,
+        table: &[BufferSpan],
+    ) -> Result<(), Error> {
+        let (steps, upload) = self.plan(command_buffer, table)?;
+        let generation = self.memo_generation;
+        let rec = self.command_buffers.get_mut(command_buffer)?;
+        let reusable = rec.list.mode() == CommandBufferMode::Reusable;
+        // The upload buffer: grown when too small (a kept recording names the old one).
+        let too_small = rec
+            .upload
+            .as_ref()
+            .is_none_or(|u| u.size < upload.len() as u64);
+        if !upload.is_empty() && too_small {
+            if let Some(old) = rec.upload.take() {
+                old.destroy(&self.ctx);
+            }
+            if let Some(memo) = rec.memo.take() {
+                self.ctx.free_command_buffer(memo.cb);
+            }
+            let type_index = self.memory.pools[0].type_index;
+            rec.upload = Some(InternalBuffer::new(
+                &self.ctx,
+                upload.len() as u64,
+                type_index,
+            )?);
+        }
+        if let Some(u) = rec.upload.as_mut() {
+            u.bytes_mut()[..upload.len()].copy_from_slice(&upload);
+        }
+        let upload_buffer = rec.upload.as_ref().map_or(vk::Buffer::null(), |u| u.buffer);
+        if let Some(memo) = rec.memo.as_ref() {
+            if memo.generation == generation && memo.plan == steps {
+                self.memo_hits += 1;
+                let cb = memo.cb;
+                return self.ctx.submit_and_wait(cb);
+            }
+        }
+        if let Some(memo) = rec.memo.take() {
+            self.ctx.free_command_buffer(memo.cb);
+        }
+        let cb = self.ctx.begin()?;
+        self.record_plan(cb, &steps, upload_buffer);
+        let result = self.ctx.end(cb).and_then(|()| self.ctx.submit_and_wait(cb));
+        match (result, reusable) {
+            (Ok(()), true) => {
+                if let Ok(rec) = self.command_buffers.get_mut(command_buffer) {
+                    rec.memo = Some(Memo {
+                        plan: steps,
+                        generation,
+                        cb,
+                    });
+                } else {
+                    self.ctx.free_command_buffer(cb);
+                }
+                Ok(())
+            }
+            (result, _) => {
+                self.ctx.free_command_buffer(cb);
+                result
+            }
+        }
+    }
+
+    /// Frees a command buffer's Vulkan objects (its record is out of the table).
+    pub(crate) fn free_command_buffer_rec(&mut self, rec: CommandBufferRec) {
+        self.slots_in_use = self.slots_in_use.saturating_sub(rec.slots.len());
+        if let Some(memo) = rec.memo {
+            self.ctx.free_command_buffer(memo.cb);
+        }
+        if let Some(u) = rec.upload {
+            u.destroy(&self.ctx);
+        }
+    }
+
+    /// Forgets every kept recording (an object they name is going away).
+    pub(crate) fn drop_memoized(&mut self) {
+        let mut cbs = Vec::new();
+        for (handle, _) in self.command_buffers.iter() {
+            cbs.push(handle);
+        }
+        for handle in cbs {
+            if let Ok(rec) = self.command_buffers.get_mut(handle) {
+                if let Some(memo) = rec.memo.take() {
+                    self.ctx.free_command_buffer(memo.cb);
+                }
+            }
+        }
+    }
+}
+
+/// Copy regions between two piece lists covering the same `length` bytes.
+fn join(from: &[Piece], to: &[Piece], length: u64, steps: &mut Vec<Step>) {
+    let (mut i, mut j, mut done) = (0, 0, 0u64);
+    while done < length && i < from.len() && j < to.len() {
+        let (a, b) = (&from[i], &to[j]);
+        let a_left = a.at + a.len - done;
+        let b_left = b.at + b.len - done;
+        let n = a_left.min(b_left);
+        steps.push(Step::Copy {
+            src: a.buffer,
+            src_offset: a.offset + (done - a.at),
+            dst: b.buffer,
+            dst_offset: b.offset + (done - b.at),
+            size: n,
+        });
+        done += n;
+        if n == a_left {
+            i += 1;
+        }
+        if n == b_left {
+            j += 1;
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! The Vulkan device: its context, memory, object tables, and teardown.
+
+use crate::buffer::BufferRec;
+use crate::command::CommandBufferRec;
+use crate::config::VulkanConfig;
+use crate::executable::{ExecutableRec, Pipelines};
+use crate::instance::Context;
+use crate::memory::Memory;
+use crate::objects::VkObjectCounts;
+use crate::queue::Pending;
+use crate::sparse::SparseHeap;
+use crate::staging::InternalBuffer;
+use hal_core::buffer::BufferKind;
+use hal_core::command::CommandBufferKind;
+use hal_core::device::{MappingKind, ObjectCounts};
+use hal_core::executable::ExecutableKind;
+use hal_core::handle::Table;
+use hal_core::memory::MemoryAccess;
+use hal_core::semaphore::{SemaphoreKind, Timeline};
+use hal_core::{BufferSpan, DeviceId, Error};
+use std::marker::PhantomData;
+
+/// Buffers a device can hold.
+pub const MAX_BUFFERS: usize = 1024;
+/// Semaphores, command buffers, executables and persistent mappings a device can hold.
+pub const MAX_OBJECTS: usize = 256;
+/// Queue operations that can wait for semaphores at once.
+pub const MAX_PENDING: usize = 64;
+/// Command slots all command buffers of a device may hold together.
+pub const MAX_COMMAND_SLOTS: usize = 1 << 18;
+
+#[derive(Clone, Copy)]
+pub(crate) struct MappingRec {
+    pub(crate) span: BufferSpan,
+    pub(crate) access: MemoryAccess,
+}
+
+/// Host memory the Vulkan driver imports: in place where the device can use it (host-pointer
+/// import), otherwise as a copy that a read-write import writes back when it is released.
+#[derive(Debug)]
+pub enum VulkanHostMemory<'m> {
+    /// Memory the device may read and write.
+    ReadWrite(&'m mut [u8]),
+    /// Memory the device may only read.
+    ReadOnly(&'m [u8]),
+}
+
+impl<'a: 'm, 'm> From<&'a [u8]> for VulkanHostMemory<'m> {
+    fn from(bytes: &'a [u8]) -> Self {
+        VulkanHostMemory::ReadOnly(bytes)
+    }
+}
+
+/// A Vulkan device behind hal-core's `Device` trait.
+///
+/// Queue operations run in submission order once their waits are reached (work waiting on
+/// semaphores nothing has signalled yet is parked, as on the local driver); each submission
+/// is waited for before the call returns, so host reads after a semaphore wait see its
+/// results.
+pub struct VulkanDevice<'m> {
+    pub(crate) id: DeviceId,
+    pub(crate) config: VulkanConfig,
+    pub(crate) ctx: Context,
+    pub(crate) memory: Memory,
+    pub(crate) sparse: Vec<Option<SparseHeap>>,
+    pub(crate) pipelines: Pipelines,
+    pub(crate) buffers: Box<Table<BufferKind, BufferRec, MAX_BUFFERS>>,
+    pub(crate) mappings: Box<Table<MappingKind, MappingRec, MAX_OBJECTS>>,
+    pub(crate) executables: Box<Table<ExecutableKind, ExecutableRec, MAX_OBJECTS>>,
+    pub(crate) command_buffers: Box<Table<CommandBufferKind, CommandBufferRec, MAX_OBJECTS>>,
+    pub(crate) slots_in_use: usize,
+    pub(crate) semaphores: Box<Table<SemaphoreKind, Timeline, MAX_OBJECTS>>,
+    pub(crate) pending: Vec<Option<Pending>>,
+    pub(crate) pending_count: usize,
+    pub(crate) next_seq: u64,
+    /// Bumped whenever memory or a pipeline a recording may name goes away.
+    pub(crate) memo_generation: u64,
+    /// Executions replayed from a kept recording.
+    pub(crate) memo_hits: u64,
+    pub(crate) staging: Option<InternalBuffer>,
+    pub(crate) dummy: Option<InternalBuffer>,
+    _memory: PhantomData<&'m mut [u8]>,
+}
+
+// SAFETY: the raw pointers the device holds are mappings of its own device memory and the
+// caller's imported memory (borrowed for 'm as `&mut`/`&`, which are `Send`); Vulkan handles
+// may be used from any thread when access is externally synchronized, which `&mut self`
+// guarantees. It is not `Sync`.
+unsafe impl Send for VulkanDevice<'_> {}
+
+impl<'m> VulkanDevice<'m> {
+    /// Creates a device as `config` says.
+    pub fn new(config: VulkanConfig) -> Result<Self, Error> {
+        let ctx = Context::new(&config)?;
+        let memory = Memory::new(
+            &ctx,
+            config.max_allocation_size,
+            config.heap_budget,
+            config.block_size,
+        )?;
+        let sparse = memory
+            .pools
+            .iter()
+            .map(|p| crate::sparse::probe(&ctx, p.type_index, p.heap.max_allocation_size))
+            .collect();
+        let pipelines = Pipelines::new(&ctx)?;
+        let dummy = match InternalBuffer::new(&ctx, 256, memory.pools[0].type_index) {
+            Ok(d) => d,
+            Err(e) => {
+                let mut pipelines = pipelines;
+                pipelines.destroy(&ctx);
+                return Err(e);
+            }
+        };
+        Ok(Self {
+            id: DeviceId::next(),
+            config,
+            ctx,
+            memory,
+            sparse,
+            pipelines,
+            buffers: Box::new(Table::new()),
+            mappings: Box::new(Table::new()),
+            executables: Box::new(Table::new()),
+            command_buffers: Box::new(Table::new()),
+            slots_in_use: 0,
+            semaphores: Box::new(Table::new()),
+            pending: (0..MAX_PENDING).map(|_| None).collect(),
+            pending_count: 0,
+            next_seq: 0,
+            memo_generation: 0,
+            memo_hits: 0,
+            staging: None,
+            dummy: Some(dummy),
+            _memory: PhantomData,
+        })
+    }
+
+    /// The configuration it was made with.
+    pub fn config(&self) -> &VulkanConfig {
+        &self.config
+    }
+
+    /// The physical device's name.
+    pub fn device_name(&self) -> &str {
+        &self.ctx.device_name
+    }
+
+    /// Whether chunked buffers on heap `heap` are sparse (one `VkBuffer`) rather than one
+    /// allocation per chunk.
+    pub fn sparse_chunks(&self, heap: usize) -> bool {
+        self.sparse.get(heap).is_some_and(Option::is_some)
+    }
+
+    /// The queue families used: (compute, transfer, whether a sparse-binding queue exists).
+    pub fn queue_families(&self) -> (u32, u32, bool) {
+        (
+            self.ctx.queue_family,
+            self.ctx.transfer_family,
+            self.ctx.sparse_queue.is_some(),
+        )
+    }
+
+    /// Whether host memory can be imported in place.
+    pub fn host_import(&self) -> bool {
+        self.ctx.host_memory.is_some()
+    }
+
+    /// Live Vulkan objects (buffers, memory, pipelines, …) made by this device.
+    pub fn vulkan_objects(&self) -> VkObjectCounts {
+        self.ctx.live.snapshot()
+    }
+
+    /// Warnings and errors the validation layer reported so far (0 without validation).
+    pub fn validation_messages(&self) -> u32 {
+        self.ctx.messages.count()
+    }
+
+    /// Executions of reusable command buffers replayed from a kept recording.
+    pub fn memoized_replays(&self) -> u64 {
+        self.memo_hits
+    }
+
+    pub(crate) fn counts(&self) -> ObjectCounts {
+        ObjectCounts {
+            buffers: self.buffers.len() as u32,
+            semaphores: self.semaphores.len() as u32,
+            command_buffers: self.command_buffers.len() as u32,
+            executables: self.executables.len() as u32,
+            pending: self.pending_count as u32,
+        }
+    }
+
+    /// Destroys every Vulkan object the device made but the context itself.
+    fn teardown(&mut self) {
+        self.ctx.wait_idle();
+        let buffers: Vec<_> = self.buffers.iter().map(|(h, _)| h).collect();
+        for b in buffers {
+            if let Ok(rec) = self.buffers.remove(b) {
+                self.free_backing(rec);
+            }
+        }
+        let cbs: Vec<_> = self.command_buffers.iter().map(|(h, _)| h).collect();
+        for cb in cbs {
+            if let Ok(rec) = self.command_buffers.remove(cb) {
+                self.free_command_buffer_rec(rec);
+            }
+        }
+        self.memory.destroy(&self.ctx);
+        self.pipelines.destroy(&self.ctx);
+        if let Some(s) = self.staging.take() {
+            s.destroy(&self.ctx);
+        }
+        if let Some(d) = self.dummy.take() {
+            d.destroy(&self.ctx);
+        }
+    }
+}
+
+impl Drop for VulkanDevice<'_> {
+    fn drop(&mut self) {
+        self.teardown();
+        // Only the context's own objects (command pool, progress timeline) are left.
+        let live = self.ctx.live.snapshot();
+        let messages = self.ctx.messages.count();
+        if self.config.strict_teardown && !std::thread::panicking() {
+            let own = 2;
+            assert!(
+                live.total() == own,
+                "Vulkan objects leaked by the device: {live:?}"
+            );
+            assert_eq!(
+                messages, 0,
+                "the validation layer reported {messages} warning(s) or error(s) (printed above)"
+            );
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! Executables: compute pipelines from SPIR-V, all with one pipeline layout (a push
+//! descriptor set of up to 16 storage buffers and a 64-byte push-constant range).
+//!
+//! Built-in kernels come from `ember_kernels_wgsl` by name. Pipelines are shared: loading
+//! the same SPIR-V and entry point again takes another reference to the same `VkPipeline`.
+
+use crate::device::VulkanDevice;
+use crate::instance::{vk_error, Context};
+use crate::objects::VkObject;
+use ash::vk;
+use hal_core::command::MAX_BINDINGS;
+use hal_core::{Error, Executable, ExecutableSource, ShortName};
+use std::ffi::CString;
+
+/// The SPIR-V magic number.
+const SPIRV_MAGIC: u32 = 0x0723_0203;
+
+/// A loaded executable.
+#[derive(Clone, Copy)]
+pub(crate) struct ExecutableRec {
+    /// Index of its pipeline in the shared list.
+    pub(crate) pipeline: usize,
+    /// The built-in kernel's name (its dispatches are checked on the host); `None` for
+    /// generic SPIR-V.
+    pub(crate) kernel: Option<&'static str>,
+}
+
+/// One pipeline, shared by every executable loaded from the same code.
+pub(crate) struct SharedPipeline {
+    key: (usize, usize, String),
+    pub(crate) pipeline: vk::Pipeline,
+    refs: u32,
+}
+
+/// The layouts every pipeline uses, and the shared pipelines.
+pub(crate) struct Pipelines {
+    pub(crate) set_layout: vk::DescriptorSetLayout,
+    pub(crate) layout: vk::PipelineLayout,
+    pub(crate) shared: Vec<Option<SharedPipeline>>,
+}
+
+impl Pipelines {
+    pub(crate) fn new(ctx: &Context) -> Result<Self, Error> {
+        let bindings: Vec<vk::DescriptorSetLayoutBinding<'_>> = (0..MAX_BINDINGS as u32)
+            .map(|i| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(i)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .descriptor_count(1)
+                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            })
+            .collect();
+        let info = vk::DescriptorSetLayoutCreateInfo::default()
+            .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
+            .bindings(&bindings);
+        // SAFETY: a valid create info on a live device.
+        let set_layout = unsafe { ctx.device.create_descriptor_set_layout(&info, None) }
+            .map_err(vk_error("vkCreateDescriptorSetLayout"))?;
+        ctx.live.created(VkObject::SetLayout);
+        let ranges = [vk::PushConstantRange::default()
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            .offset(0)
+            .size(ember_kernels_wgsl::PUSH_CONSTANT_BYTES)];
+        let set_layouts = [set_layout];
+        let info = vk::PipelineLayoutCreateInfo::default()
+            .set_layouts(&set_layouts)
+            .push_constant_ranges(&ranges);
+        // SAFETY: as above.
+        let layout = match unsafe { ctx.device.create_pipeline_layout(&info, None) } {
+            Ok(l) => l,
+            Err(e) => {
+                // SAFETY: made above, unused, destroyed once.
+                unsafe { ctx.device.destroy_descriptor_set_layout(set_layout, None) };
+                ctx.live.destroyed(VkObject::SetLayout);
+                return Err(vk_error("vkCreatePipelineLayout")(e));
+            }
+        };
+        ctx.live.created(VkObject::PipelineLayout);
+        Ok(Self {
+            set_layout,
+            layout,
+            shared: Vec::new(),
+        })
+    }
+
+    pub(crate) fn destroy(&mut self, ctx: &Context) {
+        for p in self.shared.drain(..).flatten() {
+            // SAFETY: the device is idle; the pipeline was made here and goes once.
+            unsafe { ctx.device.destroy_pipeline(p.pipeline, None) };
+            ctx.live.destroyed(VkObject::Pipeline);
+        }
+        // SAFETY: as above, and no pipeline uses the layouts any more.
+        unsafe {
+            ctx.device.destroy_pipeline_layout(self.layout, None);
+            ctx.device
+                .destroy_descriptor_set_layout(self.set_layout, None);
+        }
+        ctx.live.destroyed(VkObject::PipelineLayout);
+        ctx.live.destroyed(VkObject::SetLayout);
+    }
+
+    /// A compute pipeline of `code`'s `entry`.
+    fn create(&self, ctx: &Context, code: &[u32], entry: &str) -> Result<vk::Pipeline, Error> {
+        check_spirv(code)?;
+        let entry = CString::new(entry)
+            .map_err(|_| Error::InvalidArgument("entry point name contains a NUL byte"))?;
+        let info = vk::ShaderModuleCreateInfo::default().code(code);
+        // SAFETY: `code` passed the structural checks above and lives across the call.
+        let module = unsafe { ctx.device.create_shader_module(&info, None) }
+            .map_err(vk_error("vkCreateShaderModule"))?;
+        ctx.live.created(VkObject::ShaderModule);
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(&entry);
+        let info = vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(self.layout);
+        // SAFETY: a valid create info whose module and layout are live.
+        let result = unsafe {
+            ctx.device
+                .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
+        };
+        // SAFETY: the module is only needed while the pipeline is created.
+        unsafe { ctx.device.destroy_shader_module(module, None) };
+        ctx.live.destroyed(VkObject::ShaderModule);
+        let pipeline = result.map_err(|(_, e)| vk_error("vkCreateComputePipelines")(e))?[0];
+        ctx.live.created(VkObject::Pipeline);
+        Ok(pipeline)
+    }
+}
+
+/// The structural checks a SPIR-V module must pass before Vulkan sees it: whole words, a
+/// header, the magic number, a version of at most 1.6, and a sane id bound.
+pub fn check_spirv(code: &[u32]) -> Result<(), Error> {
+    if code.len() < 5 {
+        return Err(Error::InvalidArgument("SPIR-V shorter than its header"));
+    }
+    if code[0] != SPIRV_MAGIC {
+        return Err(Error::InvalidArgument("not SPIR-V (wrong magic number)"));
+    }
+    let version = code[1];
+    if version & 0xFF00_00FF != 0 || !(0x0001_0000..=0x0001_0600).contains(&version) {
+        return Err(Error::InvalidArgument("unsupported SPIR-V version"));
+    }
+    if code[3] == 0 || code[4] != 0 {
+        return Err(Error::InvalidArgument("malformed SPIR-V header"));
+    }
+    // Every instruction's word count must be non-zero and fit the module.
+    let mut at = 5;
+    while at < code.len() {
+        let count = (code[at] >> 16) as usize;
+        if count == 0 || at + count > code.len() {
+            return Err(Error::InvalidArgument(
+                "malformed SPIR-V instruction stream",
+            ));
+        }
+        at += count;
+    }
+    Ok(())
+}
+
+impl VulkanDevice<'_> {
+    pub(crate) fn load(&mut self, source: ExecutableSource<'_>) -> Result<Executable, Error> {
+        if self.executables.len() >= self.executables.capacity() {
+            return Err(Error::TableFull {
+                table: "executable",
+                capacity: self.executables.capacity() as u32,
+            });
+        }
+        let (code, entry, kernel) = match source {
+            ExecutableSource::Kernel(name) => {
+                let k = ember_kernels_wgsl::find(name).ok_or(Error::UnknownKernel {
+                    name: ShortName::new(name),
+                })?;
+                (k.words, k.entry, Some(k.name))
+            }
+            ExecutableSource::Spirv { code, entry } => (code, entry, None),
+        };
+        let key = (code.as_ptr() as usize, code.len(), entry.to_owned());
+        let shared = &mut self.pipelines.shared;
+        let index = match shared
+            .iter()
+            .position(|p| p.as_ref().is_some_and(|p| p.key == key))
+        {
+            Some(i) => i,
+            None => {
+                let pipeline = self.pipelines.create(&self.ctx, code, entry)?;
+                let slot = SharedPipeline {
+                    key,
+                    pipeline,
+                    refs: 0,
+                };
+                let shared = &mut self.pipelines.shared;
+                match shared.iter().position(Option::is_none) {
+                    Some(i) => {
+                        shared[i] = Some(slot);
+                        i
+                    }
+                    None => {
+                        shared.push(Some(slot));
+                        shared.len() - 1
+                    }
+                }
+            }
+        };
+        let handle = self.executables.insert(ExecutableRec {
+            pipeline: index,
+            kernel,
+        })?;
+        if let Some(Some(p)) = self.pipelines.shared.get_mut(index) {
+            p.refs += 1;
+        }
+        Ok(handle)
+    }
+
+    pub(crate) fn unload(&mut self, executable: Executable) -> Result<(), Error> {
+        let rec = self.executables.remove(executable)?;
+        let slot = &mut self.pipelines.shared[rec.pipeline];
+        if let Some(p) = slot {
+            p.refs = p.refs.saturating_sub(1);
+            if p.refs == 0 {
+                let pipeline = p.pipeline;
+                *slot = None;
+                // Recordings that name it can no longer be replayed.
+                self.memo_generation += 1;
+                self.drop_memoized();
+                // SAFETY: no pending work uses it (every submission is waited for) and no
+                // kept recording names it any more (dropped above).
+                unsafe { self.ctx.device.destroy_pipeline(pipeline, None) };
+                self.ctx.live.destroyed(VkObject::Pipeline);
+            }
+        }
+        Ok(())
+    }
+
+    /// The pipeline of an executable.
+    pub(crate) fn pipeline(&self, rec: &ExecutableRec) -> Result<vk::Pipeline, Error> {
+        self.pipelines
+            .shared
+            .get(rec.pipeline)
+            .and_then(Option::as_ref)
+            .map(|p| p.pipeline)
+            .ok_or(Error::Driver {
+                what: "executable without a pipeline",
+                code: rec.pipeline as i64,
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn malformed_spirv_is_refused() {
+        assert!(check_spirv(&[]).is_err());
+        assert!(check_spirv(&[1, 2, 3, 4, 5]).is_err());
+        assert!(check_spirv(&[SPIRV_MAGIC, 0x0001_0000, 0, 8, 0, 0]).is_err());
+        assert!(check_spirv(&[SPIRV_MAGIC, 0x0001_0000, 0, 8, 0, 3 << 16]).is_err());
+        let k = ember_kernels_wgsl::find("noop").expect("noop");
+        assert!(check_spirv(k.words).is_ok());
+    }
+}

@@ -1,0 +1,83 @@
+//! Ember's Vulkan driver: hal-core's [`Device`](hal_core::Device) trait on Vulkan 1.2 through
+//! `ash`, for edge GPUs with unified memory, discrete GPUs, and Mesa's lavapipe in CI.
+//!
+//! - **Instance and device** ([`VulkanConfig`]): `EMBER_VULKAN_DEVICE` (index or name) picks
+//!   the physical device; the Khronos validation layer is on with `EMBER_VULKAN_VALIDATION=1`
+//!   or [`VulkanConfig::validation`], with a messenger that counts warnings and errors
+//!   ([`VulkanDevice::validation_messages`]). Queues: compute (everything runs there), and the
+//!   sparse-binding queue.
+//! - **Memory**: heap 0 is a host-visible, coherent memory type (device-local too where the
+//!   memory is unified), heap 1 device-only memory where the device has it. Blocks of
+//!   `VkDeviceMemory` are sub-allocated with hal-core's TLSF allocator; large buffers get
+//!   dedicated blocks. Chunked buffers are one sparse `VkBuffer` where the device has sparse
+//!   binding, one allocation per chunk otherwise ([`VulkanConfig::sparse_binding`]).
+//! - **Import**: host memory in place with `VK_EXT_external_memory_host`, else a copy
+//!   written back on release.
+//! - **Executables**: compute pipelines from SPIR-V (the built-in kernels from
+//!   `ember_kernels_wgsl` by name), one pipeline layout with push descriptors.
+//! - **Commands**: hal-core's command lists, planned and checked at execution, recorded into
+//!   a `VkCommandBuffer` that reusable command buffers keep and replay for the same table.
+//! - **Semaphores and queue**: timelines kept on the host with hal-core's failure state;
+//!   operations run in order once their waits are reached, each waited for through the
+//!   device's progress timeline semaphore.
+//!
+//! ```no_run
+//! use hal_core::{BufferSpan, Device, Submit};
+//! use hal_core::memory::BufferParams;
+//! use hal_vulkan::{VulkanConfig, VulkanDevice};
+//!
+//! let mut device = VulkanDevice::new(VulkanConfig::default())?;
+//! let buffer = device.allocate_buffer(BufferParams::host_visible(), 256)?;
+//! device.queue_fill(Submit::NOW, BufferSpan::whole(buffer), &[0xAB])?;
+//! let mut out = [0u8; 256];
+//! device.read_buffer(BufferSpan::whole(buffer), &mut out)?;
+//! assert!(out.iter().all(|&b| b == 0xAB));
+//! device.release_buffer(buffer)?;
+//! # Ok::<(), hal_core::Error>(())
+//! ```
+
+mod buffer;
+mod command;
+pub mod config;
+mod device;
+mod driver;
+mod executable;
+mod import;
+mod instance;
+mod memory;
+pub mod objects;
+mod queue;
+mod sparse;
+mod staging;
+mod transfer;
+
+pub use config::VulkanConfig;
+pub use device::{
+    VulkanDevice, VulkanHostMemory, MAX_BUFFERS, MAX_COMMAND_SLOTS, MAX_OBJECTS, MAX_PENDING,
+};
+pub use executable::check_spirv;
+pub use instance::ValidationMessages;
+pub use objects::{VkObject, VkObjectCounts};
+pub use transfer::VulkanMapping;
+
+impl VulkanDevice<'_> {
+    /// Where memory of `memory_type` lives: host memory the device reaches (`Host`), or
+    /// memory behind the GPU.
+    pub(crate) fn domain(
+        &self,
+        memory_type: hal_core::memory::MemoryType,
+    ) -> hal_core::MemoryDomain {
+        use hal_core::memory::MemoryType;
+        let unified = matches!(
+            self.ctx.device_type,
+            ash::vk::PhysicalDeviceType::CPU | ash::vk::PhysicalDeviceType::INTEGRATED_GPU
+        );
+        let host_memory = memory_type.contains(MemoryType::HOST_VISIBLE)
+            && (unified || !memory_type.contains(MemoryType::DEVICE_LOCAL));
+        if host_memory {
+            hal_core::MemoryDomain::Host
+        } else {
+            hal_core::MemoryDomain::Device { fabric: 1 }
+        }
+    }
+}
