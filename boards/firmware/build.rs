@@ -4,12 +4,10 @@
 //!   training is deterministic, so every board gets the same weights), packed with
 //!   ember-pack, and embedded with ember-build; with it, the held-out images (one byte per
 //!   pixel), their labels, and the float64 reference's predictions, for the device to check
-//!   its own answers against;
-//! - `minimal`: one `fill_u32` dispatch and one copy of a constant, the runtime-alone probe.
+//!   its own answers against.
 
 use ember_build::Embed;
 use ember_digits::{predict_f64, predictions, train, Digits, TrainConfig};
-use hal_core::module::ModuleBuilder;
 use std::path::{Path, PathBuf};
 
 /// The transient arena every board's device gives `queue_alloca` (the firmware reads the same
@@ -45,30 +43,10 @@ fn digits(out: &Path) {
     write(&out.join("held_out_reference.bin"), &reference);
 }
 
-fn minimal(out: &Path) {
-    let mut b = ModuleBuilder::new("minimal");
-    let fill = b.executable("fill_u32");
-    let ones = b.constant("ones", &[1; 64]);
-    let f = b.function("fill", &[], &[128]);
-    let y = b.result(f, 0);
-    b.dispatch(f, fill, [1, 1, 1], &[0xE3BE_0001], &[y.slice(0, 64)]);
-    b.copy(f, ones, y.slice(64, 64));
-    let module = out.join("minimal.ember");
-    write(
-        &module,
-        &b.finish().expect("the minimal module builds").bytes,
-    );
-    Embed::new(&module)
-        .arena_bytes(TRANSIENT_BYTES)
-        .builtin_kernels()
-        .build_rs("minimal_module.rs");
-}
-
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
     digits(&out);
-    minimal(&out);
     write(
         &out.join("config.rs"),
         format!("/// The transient arena of every board's device.\npub const TRANSIENT_BYTES: u64 = {TRANSIENT_BYTES};\n").as_bytes(),

@@ -173,8 +173,14 @@ pub enum Record<'a> {
 
 /// One stored slot of a command list. Multi-slot commands are followed by their payload
 /// slots ([`Command::Binding`], [`Command::Constants`], [`Command::Data`]).
+///
+/// `repr(u8)` with [`Command::Barrier`] first: its tag is 0, so [`Command::EMPTY`] slots are
+/// all zero bytes and a `static` device's slot array is in `.bss`.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(u8)]
 pub enum Command {
+    /// A barrier.
+    Barrier,
     /// A fill.
     Fill {
         /// Target.
@@ -209,8 +215,6 @@ pub enum Command {
         /// Number of push constants.
         constants: u8,
     },
-    /// A barrier.
-    Barrier,
     /// Payload: one binding of the preceding dispatch.
     Binding(BufferRef),
     /// Payload: four push constants of the preceding dispatch.

@@ -6,6 +6,7 @@
 //! generation moves on, and the old handle is refused with [`Error::StaleHandle`] instead of
 //! reaching whatever took the slot next.
 
+use crate::zeroed::ZeroOption;
 use crate::Error;
 use core::fmt;
 use core::marker::PhantomData;
@@ -79,12 +80,15 @@ impl<K: Kind> defmt::Format for Handle<K> {
     }
 }
 
-const NO_SLOT: u32 = u32::MAX;
+/// The end of the free list. Links store `index + 1`, so that an empty table is all zero
+/// bytes (a `static` device's tables then land in `.bss`, not in flash).
+const NO_SLOT: u32 = 0;
 
 struct Slot<T> {
     generation: u32,
+    /// The next freed slot, as `index + 1`, or [`NO_SLOT`].
     next_free: u32,
-    value: Option<T>,
+    value: ZeroOption<T>,
 }
 
 /// A fixed-capacity table of `N` objects addressed by [`Handle`]s.
@@ -94,7 +98,7 @@ struct Slot<T> {
 /// Insert, get and remove are O(1).
 pub struct Table<K, T, const N: usize> {
     slots: [Slot<T>; N],
-    /// Head of the list of freed slots.
+    /// Head of the list of freed slots, as `index + 1`, or [`NO_SLOT`].
     free_head: u32,
     /// Slots at or past this index have never been used.
     untouched: u32,
@@ -116,7 +120,7 @@ impl<K: Kind, T, const N: usize> Table<K, T, N> {
                 Slot {
                     generation: 0,
                     next_free: NO_SLOT,
-                    value: None,
+                    value: ZeroOption::None,
                 }
             }; N],
             free_head: NO_SLOT,
@@ -145,7 +149,7 @@ impl<K: Kind, T, const N: usize> Table<K, T, N> {
     #[inline]
     pub fn insert(&mut self, value: T) -> Result<Handle<K>, Error> {
         let index = if self.free_head != NO_SLOT {
-            let index = self.free_head;
+            let index = self.free_head - 1;
             self.free_head = self.slots[index as usize].next_free;
             index
         } else if (self.untouched as usize) < N {
@@ -158,7 +162,7 @@ impl<K: Kind, T, const N: usize> Table<K, T, N> {
             });
         };
         let slot = &mut self.slots[index as usize];
-        slot.value = Some(value);
+        slot.value = ZeroOption::Some(value);
         slot.next_free = NO_SLOT;
         self.len += 1;
         Ok(Handle::from_parts(index, slot.generation))
@@ -177,7 +181,7 @@ impl<K: Kind, T, const N: usize> Table<K, T, N> {
         match self.slots.get(handle.index as usize) {
             Some(Slot {
                 generation,
-                value: Some(value),
+                value: ZeroOption::Some(value),
                 ..
             }) if *generation == handle.generation => Ok(value),
             _ => Err(Self::stale(handle)),
@@ -190,7 +194,7 @@ impl<K: Kind, T, const N: usize> Table<K, T, N> {
         match self.slots.get_mut(handle.index as usize) {
             Some(Slot {
                 generation,
-                value: Some(value),
+                value: ZeroOption::Some(value),
                 ..
             }) if *generation == handle.generation => Ok(value),
             _ => Err(Self::stale(handle)),
@@ -205,7 +209,7 @@ impl<K: Kind, T, const N: usize> Table<K, T, N> {
         let value = slot.value.take().ok_or(Self::stale(handle))?;
         slot.generation = slot.generation.wrapping_add(1);
         slot.next_free = self.free_head;
-        self.free_head = handle.index;
+        self.free_head = handle.index + 1;
         self.len -= 1;
         Ok(value)
     }
@@ -218,10 +222,10 @@ impl<K: Kind, T, const N: usize> Table<K, T, N> {
         for index in 0..self.untouched {
             let slot = &mut self.slots[index as usize];
             if slot.value.as_ref().is_some_and(|v| !keep(v)) {
-                slot.value = None;
+                slot.value = ZeroOption::None;
                 slot.generation = slot.generation.wrapping_add(1);
                 slot.next_free = self.free_head;
-                self.free_head = index;
+                self.free_head = index + 1;
                 self.len -= 1;
             }
         }

@@ -51,6 +51,7 @@ pub mod memory;
 pub mod module;
 pub mod semaphore;
 pub mod session;
+pub mod zeroed;
 
 pub use buffer::{Buffer, BufferInfo, BufferSpan, WHOLE};
 pub use command::{BufferRef, CommandBuffer, CommandBufferMode, Record, Workgroups};

@@ -1,7 +1,7 @@
 //! The local device: its tables, its memory, and buffers.
 
 use crate::config::LocalConfig;
-use crate::kernel::KernelFn;
+use crate::kernel::{Kernel, KernelFn};
 use crate::memory::{Imported, RawSpan, Region};
 use crate::queue::Pending;
 use hal_core::buffer::BufferKind;
@@ -13,7 +13,8 @@ use hal_core::handle::{Handle, Kind, Table};
 use hal_core::memory::alloc::{Arena, Range, RangeAllocator, Tlsf};
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryHeap, MemoryType};
 use hal_core::semaphore::{SemaphoreKind, Timeline};
-use hal_core::{Buffer, BufferInfo, BufferSpan, DeviceId, Error, WHOLE};
+use hal_core::zeroed::ZeroOption;
+use hal_core::{Buffer, BufferInfo, BufferSpan, DeviceId, Error, MemoryDomain, WHOLE};
 
 /// The slot pool's allocator counts in units of this many per slot, so its 16-unit granule
 /// is one slot (a one-command buffer takes one slot, not sixteen).
@@ -114,7 +115,10 @@ pub struct LocalDevice<
     const PENDING: usize = 16,
 > {
     pub(crate) id: DeviceId,
-    pub(crate) config: LocalConfig,
+    /// Where the region lives (from the config).
+    pub(crate) domain: MemoryDomain,
+    /// The kernels linked in (from the config); `None` until `init`.
+    pub(crate) kernels: Option<&'static [Kernel]>,
     pub(crate) region: Region<'m>,
     pub(crate) heaps: [MemoryHeap; 1],
     /// Alignment of the region's start: the most any buffer can be aligned to.
@@ -131,7 +135,7 @@ pub struct LocalDevice<
     pub(crate) slots: [Command; SLOTS],
     pub(crate) slot_alloc: Tlsf<NODES>,
     pub(crate) semaphores: Table<SemaphoreKind, Timeline, OBJECTS>,
-    pub(crate) pending: [Option<Pending>; PENDING],
+    pub(crate) pending: [ZeroOption<Pending>; PENDING],
     /// Entries of `pending` in use.
     pub(crate) pending_count: usize,
     pub(crate) next_seq: u64,
@@ -152,9 +156,9 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     LocalDevice<'m, OBJECTS, SLOTS, NODES, PENDING>
 {
     /// A device with no memory yet, for a `static`: every allocation fails until
-    /// [`init`](Self::init) gives it its region. Being `const`, it is laid out at compile time
-    /// (the static's initial image: `.data`, since its empty tables are not all zero bytes),
-    /// so firmware never builds the device's tables (tens of KiB) on the stack:
+    /// [`init`](Self::init) gives it its region. It is all zero bytes, so a `static` holding
+    /// it lands in `.bss` (no flash for its image) and firmware never builds the device's
+    /// tables (tens of KiB) on the stack:
     ///
     /// ```
     /// use hal_local::{LocalConfig, LocalDevice};
@@ -169,21 +173,18 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     /// ```
     pub const EMPTY: Self = Self {
         id: DeviceId(0),
-        // Not `DEFAULT`: its built-in kernel table would keep every built-in kernel in a
-        // firmware image that names only its own (`init` replaces the config anyway).
-        config: LocalConfig {
-            kernels: &[],
-            ..LocalConfig::DEFAULT
-        },
+        // Every field zero bytes: `init` sets the real values.
+        domain: MemoryDomain::Host,
+        kernels: None,
         region: Region::EMPTY,
         heaps: [MemoryHeap {
-            types: MemoryType::DEVICE_LOCAL,
+            types: MemoryType::empty(),
             allowed_usage: BufferUsage::empty(),
             max_allocation_size: 0,
-            min_alignment: MIN_ALIGNMENT,
+            min_alignment: 0,
             size: 0,
         }],
-        region_alignment: MIN_ALIGNMENT,
+        region_alignment: 0,
         general: Tlsf::new(0),
         transient_base: 0,
         transient: Arena::new(0),
@@ -195,7 +196,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
         slots: [Command::EMPTY; SLOTS],
         slot_alloc: Tlsf::new(0),
         semaphores: Table::new(),
-        pending: [const { None }; PENDING],
+        pending: [const { ZeroOption::None }; PENDING],
         pending_count: 0,
         next_seq: 0,
         #[cfg(feature = "threads")]
@@ -259,7 +260,8 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             size.max(64),
         )?;
         self.id = DeviceId::next();
-        self.config = config;
+        self.domain = config.domain;
+        self.kernels = Some(config.kernels);
         self.region = region;
         self.heaps = [heap];
         self.region_alignment = region_alignment;
@@ -272,11 +274,6 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             self.pool = crate::pool::WorkerPool::new(config.workers);
         }
         Ok(())
-    }
-
-    /// The configuration it was made with.
-    pub fn config(&self) -> &LocalConfig {
-        &self.config
     }
 
     pub(crate) fn counts(&self) -> ObjectCounts {
@@ -587,7 +584,9 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
             let mut filled = first;
             while filled < bytes.len() {
                 let n = filled.min(bytes.len() - filled);
-                bytes.copy_within(..n, filled);
+                // Disjoint halves: a plain copy (no `memmove` linked for this).
+                let (done, rest) = bytes.split_at_mut(filled);
+                rest[..n].copy_from_slice(&done[..n]);
                 filled += n;
             }
             Ok(())

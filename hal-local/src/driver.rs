@@ -152,7 +152,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     }
 
     fn memory_domain(&self, _memory_type: MemoryType) -> MemoryDomain {
-        self.config.domain
+        self.domain
     }
 
     fn allocator_stats(&self, heap: usize) -> Result<AllocStats, Error> {
@@ -238,7 +238,7 @@ impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PEN
     fn load_executable(&mut self, source: ExecutableSource<'_>) -> Result<Executable, Error> {
         match source {
             ExecutableSource::Kernel(name) => {
-                let kernel = crate::kernels::find(self.config.kernels, name).ok_or(
+                let kernel = crate::kernels::find(self.kernels.unwrap_or_default(), name).ok_or(
                     Error::UnknownKernel {
                         name: ShortName::new(name),
                     },

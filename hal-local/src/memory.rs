@@ -19,9 +19,10 @@ pub(crate) struct Region<'m> {
 }
 
 impl<'m> Region<'m> {
-    /// No memory at all: every span but an empty one is outside it.
+    /// No memory at all: every span is outside it. All zero bytes (a null base), so a
+    /// `static` device starts in `.bss`.
     pub(crate) const EMPTY: Self = Self {
-        base: core::ptr::NonNull::dangling().as_ptr(),
+        base: core::ptr::null_mut(),
         len: 0,
         memory: PhantomData,
     };
@@ -41,6 +42,9 @@ impl<'m> Region<'m> {
 
     /// `len` bytes at `offset`, or `None` if that leaves the region.
     pub(crate) fn span(&self, offset: u64, len: u64, writable: bool) -> Option<RawSpan> {
+        if self.base.is_null() {
+            return None;
+        }
         RawSpan::inside(self.base, self.len, offset, len, writable, true)
     }
 }
@@ -211,9 +215,28 @@ impl RawSpan {
         if !fits || !self.writable {
             return false;
         }
-        // SAFETY: both ranges were checked against their spans; `ptr::copy` allows overlap;
-        // the caller guarantees no reference to either range is alive.
-        unsafe { core::ptr::copy(source.ptr.add(source_offset), self.ptr.add(offset), len) };
+        // SAFETY: both ranges were checked against their spans, so the `add`s stay inside
+        // them; the caller guarantees no reference to either range is alive.
+        let (from, to) = unsafe { (source.ptr.add(source_offset), self.ptr.add(offset)) };
+        let (f, t) = (from as usize, to as usize);
+        if t + len <= f || f + len <= t {
+            // SAFETY: in range (checked above), and the ranges are disjoint.
+            unsafe { core::ptr::copy_nonoverlapping(from, to, len) };
+        } else if t < f {
+            // Overlapping, target below: forwards. Byte by byte rather than `ptr::copy`,
+            // whose `memmove` would cost firmware 1.5 KB for this rare case.
+            for i in 0..len {
+                // SAFETY: `i < len` is inside both checked ranges; source byte `i` is read
+                // before any write reaches it (writes trail reads, as `t < f`).
+                unsafe { to.add(i).write(from.add(i).read()) };
+            }
+        } else {
+            // Overlapping, target above: backwards, for the same reason.
+            for i in (0..len).rev() {
+                // SAFETY: as above, with writes trailing reads from the top down.
+                unsafe { to.add(i).write(from.add(i).read()) };
+            }
+        }
         true
     }
 }
@@ -259,5 +282,32 @@ mod tests {
             assert!(!span.copy_from(0, &a, 0, 1));
         }
         assert!(imported.span(2, 2).is_none());
+    }
+
+    #[test]
+    fn overlapping_copies_move_like_memmove() {
+        let mut memory: [u8; 32] = core::array::from_fn(|i| i as u8);
+        let region = Region::new(&mut memory);
+        let whole = region.span(0, 32, true).unwrap();
+        let at = |o: u64| region.span(o, 32 - o, true).unwrap();
+        // SAFETY: one view at a time, each dropped before the next.
+        unsafe {
+            // Target above the source, overlapping: bytes 0..16 move to 4..20.
+            assert!(at(4).copy_from(0, &whole, 0, 16));
+            let expect: [u8; 20] =
+                core::array::from_fn(|i| if i < 4 { i as u8 } else { i as u8 - 4 });
+            assert_eq!(whole.bytes()[..20], expect);
+            // Target below the source, overlapping: bytes 8..24 move to 2..18.
+            let before: [u8; 32] = whole.bytes().try_into().unwrap();
+            assert!(whole.copy_from(2, &at(8), 0, 16));
+            assert_eq!(whole.bytes()[2..18], before[8..24]);
+            // Disjoint, and onto itself.
+            let now: [u8; 32] = whole.bytes().try_into().unwrap();
+            assert!(whole.copy_from(24, &whole, 0, 8));
+            assert_eq!(whole.bytes()[24..], now[..8]);
+            let now: [u8; 32] = whole.bytes().try_into().unwrap();
+            assert!(whole.copy_from(0, &whole, 0, 32));
+            assert_eq!(whole.bytes(), now);
+        }
     }
 }

@@ -9,6 +9,7 @@
 
 use crate::device::LocalDevice;
 use hal_core::command::{CommandBuffer, MAX_BINDING_SLOTS};
+use hal_core::zeroed::ZeroOption;
 use hal_core::{Buffer, BufferSpan, Error, SemaphoreValue, Submit, Timeout};
 
 /// Most waits or signals one queue operation may carry.
@@ -186,7 +187,7 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
                         capacity: PENDING as u32,
                     });
                 };
-                *slot = Some(Pending {
+                *slot = ZeroOption::Some(Pending {
                     seq: self.next_seq,
                     waits: copy_list(submit.waits),
                     wait_count: submit.waits.len() as u8,
@@ -254,7 +255,7 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
         while self.pending_count > 0 {
             let mut next: Option<(usize, u64, Readiness)> = None;
             for (i, p) in self.pending.iter().enumerate() {
-                let Some(p) = p else { continue };
+                let Some(p) = p.as_ref() else { continue };
                 match self.readiness(&p.waits[..p.wait_count as usize]) {
                     Readiness::Blocked => {}
                     r => {

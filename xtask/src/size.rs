@@ -102,6 +102,26 @@ pub fn footprint(path: &Path) -> Result<Footprint> {
             (false, true, _) => f.data += size,
         }
     }
+    // A static device starts as `LocalDevice::EMPTY`, all zero bytes, so it must be in
+    // `.bss`: in `.data` its image would cost flash as large as its tables.
+    for symbol in elf.symbols() {
+        if !symbol.name().is_ok_and(|n| n.contains("6DEVICE17h")) || symbol.size() == 0 {
+            continue;
+        }
+        let section = symbol
+            .section_index()
+            .and_then(|i| elf.section_by_index(i).ok());
+        if let Some(section) = section.filter(|s| s.file_range().is_some()) {
+            return Err(format!(
+                "{}: device tables `{}` ({} B) are in {}, not .bss: LocalDevice::EMPTY is no \
+                 longer all zero bytes, and firmware pays that much flash for its image",
+                path.display(),
+                symbol.name().unwrap_or("?"),
+                symbol.size(),
+                section.name().unwrap_or("?")
+            ));
+        }
+    }
     for (name, needle) in NAMED {
         let bytes: u64 = elf
             .symbols()

@@ -167,7 +167,9 @@ fn test_boards() -> Result {
     for board in boards::BOARDS {
         boards::run_board(*board)?;
     }
-    boards::check_failures_are_caught()
+    boards::check_failures_are_caught()?;
+    // The footprint table, and its check that static devices stay in `.bss`.
+    crate::size::size()
 }
 
 /// `cargo xtask bench <name>`: runs `tests/benches/<name>.rs` in release mode and checks

@@ -1,58 +1,61 @@
-//! The runtime alone: a hal-local device, a [`Session`] over an embedded module with one
-//! `fill_u32` dispatch and one copy of an imported constant, one invocation, its result
-//! checked. `cargo xtask size` measures the board's `minimal` binary, which runs only this.
+//! The runtime alone: hal-core and hal-local with one trivial kernel. A device over the
+//! board's memory, one buffer, one `fill_u32` dispatch in a one-shot command buffer, the
+//! result read back and checked, everything released. No module, no session: those are
+//! measured by the digits firmware. `cargo xtask size` measures the board's `minimal`
+//! binary, which runs only this.
 
-use hal_core::session::{LoadOptions, ResultMemory, Session};
-use hal_core::{BufferSpan, Device, QueueAffinity};
+use hal_core::memory::BufferParams;
+use hal_core::{
+    BufferRef, BufferSpan, CommandBufferMode, Device, Error, ExecutableSource, Record, Submit,
+    Workgroups,
+};
+use hal_local::kernel::Kernel;
 use hal_local::LocalDevice;
 use static_cell::ConstStaticCell;
 
-/// The embedded module: `MODULE`, `KERNELS`, `ARENA_BYTES` (see `ember-build`).
-#[allow(missing_docs)]
-pub mod module {
-    include!(concat!(env!("OUT_DIR"), "/minimal_module.rs"));
-}
-
-/// The word the module's dispatch writes.
+/// The word the dispatch writes.
 const PATTERN: u32 = 0xE3BE_0001;
 
-/// The smallest device that runs it: 8 objects, 16 command slots, 8 allocator nodes, 2
-/// pending operations.
-pub type MinimalDevice = LocalDevice<'static, 8, 16, 8, 2>;
+/// The one kernel the device links.
+static KERNELS: [Kernel; 1] = [hal_local::kernels::FILL_U32];
 
-/// Runs the module once over `memory`; `true` if the result is what the module computes
-/// (64 bytes of the pattern, then 64 bytes of the constant's ones) and nothing leaked.
+/// The smallest device that runs it: 4 objects, 4 command slots, 4 allocator nodes, 1
+/// pending operation.
+pub type MinimalDevice = LocalDevice<'static, 4, 4, 4, 1>;
+
+/// Fills a 64-byte buffer with [`PATTERN`] on the device and reads it back into `out`.
+fn fill(dev: &mut MinimalDevice, out: &mut [u8; 64]) -> Result<(), Error> {
+    let buffer = dev.allocate_buffer(BufferParams::device_local(), 64)?;
+    let kernel = dev.load_executable(ExecutableSource::Kernel("fill_u32"))?;
+    let commands = dev.create_command_buffer(CommandBufferMode::OneShot, 3, 0)?;
+    dev.record(
+        commands,
+        Record::Dispatch {
+            executable: kernel,
+            workgroups: Workgroups::Direct([1, 1, 1]),
+            constants: &[PATTERN],
+            bindings: &[BufferRef::buffer(buffer)],
+        },
+    )?;
+    dev.end(commands)?;
+    dev.queue_execute(Submit::NOW, commands, &[])?;
+    dev.read_buffer(BufferSpan::whole(buffer), out)?;
+    dev.release_command_buffer(commands)?;
+    dev.release_executable(kernel)?;
+    dev.release_buffer(buffer)
+}
+
+/// Runs the fill once over `memory`; `true` if every word is [`PATTERN`] and nothing leaked.
 pub fn run(memory: &'static mut [u8]) -> bool {
     static DEVICE: ConstStaticCell<MinimalDevice> = ConstStaticCell::new(MinimalDevice::EMPTY);
-    let Some(Ok(dev)) = crate::device::take(&DEVICE, memory, &module::KERNELS) else {
+    let Some(Ok(dev)) = crate::device::take(&DEVICE, memory, &KERNELS) else {
         say!("minimal: the device refused its memory");
         return false;
     };
-    let Ok(mut session) =
-        Session::<'static, 1, 1, 1>::load(dev, module::MODULE, LoadOptions::default())
-    else {
-        say!("minimal: the module did not load");
-        return false;
-    };
-    let mut out = [0u8; 128];
-    let ran = session
-        .allocate_results(dev, 0, ResultMemory::DeviceLocal)
-        .and_then(|results| {
-            let span = BufferSpan::whole(results[0]);
-            session.invoke(dev, 0, &[], &[span], QueueAffinity::ANY)?;
-            dev.read_buffer(span, &mut out)?;
-            dev.release_buffer(results[0])
-        });
-    let released = session.release(dev);
-    let filled = out[..64]
-        .chunks_exact(4)
-        .all(|w| w == PATTERN.to_le_bytes());
-    let copied = out[64..].iter().all(|&b| b == 1);
-    let ok = ran.is_ok()
-        && released.is_ok()
-        && filled
-        && copied
-        && dev.object_counts() == Default::default();
+    let mut out = [0u8; 64];
+    let ran = fill(dev, &mut out);
+    let filled = out.chunks_exact(4).all(|w| w == PATTERN.to_le_bytes());
+    let ok = ran.is_ok() && filled && dev.object_counts() == Default::default();
     say!("minimal: {}", if ok { "PASS" } else { "FAIL" });
     ok
 }

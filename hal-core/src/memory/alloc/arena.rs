@@ -49,7 +49,9 @@ impl Record {
         offset: 0,
         size: 0,
         seq: 0,
-        freed: true,
+        // Records at or above `len` are never read: all zero bytes, so a `static` arena is
+        // in `.bss`.
+        freed: false,
     };
 
     #[inline]

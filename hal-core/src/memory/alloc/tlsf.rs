@@ -6,9 +6,11 @@
 //! * **Out-of-band blocks.** The managed block is never touched. It is cut into physical
 //!   blocks, each described by one [`Node`] of a fixed table of `NODES` entries: offset, size,
 //!   requested size, the indices of its physical neighbours, its free-list links, a
-//!   generation and a `used` flag. Indices are `u32` with [`NONE`] as the null index. Nodes
-//!   that describe no block are kept on an intrusive stack (through `next_free`) plus a
-//!   never-used high-water mark, so getting and putting a node is O(1).
+//!   generation and a `used` flag. Indices are `u32` with [`NONE`] (0) as the null index,
+//!   so node 0 is never a block. Nodes that describe no block are kept on an intrusive stack
+//!   (through `next_free`) plus a never-used high-water mark, so getting and putting a node
+//!   is O(1). Every null link and counter of an empty allocator is zero: `Tlsf::new(0)` is
+//!   all zero bytes, so a `static` device holding one lands in `.bss`, not in flash.
 //! * **Two-level size classes.** Every size is a multiple of [`GRANULE`] (16 bytes). Free
 //!   blocks sit in one doubly linked list per size class. Below [`SMALL_LIMIT`] (512 bytes)
 //!   the classes are linear (one class per granule); above it the first level is the index of
@@ -33,8 +35,8 @@
 
 use super::{check_request, AllocError, AllocStats, Range, RangeAllocator};
 
-/// Null node index.
-const NONE: u32 = u32::MAX;
+/// Null node index (node 0 is never used).
+const NONE: u32 = 0;
 /// log2 of [`GRANULE`].
 const GRANULE_LOG2: u32 = 4;
 /// Every block's offset and size is a multiple of this many bytes.
@@ -163,10 +165,10 @@ pub struct Tlsf<const NODES: usize> {
     heads: [[u32; SL_COUNT]; FL_COUNT],
     /// Top of the stack of recycled unused nodes.
     spare_head: u32,
-    /// Nodes at or above this index have never been taken since the last reset.
+    /// Nodes above this index have never been taken since the last reset.
     fresh: u32,
-    /// Unused nodes (recycled plus never taken).
-    spare_count: u32,
+    /// Nodes that describe a block (at most [`Self::LIMIT`]).
+    taken: u32,
     /// Capacity as given.
     capacity: u64,
     /// Capacity rounded down to [`GRANULE`]: the part handed out.
@@ -180,16 +182,18 @@ pub struct Tlsf<const NODES: usize> {
 }
 
 impl<const NODES: usize> Tlsf<NODES> {
-    /// Nodes the table can index (`NODES`, capped below the null index).
-    const LIMIT: u32 = if NODES >= NONE as usize {
-        NONE - 1
+    /// Nodes that can describe blocks: `NODES` less node 0 (the null index), capped to `u32`.
+    const LIMIT: u32 = if NODES == 0 {
+        0
+    } else if NODES > u32::MAX as usize {
+        u32::MAX - 1
     } else {
-        NODES as u32
+        NODES as u32 - 1
     };
 
     /// An empty allocator over `capacity` bytes. `const`, so it can initialise a `static`.
     ///
-    /// A capacity below 16 bytes, or `NODES == 0`, gives an allocator that refuses every
+    /// A capacity below 16 bytes, or `NODES < 2`, gives an allocator that refuses every
     /// request cleanly.
     pub const fn new(capacity: u64) -> Self {
         let mut this = Self {
@@ -199,7 +203,7 @@ impl<const NODES: usize> Tlsf<NODES> {
             heads: [[NONE; SL_COUNT]; FL_COUNT],
             spare_head: NONE,
             fresh: 0,
-            spare_count: Self::LIMIT,
+            taken: 0,
             capacity,
             usable: capacity & !(GRANULE - 1),
             in_use: 0,
@@ -208,29 +212,34 @@ impl<const NODES: usize> Tlsf<NODES> {
         };
         if this.usable != 0 && Self::LIMIT != 0 {
             // Same as `init_block`, spelled out for const evaluation.
-            this.nodes[0].size = this.usable;
+            this.nodes[1].size = this.usable;
             this.fresh = 1;
-            this.spare_count -= 1;
+            this.taken = 1;
             let (fl, sl) = mapping_insert(this.usable);
-            this.heads[fl][sl] = 0;
+            this.heads[fl][sl] = 1;
             this.fl_bitmap = 1 << fl;
             this.sl_bitmap[fl] = 1 << sl;
         }
         this
     }
 
-    /// Takes an unused node (the caller has checked `spare_count`).
+    /// Unused nodes (recycled plus never taken).
+    #[inline(always)]
+    fn spare(&self) -> u32 {
+        Self::LIMIT - self.taken
+    }
+
+    /// Takes an unused node (the caller has checked [`Self::spare`]).
     #[inline(always)]
     fn take_node(&mut self) -> u32 {
-        self.spare_count -= 1;
+        self.taken += 1;
         if self.spare_head != NONE {
             let idx = self.spare_head;
             self.spare_head = self.nodes[idx as usize].next_free;
             idx
         } else {
-            let idx = self.fresh;
             self.fresh += 1;
-            idx
+            self.fresh
         }
     }
 
@@ -239,7 +248,7 @@ impl<const NODES: usize> Tlsf<NODES> {
     fn put_node(&mut self, idx: u32) {
         self.nodes[idx as usize].next_free = self.spare_head;
         self.spare_head = idx;
-        self.spare_count += 1;
+        self.taken -= 1;
     }
 
     /// Pushes free block `idx` onto the list of its size class.
@@ -459,7 +468,7 @@ impl<const NODES: usize> RangeAllocator for Tlsf<NODES> {
         let lead = start - block.offset;
         let tail = block.size - lead - block_size;
         let wanted = (lead != 0) as u32 + (tail != 0) as u32;
-        if wanted > self.spare_count {
+        if wanted > self.spare() {
             return Err(AllocError::OutOfMetadata {
                 capacity: Self::LIMIT,
             });
@@ -566,7 +575,7 @@ impl<const NODES: usize> RangeAllocator for Tlsf<NODES> {
 
     fn reset(&mut self) {
         let fresh = self.fresh as usize;
-        for node in self.nodes.iter_mut().take(fresh) {
+        for node in self.nodes.iter_mut().take(fresh + 1) {
             if node.used {
                 node.used = false;
                 node.gen = node.gen.wrapping_add(1);
@@ -577,10 +586,10 @@ impl<const NODES: usize> RangeAllocator for Tlsf<NODES> {
         self.heads = [[NONE; SL_COUNT]; FL_COUNT];
         self.spare_head = NONE;
         self.fresh = 0;
-        self.spare_count = Self::LIMIT;
+        self.taken = 0;
         self.in_use = 0;
         self.live = 0;
-        if self.usable != 0 && self.spare_count != 0 {
+        if self.usable != 0 && Self::LIMIT != 0 {
             let idx = self.take_node();
             let gen = self.nodes[idx as usize].gen;
             self.nodes[idx as usize] = Node {
@@ -611,7 +620,7 @@ mod tests {
     fn check<const N: usize>(t: &Tlsf<N>) {
         let mut cur = if t.usable != 0 && Tlsf::<N>::LIMIT != 0 {
             // Find the block at offset 0: the one with no previous neighbour.
-            (0..t.fresh)
+            (1..=t.fresh)
                 .find(|&i| {
                     let n = &t.nodes[i as usize];
                     n.size != 0 && n.offset == 0 && n.prev_phys == NONE && is_block(t, i)
@@ -649,7 +658,7 @@ mod tests {
         assert_eq!(offset, t.usable);
         assert_eq!(in_use, t.in_use);
         assert_eq!(live, t.live);
-        assert_eq!(blocks + t.spare_count, Tlsf::<N>::LIMIT);
+        assert_eq!(blocks, t.taken);
         let mut listed = 0;
         for fl in 0..FL_COUNT {
             assert_eq!(t.fl_bitmap >> fl & 1 == 1, t.sl_bitmap[fl] != 0);
@@ -741,7 +750,7 @@ mod tests {
             (s.bytes_in_use, s.allocation_count, s.peak_bytes_in_use),
             (0, 0, 350)
         );
-        assert_eq!(t.spare_count, 15);
+        assert_eq!(t.spare(), 14);
         // The freed hole is reused.
         let d = t.allocate(1024, 16).unwrap();
         assert_eq!(d.offset, 0);
@@ -838,7 +847,8 @@ mod tests {
 
     #[test]
     fn out_of_metadata_changes_nothing() {
-        let mut t = Tlsf::<3>::new(4096);
+        // Node 0 is the null index: three nodes for blocks.
+        let mut t = Tlsf::<4>::new(4096);
         let a = t.allocate(16, 16).unwrap(); // nodes: a, tail
         let b = t.allocate(16, 16).unwrap(); // nodes: a, b, tail
         check(&t);

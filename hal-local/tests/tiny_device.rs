@@ -1,0 +1,43 @@
+//! The smallest devices firmware builds (a few table entries each) still run a dispatch.
+
+use hal_core::memory::BufferParams;
+use hal_core::{
+    BufferRef, BufferSpan, CommandBufferMode, Device, ExecutableSource, Record, Submit, Workgroups,
+};
+use hal_local::{LocalConfig, LocalDevice};
+
+#[test]
+fn four_entry_tables_run_a_fill() {
+    let mut memory = vec![0u8; 8192];
+    let mut dev: Box<LocalDevice<'_, 4, 4, 4, 1>> = Box::new(LocalDevice::EMPTY);
+    dev.init(&mut memory, LocalConfig::DEFAULT).unwrap();
+    let buffer = dev
+        .allocate_buffer(BufferParams::device_local(), 64)
+        .unwrap();
+    let kernel = dev
+        .load_executable(ExecutableSource::Kernel("fill_u32"))
+        .unwrap();
+    let commands = dev
+        .create_command_buffer(CommandBufferMode::OneShot, 3, 0)
+        .unwrap();
+    dev.record(
+        commands,
+        Record::Dispatch {
+            executable: kernel,
+            workgroups: Workgroups::Direct([1, 1, 1]),
+            constants: &[7],
+            bindings: &[BufferRef::buffer(buffer)],
+        },
+    )
+    .unwrap();
+    dev.end(commands).unwrap();
+    dev.queue_execute(Submit::NOW, commands, &[]).unwrap();
+    let mut out = [0u8; 64];
+    dev.read_buffer(BufferSpan::whole(buffer), &mut out)
+        .unwrap();
+    assert!(out.chunks_exact(4).all(|w| w == 7u32.to_le_bytes()));
+    dev.release_command_buffer(commands).unwrap();
+    dev.release_executable(kernel).unwrap();
+    dev.release_buffer(buffer).unwrap();
+    assert_eq!(dev.object_counts(), Default::default());
+}
