@@ -32,6 +32,10 @@ pub struct VulkanConfig {
     /// Bytes of the bounded staging buffer host reads and writes of device-only memory go
     /// through.
     pub staging_bytes: u64,
+    /// Where the device has no device-only memory (integrated GPUs, lavapipe), add a heap
+    /// that behaves like it: the host cannot map it, so host transfers take the staging
+    /// paths a discrete GPU needs. For tests.
+    pub emulate_device_only_heap: bool,
     /// On drop, panic if a Vulkan object leaked or the validation layer reported a warning
     /// or error (tests set it; a panic while already panicking is skipped).
     pub strict_teardown: bool,
@@ -48,6 +52,7 @@ impl Default for VulkanConfig {
             sparse_binding: true,
             host_import: true,
             staging_bytes: 64 << 20,
+            emulate_device_only_heap: false,
             strict_teardown: false,
         }
     }

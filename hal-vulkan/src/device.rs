@@ -97,6 +97,7 @@ impl<'m> VulkanDevice<'m> {
             config.max_allocation_size,
             config.heap_budget,
             config.block_size,
+            config.emulate_device_only_heap,
         )?;
         let sparse = memory
             .pools

@@ -101,7 +101,7 @@ impl Pipelines {
 
     /// A compute pipeline of `code`'s `entry`.
     fn create(&self, ctx: &Context, code: &[u32], entry: &str) -> Result<vk::Pipeline, Error> {
-        check_spirv(code)?;
+        check_spirv(code, entry)?;
         let entry = CString::new(entry)
             .map_err(|_| Error::InvalidArgument("entry point name contains a NUL byte"))?;
         let info = vk::ShaderModuleCreateInfo::default().code(code);
@@ -130,32 +130,67 @@ impl Pipelines {
     }
 }
 
-/// The structural checks a SPIR-V module must pass before Vulkan sees it: whole words, a
-/// header, the magic number, a version of at most 1.6, and a sane id bound.
-pub fn check_spirv(code: &[u32]) -> Result<(), Error> {
+/// The structural checks a SPIR-V module must pass before Vulkan sees it (drivers and the
+/// validation layer may crash on malformed modules): whole words, a header with the magic
+/// number, a version of at most 1.6 and a sane id bound; an instruction stream that fits
+/// the module; one memory model; functions that open and close in order and none left open;
+/// and a `GLCompute` entry point named `entry`.
+pub fn check_spirv(code: &[u32], entry: &str) -> Result<(), Error> {
+    const OP_ENTRY_POINT: u32 = 15;
+    const OP_MEMORY_MODEL: u32 = 14;
+    const OP_FUNCTION: u32 = 54;
+    const OP_FUNCTION_END: u32 = 56;
+    const GL_COMPUTE: u32 = 5;
+    let invalid = Error::InvalidArgument;
     if code.len() < 5 {
-        return Err(Error::InvalidArgument("SPIR-V shorter than its header"));
+        return Err(invalid("SPIR-V shorter than its header"));
     }
     if code[0] != SPIRV_MAGIC {
-        return Err(Error::InvalidArgument("not SPIR-V (wrong magic number)"));
+        return Err(invalid("not SPIR-V (wrong magic number)"));
     }
     let version = code[1];
     if version & 0xFF00_00FF != 0 || !(0x0001_0000..=0x0001_0600).contains(&version) {
-        return Err(Error::InvalidArgument("unsupported SPIR-V version"));
+        return Err(invalid("unsupported SPIR-V version"));
     }
-    if code[3] == 0 || code[4] != 0 {
-        return Err(Error::InvalidArgument("malformed SPIR-V header"));
+    if code[3] == 0 || code[3] > 1 << 22 || code[4] != 0 {
+        return Err(invalid("malformed SPIR-V header"));
     }
-    // Every instruction's word count must be non-zero and fit the module.
-    let mut at = 5;
+    let (mut at, mut memory_models, mut in_function, mut entry_found) = (5, 0, false, false);
     while at < code.len() {
         let count = (code[at] >> 16) as usize;
+        let opcode = code[at] & 0xFFFF;
         if count == 0 || at + count > code.len() {
-            return Err(Error::InvalidArgument(
-                "malformed SPIR-V instruction stream",
-            ));
+            return Err(invalid("malformed SPIR-V instruction stream"));
+        }
+        let operands = &code[at + 1..at + count];
+        match opcode {
+            OP_MEMORY_MODEL => memory_models += 1,
+            OP_FUNCTION if in_function => return Err(invalid("SPIR-V function not closed")),
+            OP_FUNCTION => in_function = true,
+            OP_FUNCTION_END if !in_function => {
+                return Err(invalid("SPIR-V function end outside a function"))
+            }
+            OP_FUNCTION_END => in_function = false,
+            OP_ENTRY_POINT if operands.len() >= 3 && operands[0] == GL_COMPUTE => {
+                let name: Vec<u8> = operands[2..]
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .take_while(|&b| b != 0)
+                    .collect();
+                entry_found |= name == entry.as_bytes();
+            }
+            _ => {}
         }
         at += count;
+    }
+    if memory_models != 1 {
+        return Err(invalid("SPIR-V needs exactly one memory model"));
+    }
+    if in_function {
+        return Err(invalid("SPIR-V ends inside a function"));
+    }
+    if !entry_found {
+        return Err(invalid("SPIR-V has no compute entry point of that name"));
     }
     Ok(())
 }
@@ -254,11 +289,21 @@ mod tests {
 
     #[test]
     fn malformed_spirv_is_refused() {
-        assert!(check_spirv(&[]).is_err());
-        assert!(check_spirv(&[1, 2, 3, 4, 5]).is_err());
-        assert!(check_spirv(&[SPIRV_MAGIC, 0x0001_0000, 0, 8, 0, 0]).is_err());
-        assert!(check_spirv(&[SPIRV_MAGIC, 0x0001_0000, 0, 8, 0, 3 << 16]).is_err());
-        let k = ember_kernels_wgsl::find("noop").expect("noop");
-        assert!(check_spirv(k.words).is_ok());
+        assert!(check_spirv(&[], "main").is_err());
+        assert!(check_spirv(&[1, 2, 3, 4, 5], "main").is_err());
+        assert!(check_spirv(&[SPIRV_MAGIC, 0x0001_0000, 0, 8, 0, 0], "main").is_err());
+        assert!(check_spirv(&[SPIRV_MAGIC, 0x0001_0000, 0, 8, 0, 3 << 16], "main").is_err());
+        for k in ember_kernels_wgsl::KERNELS {
+            assert_eq!(check_spirv(k.words, k.entry), Ok(()), "{}", k.name);
+            assert!(check_spirv(k.words, "other").is_err());
+            for cut in [1, 2, k.words.len() / 2] {
+                let truncated = &k.words[..k.words.len() - cut];
+                assert!(
+                    check_spirv(truncated, k.entry).is_err(),
+                    "{} cut by {cut}",
+                    k.name
+                );
+            }
+        }
     }
 }

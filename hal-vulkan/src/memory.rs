@@ -204,6 +204,7 @@ impl Memory {
         max_allocation_size: u64,
         budget: u64,
         block_size: u64,
+        emulate_device_only: bool,
     ) -> Result<Self, Error> {
         // Which memory types can back the driver's buffers.
         let probe = create_buffer(ctx, 4096, vk::BufferCreateFlags::empty())?;
@@ -243,16 +244,21 @@ impl Memory {
             .or_else(|| find(coherent, vk::MemoryPropertyFlags::empty()))
         }
         .ok_or(Error::Unsupported("no host-visible, coherent memory type"))?;
-        let mut chosen = vec![host];
+        // (memory type, whether the host may map it)
+        let mut chosen = vec![(host, true)];
         if let Some(local) = find(
             vk::MemoryPropertyFlags::DEVICE_LOCAL,
             vk::MemoryPropertyFlags::HOST_VISIBLE,
         ) {
-            chosen.push(local);
+            chosen.push((local, false));
+        } else if emulate_device_only {
+            let mut local = host;
+            local.1.property_flags = vk::MemoryPropertyFlags::DEVICE_LOCAL;
+            chosen.push((local, false));
         }
         let alignment = ctx.limits.min_storage_buffer_offset_alignment.max(16);
         let mut pools = Vec::new();
-        for (type_index, t) in chosen {
+        for ((type_index, t), mappable) in chosen {
             let vk_heap = props.memory_heaps[t.heap_index as usize];
             let size = if budget == 0 {
                 vk_heap.size
@@ -272,9 +278,9 @@ impl Memory {
             pools.push(Pool {
                 heap,
                 type_index,
-                host_visible: t
-                    .property_flags
-                    .contains(vk::MemoryPropertyFlags::HOST_VISIBLE),
+                host_visible: mappable
+                    && t.property_flags
+                        .contains(vk::MemoryPropertyFlags::HOST_VISIBLE),
                 blocks: Vec::new(),
                 block_bytes: 0,
                 block_size: block_size.min(size).max(alignment),

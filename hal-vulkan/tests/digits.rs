@@ -1,0 +1,107 @@
+//! The digits main job on the Vulkan driver: the same packed module, loaded through a
+//! `Session`, classifies every held-out image with the same predictions as the local driver
+//! (and so the same accuracy), with the validation layer on and nothing leaked.
+
+use ember_digits::{predict_f64, score, Digits, TrainConfig};
+use hal_core::module::Module;
+use hal_core::session::{LoadOptions, ResultMemory, Session};
+use hal_core::{BufferSpan, Device, QueueAffinity};
+use hal_vulkan::{VulkanConfig, VulkanDevice};
+
+/// Classifies every image of `features` with `module` on `device`.
+fn classify<D: Device>(device: &mut D, module: &'static [u8], features: &[[f32; 64]]) -> Vec<u8>
+where
+    D::HostMemory: From<&'static [u8]>,
+{
+    let module = Module::parse(module).expect("module parses");
+    let mut session =
+        Session::<'static, 4, 8, 2>::load(device, module, LoadOptions::default()).expect("loads");
+    let f = session
+        .function(ember_digits::model::FUNCTION)
+        .expect("classify");
+    let image = device
+        .allocate_buffer(hal_core::memory::BufferParams::device_local(), 64 * 4)
+        .expect("input");
+    let results = session
+        .allocate_results(device, f, ResultMemory::DeviceLocal)
+        .expect("results");
+    let mut predictions = Vec::with_capacity(features.len());
+    let mut bytes = [0u8; 64 * 4];
+    let mut out = [0u8; 10 * 4];
+    for x in features {
+        for (b, v) in bytes.chunks_exact_mut(4).zip(x) {
+            b.copy_from_slice(&v.to_le_bytes());
+        }
+        device
+            .write_buffer(BufferSpan::whole(image), &bytes)
+            .expect("write image");
+        session
+            .invoke(
+                device,
+                f,
+                &[BufferSpan::whole(image)],
+                &[BufferSpan::whole(results[0])],
+                QueueAffinity::ANY,
+            )
+            .expect("invoke");
+        device
+            .read_buffer(BufferSpan::whole(results[0]), &mut out)
+            .expect("read");
+        let p: Vec<f32> = out
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        predictions.push(ember_digits::argmax(&p) as u8);
+    }
+    device.release_buffer(image).expect("release");
+    device.release_buffer(results[0]).expect("release");
+    session.release(device).expect("release session");
+    assert_eq!(device.object_counts(), Default::default());
+    predictions
+}
+
+#[test]
+fn digits_match_the_local_driver() {
+    let (train_half, held_out) = Digits::load_default().expect("data").split();
+    let mlp = ember_digits::train(&train_half, &TrainConfig::default(), |_, _, _, _| {});
+    let packed = ember_pack::pack(
+        &ember_digits::model::description(&mlp),
+        std::path::Path::new("."),
+    )
+    .expect("packs");
+    // 64-byte aligned and never freed, so constants can be imported in place.
+    let words: &'static mut [u64] =
+        Box::leak(vec![0u64; packed.bytes.len().div_ceil(8)].into_boxed_slice());
+    // SAFETY: reinterpreting the leaked words as bytes (no alignment or validity needs).
+    let module: &'static mut [u8] =
+        unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), words.len() * 8) };
+    module[..packed.bytes.len()].copy_from_slice(&packed.bytes);
+    let module: &'static [u8] = &module[..packed.bytes.len()];
+    let features = held_out.features();
+
+    let local = ember_digits::runtime::run(module, &features).expect("local run");
+    for emulate_device_only_heap in [false, true] {
+        let mut device = VulkanDevice::new(VulkanConfig {
+            validation: std::env::var("EMBER_VULKAN_VALIDATION").map_or(true, |v| v != "0"),
+            heap_budget: 64 << 20,
+            block_size: 4 << 20,
+            emulate_device_only_heap,
+            strict_teardown: true,
+            ..VulkanConfig::default()
+        })
+        .expect("a Vulkan device");
+        let vulkan = classify(&mut device, module, &features);
+        let reference: Vec<u8> = features.iter().map(|x| predict_f64(&mlp, x)).collect();
+        eprintln!(
+            "{} (device-only heap {emulate_device_only_heap}): held out {}, vs f64 reference {}, vs local {}",
+            device.device_name(),
+            score(&held_out.labels, &vulkan),
+            score(&reference, &vulkan),
+            score(&local.predictions, &vulkan),
+        );
+        assert_eq!(
+            vulkan, local.predictions,
+            "the same predictions as the local driver"
+        );
+    }
+}
