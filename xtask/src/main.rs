@@ -54,6 +54,10 @@ enum Command {
         /// host, mps2-an386, lm3s6965evb, qemu-virt-riscv32 or qemu-virt-aarch64.
         #[arg(long, default_value = "host")]
         board: String,
+        /// The host board's driver for the main job: local, or vulkan (the main job on the
+        /// Vulkan driver, checked against the local driver's predictions).
+        #[arg(long, default_value = "local")]
+        device: String,
     },
     /// Builds a board's firmware (release, size-optimized) under boards/target.
     Build {
@@ -108,7 +112,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Test { no_miri } => tasks::test(!no_miri),
-        Command::Run { board } => tasks::run_board(&board),
+        Command::Run { board, device } => tasks::run_board(&board, &device),
         Command::Build { board } => boards::find(&board).and_then(boards::build),
         Command::Size => size::size(),
         Command::Bench { which } => match which {

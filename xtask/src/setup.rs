@@ -1,5 +1,6 @@
 //! Checks and installs what the commands need: rustup targets and components, the nightly
-//! toolchain with Miri, QEMU (from bookworm-backports on Debian 12) and defmt-print. Installs when it can; otherwise stops with the exact command.
+//! toolchain with Miri, QEMU (from bookworm-backports on Debian 12), Vulkan (lavapipe from
+//! bookworm-backports, the loader and the validation layer) and defmt-print. Installs when it can; otherwise stops with the exact command.
 
 use crate::step::{cmd, output, run, Result};
 
@@ -141,18 +142,75 @@ pub fn qemu(program: &str) -> Result {
     if output(cmd(program, &["--version"])).is_some() {
         return Ok(());
     }
-    let install = format!(
-        "echo '{}' > {BACKPORTS} && apt-get update && apt-get install -y -t bookworm-backports {}",
-        BACKPORTS_SOURCE.replace('\n', "\\n"),
-        QEMU_PACKAGES.join(" ")
+    debian_install("QEMU", &[], QEMU_PACKAGES)?;
+    output(cmd(program, &["--version"]))
+        .map(|_| ())
+        .ok_or_else(|| format!("{program} still does not run after installing QEMU"))
+}
+
+/// Mesa's lavapipe (CPU Vulkan): its ICD file. Mesa 24.2 or newer has sparse binding.
+const LAVAPIPE_ICD: &str = "/usr/share/vulkan/icd.d/lvp_icd.json";
+/// The Khronos validation layer's manifest.
+const VALIDATION_LAYER: &str = "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json";
+/// Oldest Mesa whose lavapipe has sparse binding.
+const MESA_MIN: (u32, u32) = (24, 2);
+
+/// The installed Debian package's upstream (major, minor), if any.
+fn package_version(package: &str) -> Option<(u32, u32)> {
+    let v = output(cmd("dpkg-query", &["-W", "-f", "${Version}", package]))?;
+    let v = v.trim().split(':').next_back()?;
+    let mut parts = v.split(|c: char| !c.is_ascii_digit());
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+}
+
+/// Makes sure the Vulkan loader, lavapipe from Mesa 24.2 or newer, and the Khronos
+/// validation layer are installed: on Debian 12 as root, Mesa from bookworm-backports and
+/// the loader and layer from bookworm; otherwise stops with the exact commands.
+pub fn vulkan() -> Result {
+    let mesa_ok = std::path::Path::new(LAVAPIPE_ICD).exists()
+        && package_version("mesa-vulkan-drivers").is_none_or(|v| v >= MESA_MIN);
+    let layer_ok = std::path::Path::new(VALIDATION_LAYER).exists();
+    let loader_ok = output(cmd("ldconfig", &["-p"])).is_some_and(|o| o.contains("libvulkan.so.1"));
+    if mesa_ok && layer_ok && loader_ok {
+        return Ok(());
+    }
+    debian_install(
+        "Vulkan (lavapipe, loader, validation layer)",
+        &["libvulkan1", "vulkan-validationlayers"],
+        &["mesa-vulkan-drivers"],
+    )?;
+    match package_version("mesa-vulkan-drivers") {
+        Some(v) if v >= MESA_MIN => Ok(()),
+        v => Err(format!(
+            "lavapipe needs Mesa {}.{} or newer for sparse binding; installed: {v:?}",
+            MESA_MIN.0, MESA_MIN.1
+        )),
+    }
+}
+
+/// On Debian 12 as root, installs `packages` from bookworm and `backported` from
+/// bookworm-backports (adding that suite if needed); elsewhere, stops with the commands.
+fn debian_install(what: &str, packages: &[&str], backported: &[&str]) -> Result {
+    let mut install = format!(
+        "echo '{}' > {BACKPORTS} && apt-get update",
+        BACKPORTS_SOURCE.replace('\n', "\\n")
     );
+    if !packages.is_empty() {
+        install += &format!(" && apt-get install -y {}", packages.join(" "));
+    }
+    if !backported.is_empty() {
+        install += &format!(
+            " && apt-get install -y -t bookworm-backports {}",
+            backported.join(" ")
+        );
+    }
     let debian12 = std::fs::read_to_string("/etc/debian_version")
         .map(|v| v.starts_with("12"))
         .unwrap_or(false);
     let root = output(cmd("id", &["-u"])).is_some_and(|u| u.trim() == "0");
     if !(debian12 && root) {
         return Err(format!(
-            "{program} is not installed; on Debian 12, as root: {install}"
+            "{what} is not installed; on Debian 12, as root: {install}"
         ));
     }
     if !std::path::Path::new(BACKPORTS).exists() {
@@ -161,14 +219,25 @@ pub fn qemu(program: &str) -> Result {
             .map_err(|e| format!("write {BACKPORTS}: {e}; run as root: {install}"))?;
     }
     run("apt-get update", cmd("apt-get", &["update", "-q"]))?;
-    let mut args = vec!["install", "-y", "-q", "-t", "bookworm-backports"];
-    args.extend_from_slice(QEMU_PACKAGES);
-    let mut apt = cmd("apt-get", &args);
-    apt.env("DEBIAN_FRONTEND", "noninteractive");
-    run("install QEMU from bookworm-backports", apt)?;
-    output(cmd(program, &["--version"]))
-        .map(|_| ())
-        .ok_or_else(|| format!("{program} still does not run after installing QEMU"))
+    for (list, backports) in [(packages, false), (backported, true)] {
+        if list.is_empty() {
+            continue;
+        }
+        let mut args = vec!["install", "-y", "-q"];
+        if backports {
+            args.extend(["-t", "bookworm-backports"]);
+        }
+        args.extend_from_slice(list);
+        let mut apt = cmd("apt-get", &args);
+        apt.env("DEBIAN_FRONTEND", "noninteractive");
+        let from = if backports {
+            "bookworm-backports"
+        } else {
+            "bookworm"
+        };
+        run(&format!("install {} from {from}", list.join(" ")), apt)?;
+    }
+    Ok(())
 }
 
 /// The defmt-print binary xtask runs (installed into cargo's bin directory).

@@ -41,6 +41,8 @@ const MIRI_TESTS: &[(&str, &[&str])] = &[
 pub fn test(with_miri: bool) -> Result {
     let started = Instant::now();
     setup::stable()?;
+    // hal-vulkan's conformance suite and the WGSL kernels' tests run on lavapipe.
+    setup::vulkan()?;
     run(
         "formatting",
         cmd("cargo", &["fmt", "--all", "--", "--check"]),
@@ -125,11 +127,44 @@ pub fn test(with_miri: bool) -> Result {
     Ok(())
 }
 
-/// `cargo xtask run --board B`: on the host board (the default), the main job (train, pack,
-/// run every held-out image through the runtime), then the host board's firmware; on a QEMU
-/// board, its firmware under QEMU.
-pub fn run_board(name: &str) -> Result {
+/// `cargo xtask run --board B [--device D]`: on the host board (the default), the main job
+/// (train, pack, run every held-out image through the runtime), then the host board's
+/// firmware; on a QEMU board, its firmware under QEMU. `--device vulkan` runs the main job on
+/// the Vulkan driver (validation layer on) and checks it against the local driver.
+pub fn run_board(name: &str, device: &str) -> Result {
     let board = boards::find(name)?;
+    match (device, board.qemu.is_none()) {
+        ("local", _) => {}
+        ("vulkan", true) => {
+            setup::stable()?;
+            setup::vulkan()?;
+            let mut job = cmd(
+                "cargo",
+                &[
+                    "run",
+                    "--release",
+                    "-p",
+                    "ember-digits",
+                    "--features",
+                    "vulkan",
+                    "--",
+                    "--device",
+                    "vulkan",
+                ],
+            );
+            job.env("EMBER_VULKAN_VALIDATION", "1");
+            return run(
+                "digits on the Vulkan driver (validation on), checked against the local driver",
+                job,
+            );
+        }
+        ("vulkan", false) => {
+            return Err(format!(
+                "--device vulkan runs on the host board, not {name}"
+            ))
+        }
+        (other, _) => return Err(format!("--device local|vulkan, not {other}")),
+    }
     if board.qemu.is_none() {
         setup::stable()?;
         run(

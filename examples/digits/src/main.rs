@@ -3,7 +3,10 @@
 //! runtime's answers against a float64 reference. Fails (exit 1) under 95% accuracy or under
 //! 99.9% agreement.
 //!
-//! Usage: `ember-digits [DATA.csv.gz]` (default: the repository's `data/digits.csv.gz`).
+//! Usage: `ember-digits [--device local|vulkan] [DATA.csv.gz]` (default: the local-CPU
+//! driver and the repository's `data/digits.csv.gz`). With `--device vulkan` (feature
+//! `vulkan`) the module runs on the local driver and on Vulkan, and the run also fails unless
+//! both give the same prediction for every image.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -23,8 +26,54 @@ fn main() -> ExitCode {
     }
 }
 
+/// The driver the main job runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Driver {
+    Local,
+    Vulkan,
+}
+
+/// `[--device local|vulkan] [DATA.csv.gz]`.
+fn arguments() -> Result<(Driver, Option<std::ffi::OsString>), String> {
+    let mut driver = Driver::Local;
+    let mut data = None;
+    let mut args = std::env::args_os().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--device" {
+            driver = match args.next().as_ref().and_then(|d| d.to_str()) {
+                Some("local") => Driver::Local,
+                Some("vulkan") => Driver::Vulkan,
+                other => return Err(format!("--device local|vulkan, not {other:?}")),
+            };
+        } else if data.is_none() {
+            data = Some(arg);
+        } else {
+            return Err(format!("unexpected argument {arg:?}"));
+        }
+    }
+    Ok((driver, data))
+}
+
+/// Runs the module on `driver`.
+fn run_module(
+    driver: Driver,
+    module: &'static [u8],
+    features: &[[f32; 64]],
+) -> Result<ember_digits::runtime::RunReport, String> {
+    match driver {
+        Driver::Local => ember_digits::runtime::run(module, features),
+        #[cfg(feature = "vulkan")]
+        Driver::Vulkan => ember_digits::runtime::run_vulkan(module, features),
+        #[cfg(not(feature = "vulkan"))]
+        Driver::Vulkan => Err("--device vulkan needs the `vulkan` feature \
+             (cargo run -p ember-digits --features vulkan, or cargo xtask run --device vulkan)"
+            .into()),
+    }
+}
+
 fn run() -> Result<(), String> {
-    let digits = match std::env::args_os().nth(1) {
+    let (driver, data) = arguments()?;
+    let digits = match data {
         Some(path) => load(path)?,
         None => Digits::load_default()?,
     };
@@ -56,8 +105,19 @@ fn run() -> Result<(), String> {
 
     let held_out_features = held_out.features();
     let (module, unshared) = pack(&mlp)?;
-    let report = ember_digits::runtime::run(module, &held_out_features)?;
+    let report = run_module(driver, module, &held_out_features)?;
+    println!("driver:                   {driver:?}");
     let runtime = &report.predictions;
+    if driver != Driver::Local {
+        let local = ember_digits::runtime::run(module, &held_out_features)?;
+        let same = score(&local.predictions, runtime);
+        println!("same as the local driver: {same}");
+        if same.fraction() < 1.0 {
+            return Err(format!(
+                "{driver:?} and the local driver disagree: {same} equal"
+            ));
+        }
+    }
     let accuracy = score(&held_out.labels, runtime);
     let agreement = score(&reference, runtime);
     println!("runtime, held out:        {accuracy}");
@@ -85,12 +145,16 @@ fn run() -> Result<(), String> {
         "arena peak:               {} bytes (one queue_alloca per inference; {} without reuse)",
         s.arena_peak, unshared
     );
+    let region = match driver {
+        Driver::Local => format!(
+            " of a {} KiB region",
+            ember_digits::runtime::REGION_BYTES / 1024
+        ),
+        Driver::Vulkan => String::new(),
+    };
     println!(
-        "runtime tables:           {} bytes device + {} bytes session; device heap peak {} bytes of a {} KiB region",
-        report.device_table_bytes,
-        report.session_table_bytes,
-        report.heap_peak_bytes,
-        ember_digits::runtime::REGION_BYTES / 1024
+        "runtime tables:           {} bytes device + {} bytes session; device heap peak {} bytes{region}",
+        report.device_table_bytes, report.session_table_bytes, report.heap_peak_bytes,
     );
     println!(
         "command buffer:           recorded {}×, replayed {}×",

@@ -1,4 +1,6 @@
-//! Running the packed digits module on the local-CPU driver through a [`Session`].
+//! Running the packed digits module through a [`Session`]: on the local-CPU driver
+//! ([`run`]), on the Vulkan driver ([`run_vulkan`], feature `vulkan`), or on any device
+//! ([`run_on`]).
 
 use hal_core::module::Module;
 use hal_core::session::{LoadOptions, ResultMemory, Session, SessionStats};
@@ -27,7 +29,7 @@ pub struct RunReport {
     pub elapsed: Duration,
     /// Session figures (constants imported or streamed, arena, replays).
     pub session: SessionStats,
-    /// Bytes of the device's tables (`size_of::<DigitsDevice>()`).
+    /// Bytes of the device's tables (`size_of` the device).
     pub device_table_bytes: usize,
     /// Bytes of the session's tables (`size_of::<DigitsSession>()`).
     pub session_table_bytes: usize,
@@ -42,14 +44,47 @@ fn err(what: &str) -> impl Fn(hal_core::Error) -> String + '_ {
 /// Loads `module` (bytes that live for the program) onto a fresh local device and
 /// classifies every image of `features`.
 pub fn run(module: &'static [u8], features: &[[f32; 64]]) -> Result<RunReport, String> {
-    let module = Module::parse(module).map_err(|e| e.to_string())?;
     let region: &'static mut [u8] = Box::leak(vec![0u8; REGION_BYTES].into_boxed_slice());
     let config = LocalConfig {
         transient_bytes: TRANSIENT_BYTES,
         ..LocalConfig::default()
     };
     let mut device = DigitsDevice::new(region, config).map_err(err("device"))?;
-    let mut session = DigitsSession::load(&mut device, module, LoadOptions::default())
+    run_on(&mut device, module, features)
+}
+
+/// Loads `module` onto a Vulkan device (`EMBER_VULKAN_DEVICE` picks it, the Khronos
+/// validation layer is on with `EMBER_VULKAN_VALIDATION=1`) and classifies every image of
+/// `features`. Fails if the validation layer reported anything.
+#[cfg(feature = "vulkan")]
+pub fn run_vulkan(module: &'static [u8], features: &[[f32; 64]]) -> Result<RunReport, String> {
+    let mut device = hal_vulkan::VulkanDevice::new(hal_vulkan::VulkanConfig::default())
+        .map_err(err("device"))?;
+    let report = run_on(&mut device, module, features)?;
+    let messages = device.validation_messages();
+    if messages != 0 {
+        return Err(format!(
+            "the validation layer reported {messages} warnings or errors"
+        ));
+    }
+    Ok(report)
+}
+
+/// Loads `module` onto `device` and classifies every image of `features`: each image is
+/// written into a device buffer, the `classify` function invoked, the probabilities read back.
+/// Fails if anything is left on the device afterwards.
+pub fn run_on<D>(
+    device: &mut D,
+    module: &'static [u8],
+    features: &[[f32; 64]],
+) -> Result<RunReport, String>
+where
+    D: Device,
+    D::HostMemory: From<&'static [u8]>,
+{
+    let module = Module::parse(module).map_err(|e| e.to_string())?;
+    let device_table_bytes = size_of::<D>();
+    let mut session = DigitsSession::load(device, module, LoadOptions::default())
         .map_err(|e| format!("load: {e}"))?;
     let classify = session
         .function(crate::model::FUNCTION)
@@ -58,7 +93,7 @@ pub fn run(module: &'static [u8], features: &[[f32; 64]]) -> Result<RunReport, S
         .allocate_buffer(hal_core::memory::BufferParams::device_local(), 64 * 4)
         .map_err(err("input buffer"))?;
     let results = session
-        .allocate_results(&mut device, classify, ResultMemory::DeviceLocal)
+        .allocate_results(device, classify, ResultMemory::DeviceLocal)
         .map_err(err("result buffer"))?;
     let probabilities: Buffer = results[0];
 
@@ -75,7 +110,7 @@ pub fn run(module: &'static [u8], features: &[[f32; 64]]) -> Result<RunReport, S
             .map_err(err("write image"))?;
         session
             .invoke(
-                &mut device,
+                device,
                 classify,
                 &[BufferSpan::whole(image)],
                 &[BufferSpan::whole(probabilities)],
@@ -98,9 +133,7 @@ pub fn run(module: &'static [u8], features: &[[f32; 64]]) -> Result<RunReport, S
     device
         .release_buffer(probabilities)
         .map_err(err("release"))?;
-    session
-        .release(&mut device)
-        .map_err(err("release session"))?;
+    session.release(device).map_err(err("release session"))?;
     let leaked = device.object_counts();
     if leaked != Default::default() {
         return Err(format!("objects left on the device: {leaked:?}"));
@@ -109,7 +142,7 @@ pub fn run(module: &'static [u8], features: &[[f32; 64]]) -> Result<RunReport, S
         predictions,
         elapsed,
         session: stats,
-        device_table_bytes: size_of::<DigitsDevice>(),
+        device_table_bytes,
         session_table_bytes: size_of::<DigitsSession>(),
         heap_peak_bytes,
     })
