@@ -11,6 +11,8 @@
 
 use crate::buffer::Piece;
 use crate::device::VulkanDevice;
+use crate::instance::Context;
+use crate::objects::VkObject;
 use crate::staging::InternalBuffer;
 use ash::vk;
 use ember_kernels_wgsl::{BindingInfo, PushConstants};
@@ -25,7 +27,15 @@ use hal_core::{BufferSpan, CommandBuffer, Error};
 pub(crate) struct Memo {
     plan: Vec<Step>,
     generation: u64,
+    recording: Recording,
+}
+
+/// A recorded command buffer and the descriptor pool its sets came from (none with push
+/// descriptors).
+#[derive(Clone, Copy)]
+pub(crate) struct Recording {
     cb: vk::CommandBuffer,
+    pool: Option<vk::DescriptorPool>,
 }
 
 /// A command buffer.
@@ -421,9 +431,59 @@ impl VulkanDevice<'_> {
         }))))
     }
 
-    /// Records a plan into `cb` (recording).
-    fn record_plan(&self, cb: vk::CommandBuffer, steps: &[Step], upload: vk::Buffer) {
+    /// Descriptor sets for every dispatch of a plan, from a new pool (devices without push
+    /// descriptors).
+    fn descriptor_sets(
+        &self,
+        steps: &[Step],
+    ) -> Result<Option<(vk::DescriptorPool, Vec<vk::DescriptorSet>)>, Error> {
+        let dispatches = steps
+            .iter()
+            .filter(|s| matches!(s, Step::Dispatch(_)))
+            .count() as u32;
+        if self.ctx.push_descriptor.is_some() || dispatches == 0 {
+            return Ok(None);
+        }
+        let sizes = [vk::DescriptorPoolSize {
+            ty: vk::DescriptorType::STORAGE_BUFFER,
+            descriptor_count: dispatches * MAX_BINDINGS as u32,
+        }];
+        let info = vk::DescriptorPoolCreateInfo::default()
+            .max_sets(dispatches)
+            .pool_sizes(&sizes);
+        // SAFETY: a valid create info on a live device.
+        let pool = unsafe { self.ctx.device.create_descriptor_pool(&info, None) }
+            .map_err(crate::instance::vk_error("vkCreateDescriptorPool"))?;
+        self.ctx.live.created(VkObject::DescriptorPool);
+        let layouts = vec![self.pipelines.set_layout; dispatches as usize];
+        let info = vk::DescriptorSetAllocateInfo::default()
+            .descriptor_pool(pool)
+            .set_layouts(&layouts);
+        // SAFETY: the pool was sized for exactly these sets.
+        match unsafe { self.ctx.device.allocate_descriptor_sets(&info) } {
+            Ok(sets) => Ok(Some((pool, sets))),
+            Err(e) => {
+                self.destroy_pool(pool);
+                Err(crate::instance::vk_error("vkAllocateDescriptorSets")(e))
+            }
+        }
+    }
+
+    fn destroy_pool(&self, pool: vk::DescriptorPool) {
+        destroy_pool(&self.ctx, pool);
+    }
+
+    /// Records a plan into `cb` (recording), with `sets` for its dispatches when the device
+    /// has no push descriptors.
+    fn record_plan(
+        &self,
+        cb: vk::CommandBuffer,
+        steps: &[Step],
+        upload: vk::Buffer,
+        sets: &[vk::DescriptorSet],
+    ) {
         let d = &self.ctx.device;
+        let mut sets = sets.iter();
         self.ctx.full_barrier(cb);
         for step in steps {
             match *step {
@@ -487,11 +547,13 @@ impl VulkanDevice<'_> {
                             }]
                         })
                         .collect();
+                    let set = sets.next().copied().unwrap_or_default();
                     let writes: Vec<vk::WriteDescriptorSet<'_>> = infos
                         .iter()
                         .enumerate()
                         .map(|(i, info)| {
                             vk::WriteDescriptorSet::default()
+                                .dst_set(set)
                                 .dst_binding(i as u32)
                                 .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
                                 .buffer_info(info)
@@ -507,13 +569,27 @@ impl VulkanDevice<'_> {
                     // layout's.
                     unsafe {
                         d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
-                        self.ctx.push_descriptor.cmd_push_descriptor_set(
-                            cb,
-                            vk::PipelineBindPoint::COMPUTE,
-                            self.pipelines.layout,
-                            0,
-                            &writes,
-                        );
+                        match &self.ctx.push_descriptor {
+                            Some(push) => push.cmd_push_descriptor_set(
+                                cb,
+                                vk::PipelineBindPoint::COMPUTE,
+                                self.pipelines.layout,
+                                0,
+                                &writes,
+                            ),
+                            None => {
+                                // A set of this recording's own pool, used by nothing else.
+                                d.update_descriptor_sets(&writes, &[]);
+                                d.cmd_bind_descriptor_sets(
+                                    cb,
+                                    vk::PipelineBindPoint::COMPUTE,
+                                    self.pipelines.layout,
+                                    0,
+                                    &[set],
+                                    &[],
+                                );
+                            }
+                        }
                         d.cmd_push_constants(
                             cb,
                             self.pipelines.layout,
@@ -555,7 +631,7 @@ impl VulkanDevice<'_> {
                 old.destroy(&self.ctx);
             }
             if let Some(memo) = rec.memo.take() {
-                self.ctx.free_command_buffer(memo.cb);
+                free_recording(&self.ctx, memo.recording);
             }
             let type_index = self.memory.pools[0].type_index;
             rec.upload = Some(InternalBuffer::new(
@@ -571,15 +647,29 @@ impl VulkanDevice<'_> {
         if let Some(memo) = rec.memo.as_ref() {
             if memo.generation == generation && memo.plan == steps {
                 self.memo_hits += 1;
-                let cb = memo.cb;
+                let cb = memo.recording.cb;
                 return self.ctx.submit_and_wait(cb);
             }
         }
         if let Some(memo) = rec.memo.take() {
-            self.ctx.free_command_buffer(memo.cb);
+            free_recording(&self.ctx, memo.recording);
         }
-        let cb = self.ctx.begin()?;
-        self.record_plan(cb, &steps, upload_buffer);
+        let sets = self.descriptor_sets(&steps)?;
+        let cb = match self.ctx.begin() {
+            Ok(cb) => cb,
+            Err(e) => {
+                if let Some((pool, _)) = sets {
+                    self.destroy_pool(pool);
+                }
+                return Err(e);
+            }
+        };
+        let (pool, sets) = match sets {
+            Some((pool, sets)) => (Some(pool), sets),
+            None => (None, Vec::new()),
+        };
+        self.record_plan(cb, &steps, upload_buffer, &sets);
+        let recording = Recording { cb, pool };
         let result = self.ctx.end(cb).and_then(|()| self.ctx.submit_and_wait(cb));
         match (result, reusable) {
             (Ok(()), true) => {
@@ -587,15 +677,15 @@ impl VulkanDevice<'_> {
                     rec.memo = Some(Memo {
                         plan: steps,
                         generation,
-                        cb,
+                        recording,
                     });
                 } else {
-                    self.ctx.free_command_buffer(cb);
+                    free_recording(&self.ctx, recording);
                 }
                 Ok(())
             }
             (result, _) => {
-                self.ctx.free_command_buffer(cb);
+                free_recording(&self.ctx, recording);
                 result
             }
         }
@@ -605,7 +695,7 @@ impl VulkanDevice<'_> {
     pub(crate) fn free_command_buffer_rec(&mut self, rec: CommandBufferRec) {
         self.slots_in_use = self.slots_in_use.saturating_sub(rec.slots.len());
         if let Some(memo) = rec.memo {
-            self.ctx.free_command_buffer(memo.cb);
+            free_recording(&self.ctx, memo.recording);
         }
         if let Some(u) = rec.upload {
             u.destroy(&self.ctx);
@@ -621,7 +711,7 @@ impl VulkanDevice<'_> {
         for handle in cbs {
             if let Ok(rec) = self.command_buffers.get_mut(handle) {
                 if let Some(memo) = rec.memo.take() {
-                    self.ctx.free_command_buffer(memo.cb);
+                    free_recording(&self.ctx, memo.recording);
                 }
             }
         }
@@ -650,5 +740,20 @@ fn join(from: &[Piece], to: &[Piece], length: u64, steps: &mut Vec<Step>) {
         if n == b_left {
             j += 1;
         }
+    }
+}
+
+fn destroy_pool(ctx: &Context, pool: vk::DescriptorPool) {
+    // SAFETY: no pending work uses the pool's sets (every submission is waited for) and the
+    // command buffer recorded with them is freed with it.
+    unsafe { ctx.device.destroy_descriptor_pool(pool, None) };
+    ctx.live.destroyed(VkObject::DescriptorPool);
+}
+
+/// Frees a recording: its command buffer and its descriptor pool.
+fn free_recording(ctx: &Context, recording: Recording) {
+    ctx.free_command_buffer(recording.cb);
+    if let Some(pool) = recording.pool {
+        destroy_pool(ctx, pool);
     }
 }

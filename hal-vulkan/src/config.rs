@@ -29,6 +29,10 @@ pub struct VulkanConfig {
     /// it and the memory qualifies; otherwise (or when `false`) imports are copies that are
     /// written back to the host memory when the buffer is released.
     pub host_import: bool,
+    /// Bind dispatch buffers with push descriptors (`VK_KHR_push_descriptor`) where the
+    /// device has them; otherwise (or when `false`) each recording allocates descriptor sets
+    /// from its own pool.
+    pub push_descriptors: bool,
     /// Bytes of the bounded staging buffer host reads and writes of device-only memory go
     /// through.
     pub staging_bytes: u64,
@@ -51,6 +55,7 @@ impl Default for VulkanConfig {
             block_size: 64 << 20,
             sparse_binding: true,
             host_import: true,
+            push_descriptors: true,
             staging_bytes: 64 << 20,
             emulate_device_only_heap: false,
             strict_teardown: false,

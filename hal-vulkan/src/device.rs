@@ -162,6 +162,12 @@ impl<'m> VulkanDevice<'m> {
         )
     }
 
+    /// Whether dispatches bind their buffers with push descriptors (otherwise with descriptor
+    /// sets from each recording's pool).
+    pub fn push_descriptors(&self) -> bool {
+        self.ctx.push_descriptor.is_some()
+    }
+
     /// Whether host memory can be imported in place.
     pub fn host_import(&self) -> bool {
         self.ctx.host_memory.is_some()

@@ -1,5 +1,6 @@
-//! Executables: compute pipelines from SPIR-V, all with one pipeline layout (a push
-//! descriptor set of up to 16 storage buffers and a 64-byte push-constant range).
+//! Executables: compute pipelines from SPIR-V, all with one pipeline layout (a descriptor
+//! set of up to 16 storage buffers, pushed where the device has push descriptors, and a
+//! 64-byte push-constant range).
 //!
 //! Built-in kernels come from `ember_kernels_wgsl` by name. Pipelines are shared: loading
 //! the same SPIR-V and entry point again takes another reference to the same `VkPipeline`.
@@ -50,8 +51,13 @@ impl Pipelines {
                     .stage_flags(vk::ShaderStageFlags::COMPUTE)
             })
             .collect();
+        let flags = if ctx.push_descriptor.is_some() {
+            vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR
+        } else {
+            vk::DescriptorSetLayoutCreateFlags::empty()
+        };
         let info = vk::DescriptorSetLayoutCreateInfo::default()
-            .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
+            .flags(flags)
             .bindings(&bindings);
         // SAFETY: a valid create info on a live device.
         let set_layout = unsafe { ctx.device.create_descriptor_set_layout(&info, None) }

@@ -97,7 +97,8 @@ pub(crate) struct Context {
     pub(crate) transfer_family: u32,
     /// The queue sparse binds go to, if the device has sparse binding and it is enabled.
     pub(crate) sparse_queue: Option<vk::Queue>,
-    pub(crate) push_descriptor: ash::khr::push_descriptor::Device,
+    /// Push descriptors, where the device has them and they are wanted.
+    pub(crate) push_descriptor: Option<ash::khr::push_descriptor::Device>,
     pub(crate) host_memory: Option<ash::ext::external_memory_host::Device>,
     pub(crate) limits: Limits,
     pub(crate) memory_properties: vk::PhysicalDeviceMemoryProperties,
@@ -267,10 +268,11 @@ impl Context {
                 .iter()
                 .any(|e| e.extension_name_as_c_str() == Ok(name))
         };
-        if !has(ash::khr::push_descriptor::NAME) {
-            return Err(Error::Unsupported("VK_KHR_push_descriptor is required"));
+        let push = config.push_descriptors && has(ash::khr::push_descriptor::NAME);
+        let mut device_extensions = Vec::new();
+        if push {
+            device_extensions.push(ash::khr::push_descriptor::NAME.as_ptr());
         }
-        let mut device_extensions = vec![ash::khr::push_descriptor::NAME.as_ptr()];
         let host_import = config.host_import && has(ash::ext::external_memory_host::NAME);
         if host_import {
             device_extensions.push(ash::ext::external_memory_host::NAME.as_ptr());
@@ -332,7 +334,8 @@ impl Context {
         };
         // SAFETY: a query on a live instance.
         let memory_properties = unsafe { instance.get_physical_device_memory_properties(physical) };
-        let push_descriptor = ash::khr::push_descriptor::Device::new(&instance, &device);
+        let push_descriptor =
+            push.then(|| ash::khr::push_descriptor::Device::new(&instance, &device));
         let host_memory =
             host_import.then(|| ash::ext::external_memory_host::Device::new(&instance, &device));
 

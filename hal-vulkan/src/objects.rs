@@ -25,9 +25,11 @@ pub enum VkObject {
     Semaphore,
     /// `VkFence`.
     Fence,
+    /// `VkDescriptorPool`.
+    DescriptorPool,
 }
 
-const KINDS: usize = 10;
+const KINDS: usize = 11;
 
 /// Live Vulkan objects of one device, by kind.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]

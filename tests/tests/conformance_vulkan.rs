@@ -3,44 +3,51 @@
 //! with `strict_teardown`, so a validation warning or error, or a leaked Vulkan object,
 //! fails the case when its device is dropped.
 //!
-//! Three targets: chunked buffers as sparse buffers where the device has sparse binding
-//! (`vulkan`); the fallback of one allocation per chunk (`vulkan_no_sparse`); and, on
-//! devices whose memory is all host-visible (lavapipe, integrated GPUs), an emulated
-//! device-only heap so device-local buffers take the staging paths of a discrete GPU
-//! (`vulkan_device_only`).
+//! Four targets: chunked buffers as sparse buffers where the device has sparse binding
+//! (`vulkan`); the fallback of one allocation per chunk (`vulkan_no_sparse`); on devices
+//! whose memory is all host-visible (lavapipe, integrated GPUs), an emulated device-only
+//! heap so device-local buffers take the staging paths of a discrete GPU
+//! (`vulkan_device_only`); and descriptor sets from pools instead of push descriptors
+//! (`vulkan_descriptor_sets`).
 //! `EMBER_VULKAN_VALIDATION=0` turns validation off (for devices without the layer).
 
 use ember_tests::conformance::Target;
 use hal_core::ExecutableSource;
 use hal_vulkan::{VulkanConfig, VulkanDevice, VulkanHostMemory};
 
+/// Chunked buffers without sparse binding.
+const NO_SPARSE: u8 = 1;
+/// An emulated device-only heap where the device has none.
+const DEVICE_ONLY: u8 = 2;
+/// Descriptor sets from pools instead of push descriptors.
+const NO_PUSH: u8 = 4;
+
 /// A Vulkan device for the suite: heap 0 chunks of at most 256 KiB, a 64 MiB budget per
-/// heap in 4 MiB blocks, validation on unless `EMBER_VULKAN_VALIDATION=0`.
-fn vulkan_device(sparse_binding: bool, device_only: bool) -> VulkanDevice<'static> {
+/// heap in 4 MiB blocks, validation on unless `EMBER_VULKAN_VALIDATION=0`; `flags` as above.
+fn vulkan_device(flags: u8) -> VulkanDevice<'static> {
     let validation = std::env::var("EMBER_VULKAN_VALIDATION").map_or(true, |v| v != "0");
     let config = VulkanConfig {
         validation,
         max_allocation_size: 256 << 10,
         heap_budget: 64 << 20,
         block_size: 4 << 20,
-        sparse_binding,
-        emulate_device_only_heap: device_only,
+        sparse_binding: flags & NO_SPARSE == 0,
+        emulate_device_only_heap: flags & DEVICE_ONLY != 0,
+        push_descriptors: flags & NO_PUSH == 0,
         strict_teardown: true,
         ..VulkanConfig::default()
     };
     VulkanDevice::new(config).expect("a Vulkan device")
 }
 
-/// The Vulkan driver; `SPARSE` picks sparse chunked buffers (where the device has them) or
-/// the per-chunk fallback; `DEVICE_ONLY` adds an emulated device-only heap where the device
-/// has none.
-pub struct Vulkan<const SPARSE: bool, const DEVICE_ONLY: bool>;
+/// The Vulkan driver, configured by `FLAGS` ([`NO_SPARSE`], [`DEVICE_ONLY`], [`NO_PUSH`]).
+pub struct Vulkan<const FLAGS: u8>;
 
-impl<const SPARSE: bool, const DEVICE_ONLY: bool> Target for Vulkan<SPARSE, DEVICE_ONLY> {
+impl<const FLAGS: u8> Target for Vulkan<FLAGS> {
     type Device = VulkanDevice<'static>;
 
     fn create() -> Self::Device {
-        vulkan_device(SPARSE, DEVICE_ONLY)
+        vulkan_device(FLAGS)
     }
 
     fn host_memory(bytes: &'static mut [u8]) -> VulkanHostMemory<'static> {
@@ -57,27 +64,34 @@ impl<const SPARSE: bool, const DEVICE_ONLY: bool> Target for Vulkan<SPARSE, DEVI
 }
 
 mod vulkan {
-    ember_tests::conformance_tests!(crate::Vulkan<true, false>);
+    ember_tests::conformance_tests!(crate::Vulkan<0>);
 }
 
 mod vulkan_no_sparse {
-    ember_tests::conformance_tests!(crate::Vulkan<false, false>);
+    ember_tests::conformance_tests!(crate::Vulkan<{ crate::NO_SPARSE }>);
 }
 
 mod vulkan_device_only {
-    ember_tests::conformance_tests!(crate::Vulkan<true, true>);
+    ember_tests::conformance_tests!(crate::Vulkan<{ crate::DEVICE_ONLY }>);
 }
 
-/// The two paths really differ on this device: sparse chunked buffers where it has sparse
-/// binding, never with the option off.
+mod vulkan_descriptor_sets {
+    ember_tests::conformance_tests!(crate::Vulkan<{ crate::NO_PUSH }>);
+}
+
+/// The variants really differ on this device: sparse chunked buffers where it has sparse
+/// binding and never with the option off; push descriptors only when asked for.
 #[test]
-fn sparse_and_fallback_paths() {
-    let sparse = vulkan_device(true, false);
-    let fallback = vulkan_device(false, false);
+fn variants_take_their_paths() {
+    let sparse = vulkan_device(0);
+    let fallback = vulkan_device(NO_SPARSE);
+    let sets = vulkan_device(NO_PUSH);
     assert!(!fallback.sparse_chunks(0));
+    assert!(!sets.push_descriptors());
     eprintln!(
-        "{}: sparse chunked buffers {}",
+        "{}: sparse chunked buffers {}, push descriptors {}",
         sparse.device_name(),
-        sparse.sparse_chunks(0)
+        sparse.sparse_chunks(0),
+        sparse.push_descriptors()
     );
 }
