@@ -1,5 +1,6 @@
 //! Device memory: Vulkan memory types as HAL heaps, and blocks of `VkDeviceMemory`
-//! sub-allocated with hal-core's TLSF allocator (large buffers get dedicated blocks).
+//! sub-allocated with hal-core's allocators — size-class slabs for small buffers over TLSF
+//! for the rest — while large buffers get dedicated blocks.
 //!
 //! Every block carries one `VkBuffer` over all of it, so a HAL buffer is a range of a block's
 //! buffer: no Vulkan object per HAL buffer. Host-visible blocks stay mapped for their life.
@@ -7,12 +8,53 @@
 use crate::instance::{vk_error, Context};
 use crate::objects::VkObject;
 use ash::vk;
-use hal_core::memory::alloc::{AllocError, AllocStats, Range, RangeAllocator, Tlsf};
+use hal_core::memory::alloc::{AllocError, AllocStats, Range, RangeAllocator, Slab, Tlsf};
 use hal_core::memory::{BufferUsage, MemoryHeap, MemoryType};
 use hal_core::Error;
 
 /// Metadata nodes per block's allocator.
 const NODES: usize = 512;
+/// Spans the slab of a block may take from its TLSF allocator.
+const SPANS: usize = 64;
+/// Size classes small buffers are served from (a slab per class in each block).
+const SMALL_CLASSES: [u64; 3] = [256, 1024, 4096];
+
+/// A block's sub-allocator: size-class slabs for small buffers over a TLSF allocator for
+/// everything else (plain TLSF where the block is too small for the slabs' spans).
+enum SubAllocator {
+    Slab(Box<Slab<Tlsf<NODES>, SPANS>>),
+    Tlsf(Box<Tlsf<NODES>>),
+}
+
+impl SubAllocator {
+    fn new(size: u64) -> Self {
+        match Slab::new(Tlsf::new(size), &SMALL_CLASSES) {
+            Ok(slab) => Self::Slab(Box::new(slab)),
+            Err(_) => Self::Tlsf(Box::new(Tlsf::new(size))),
+        }
+    }
+
+    fn allocate(&mut self, size: u64, alignment: u64) -> Result<Range, AllocError> {
+        match self {
+            Self::Slab(a) => a.allocate(size, alignment),
+            Self::Tlsf(a) => a.allocate(size, alignment),
+        }
+    }
+
+    fn free(&mut self, range: Range) -> Result<(), AllocError> {
+        match self {
+            Self::Slab(a) => a.free(range),
+            Self::Tlsf(a) => a.free(range),
+        }
+    }
+
+    fn stats(&self) -> AllocStats {
+        match self {
+            Self::Slab(a) => a.stats(),
+            Self::Tlsf(a) => a.stats(),
+        }
+    }
+}
 
 /// Usage of every buffer the driver makes over device memory.
 pub(crate) fn buffer_usage() -> vk::BufferUsageFlags {
@@ -30,7 +72,7 @@ pub(crate) struct Block {
     /// The mapping of the whole block (null if not host-visible).
     pub(crate) mapped: *mut u8,
     /// The sub-allocator; `None` for a dedicated block (one allocation at 0).
-    alloc: Option<Box<Tlsf<NODES>>>,
+    alloc: Option<SubAllocator>,
     live: u32,
 }
 
@@ -185,7 +227,7 @@ impl Block {
             buffer,
             size,
             mapped,
-            alloc: suballocated.then(|| Box::new(Tlsf::new(size))),
+            alloc: suballocated.then(|| SubAllocator::new(size)),
             live: 0,
         })
     }
