@@ -26,6 +26,8 @@ use hal_core::{BufferSpan, CommandBuffer, Error};
 /// A recorded `VkCommandBuffer` kept for replay.
 pub(crate) struct Memo {
     plan: Vec<Step>,
+    /// The binding table the plan was made with.
+    table: Vec<BufferSpan>,
     generation: u64,
     recording: Recording,
 }
@@ -617,8 +619,23 @@ impl VulkanDevice<'_> {
         command_buffer: CommandBuffer,
         table: &[BufferSpan],
     ) -> Result<(), Error> {
-        let (steps, upload) = self.plan(command_buffer, table)?;
         let generation = self.memo_generation;
+        // A reusable command buffer's commands are fixed once ended, and nothing a plan
+        // depends on (buffers, their memory, pipelines) changed since the memo was made if
+        // the generation is the same: with the same table, the plan (and every check it
+        // makes) would come out the same, so the recording replays without planning again.
+        let rec = self.command_buffers.get(command_buffer)?;
+        if let Some(memo) = rec.memo.as_ref() {
+            if rec.list.mode() == CommandBufferMode::Reusable
+                && memo.generation == generation
+                && memo.table == table
+            {
+                self.memo_hits += 1;
+                let cb = memo.recording.cb;
+                return self.ctx.submit_and_wait(cb);
+            }
+        }
+        let (steps, upload) = self.plan(command_buffer, table)?;
         let rec = self.command_buffers.get_mut(command_buffer)?;
         let reusable = rec.list.mode() == CommandBufferMode::Reusable;
         // The upload buffer: grown when too small (a kept recording names the old one).
@@ -676,6 +693,7 @@ impl VulkanDevice<'_> {
                 if let Ok(rec) = self.command_buffers.get_mut(command_buffer) {
                     rec.memo = Some(Memo {
                         plan: steps,
+                        table: table.to_vec(),
                         generation,
                         recording,
                     });

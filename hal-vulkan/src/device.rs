@@ -188,6 +188,18 @@ impl<'m> VulkanDevice<'m> {
         self.memo_hits
     }
 
+    /// Gives back device memory kept for reuse (each heap keeps one emptied block so that
+    /// buffers allocated and freed in a loop do not allocate device memory each time).
+    pub fn trim(&mut self) {
+        self.memory.trim(&self.ctx);
+    }
+
+    /// Nanoseconds the host has spent blocked waiting for the GPU so far: a call's wall time
+    /// minus the growth of this is its host-side cost.
+    pub fn gpu_wait_nanos(&self) -> u64 {
+        self.ctx.waited_nanos.get()
+    }
+
     pub(crate) fn counts(&self) -> ObjectCounts {
         ObjectCounts {
             buffers: self.buffers.len() as u32,

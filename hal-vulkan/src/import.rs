@@ -90,7 +90,7 @@ impl<'m> VulkanDevice<'m> {
     }
 
     /// Wraps `size` bytes at `ptr` as device memory, or `None` if the device will not.
-    fn import_in_place(&mut self, ptr: *mut u8, size: u64) -> Option<Backing> {
+    pub(crate) fn import_in_place(&mut self, ptr: *mut u8, size: u64) -> Option<Backing> {
         let ext = self.ctx.host_memory.as_ref()?;
         let align = self.ctx.limits.min_imported_host_pointer_alignment;
         let start = ptr as u64 & !(align - 1);

@@ -107,6 +107,9 @@ pub(crate) struct Context {
     pub(crate) timeline: vk::Semaphore,
     pub(crate) next_value: u64,
     pub(crate) pool: vk::CommandPool,
+    /// Nanoseconds the host spent blocked in `vkWaitSemaphores` (what the GPU took beyond
+    /// the host's own work), for benchmarks that split host cost from device time.
+    pub(crate) waited_nanos: core::cell::Cell<u64>,
 }
 
 fn pick_device(
@@ -392,11 +395,20 @@ impl Context {
             timeline,
             next_value: 0,
             pool,
+            waited_nanos: core::cell::Cell::new(0),
         })
     }
 
     /// Submits `cb` on the compute queue and waits for it on the host.
     pub(crate) fn submit_and_wait(&mut self, cb: vk::CommandBuffer) -> Result<(), Error> {
+        let value = self.submit(cb)?;
+        self.wait_value(value)
+    }
+
+    /// Submits `cb` on the compute queue without waiting; returns the progress-timeline
+    /// value that is reached when it has run. The caller keeps `cb` (and everything it names)
+    /// alive until then.
+    pub(crate) fn submit(&mut self, cb: vk::CommandBuffer) -> Result<u64, Error> {
         self.next_value += 1;
         let value = [self.next_value];
         let mut timeline =
@@ -407,14 +419,19 @@ impl Context {
             .command_buffers(&cbs)
             .signal_semaphores(&signal)
             .push_next(&mut timeline);
-        // SAFETY: `cb` is a recorded command buffer of this device's pool, not pending
-        // (every submission is waited for before the next use).
-        unsafe {
+        // SAFETY: `cb` is a recorded command buffer of this device's pool and not pending:
+        // each command buffer is either waited for before its next submission or, for the
+        // pipelined loads, submitted once and freed after its value is reached.
+        let submitted = unsafe {
             self.device
                 .queue_submit(self.queue, &[submit], vk::Fence::null())
+        };
+        if let Err(e) = submitted {
+            // Nothing signals this value now: later waits must not count on it.
+            self.next_value -= 1;
+            return Err(vk_error("vkQueueSubmit")(e));
         }
-        .map_err(vk_error("vkQueueSubmit"))?;
-        self.wait_value(self.next_value)
+        Ok(self.next_value)
     }
 
     /// Waits until the progress timeline reaches `value`.
@@ -424,9 +441,14 @@ impl Context {
         let info = vk::SemaphoreWaitInfo::default()
             .semaphores(&semaphores)
             .values(&values);
+        let start = std::time::Instant::now();
         // SAFETY: a wait on this device's own live semaphore.
-        unsafe { self.device.wait_semaphores(&info, u64::MAX) }
-            .map_err(vk_error("vkWaitSemaphores"))
+        let waited = unsafe { self.device.wait_semaphores(&info, u64::MAX) }
+            .map_err(vk_error("vkWaitSemaphores"));
+        let nanos = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.waited_nanos
+            .set(self.waited_nanos.get().saturating_add(nanos));
+        waited
     }
 
     /// A fresh primary command buffer, begun for one submission.

@@ -20,6 +20,9 @@
 //! - **Semaphores and queue**: timelines kept on the host with hal-core's failure state;
 //!   operations run in order once their waits are reached, each waited for through the
 //!   device's progress timeline semaphore.
+//! - **Loads** ([`VulkanDevice::load_from_host`]): large host data (constant pools) moved by
+//!   pipelined GPU copies from imported windows of the caller's pages, or through two
+//!   bounded staging buffers.
 //!
 //! ```no_run
 //! use hal_core::{BufferSpan, Device, Submit};
@@ -44,6 +47,7 @@ mod driver;
 mod executable;
 mod import;
 mod instance;
+mod load;
 mod memory;
 pub mod objects;
 mod queue;
@@ -57,6 +61,7 @@ pub use device::{
 };
 pub use executable::check_spirv;
 pub use instance::ValidationMessages;
+pub use load::{LoadOptions, LoadPath, LoadStats};
 pub use objects::{VkObject, VkObjectCounts};
 pub use transfer::VulkanMapping;
 

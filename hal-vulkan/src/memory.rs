@@ -405,6 +405,10 @@ impl Memory {
             pool.block_size
         };
         if pool.block_bytes.saturating_add(block_size) > pool.heap.size {
+            // The retained empty block may be what stands in the way.
+            pool.release_spare(ctx);
+        }
+        if pool.block_bytes.saturating_add(block_size) > pool.heap.size {
             return Err(too_large());
         }
         let mut block = Block::new(
@@ -444,7 +448,10 @@ impl Memory {
         })
     }
 
-    /// Gives an allocation back; an emptied block is freed.
+    /// Gives an allocation back. An emptied dedicated block is freed; one emptied
+    /// sub-allocated block per heap is kept as a spare (so a buffer allocated and freed in a
+    /// loop, like a queue-ordered allocation, does not make and free a `VkDeviceMemory` each
+    /// time); a second one is freed, and the spare goes when the heap's budget needs it.
     pub(crate) fn free(&mut self, ctx: &Context, placement: Placement) {
         let Some(pool) = self.pools.get_mut(placement.heap as usize) else {
             return;
@@ -461,9 +468,16 @@ impl Memory {
         pool.in_use = pool.in_use.saturating_sub(placement.range.size);
         pool.count = pool.count.saturating_sub(1);
         if block.live == 0 {
-            if let Some(block) = pool.blocks[placement.block as usize].take() {
-                pool.block_bytes -= block.size;
-                block.destroy(ctx);
+            let suballocated = block.alloc.is_some();
+            let index = placement.block as usize;
+            let other_spare = pool.blocks.iter().enumerate().any(|(i, b)| {
+                i != index && b.as_ref().is_some_and(|b| b.live == 0 && b.alloc.is_some())
+            });
+            if !suballocated || other_spare {
+                if let Some(block) = pool.blocks[index].take() {
+                    pool.block_bytes -= block.size;
+                    block.destroy(ctx);
+                }
             }
         }
     }
@@ -493,13 +507,28 @@ impl Memory {
             .filter_map(|b| b.alloc.as_ref().map(|a| a.stats().largest_free_range))
             .max()
             .unwrap_or(0);
+        // A kept spare block is free for the taking.
+        let spare: u64 = pool
+            .blocks
+            .iter()
+            .flatten()
+            .filter(|b| b.live == 0)
+            .map(|b| b.size)
+            .sum();
         Ok(AllocStats {
             capacity: pool.heap.size,
             bytes_in_use: pool.in_use,
             peak_bytes_in_use: pool.peak,
             allocation_count: pool.count,
-            largest_free_range: in_blocks.max(pool.heap.size - pool.block_bytes),
+            largest_free_range: in_blocks.max(pool.heap.size - pool.block_bytes + spare),
         })
+    }
+
+    /// Frees the empty blocks kept as spares, in every heap.
+    pub(crate) fn trim(&mut self, ctx: &Context) {
+        for pool in &mut self.pools {
+            pool.release_spare(ctx);
+        }
     }
 
     /// Frees every block (teardown).
@@ -514,6 +543,18 @@ impl Memory {
 }
 
 impl Pool {
+    /// Frees the empty blocks kept as spares.
+    fn release_spare(&mut self, ctx: &Context) {
+        for slot in self.blocks.iter_mut() {
+            if slot.as_ref().is_some_and(|b| b.live == 0) {
+                if let Some(block) = slot.take() {
+                    self.block_bytes -= block.size;
+                    block.destroy(ctx);
+                }
+            }
+        }
+    }
+
     fn note_allocated(&mut self, size: u64) {
         self.in_use += size;
         self.count += 1;

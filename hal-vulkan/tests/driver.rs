@@ -283,8 +283,23 @@ fn reusable_command_buffers_replay_their_recording() {
     dev.read_buffer(BufferSpan::new(b, 0, 8), &mut out)
         .expect("read");
     assert_eq!(out, [0, 0x44, 0x44, 0x44, 0x44, 0x44, 0x44, 0x44]);
-    dev.release_command_buffer(cb).expect("release");
+    // Same table again: replayed without planning.
+    let table = [BufferSpan::whole(b)];
+    run(&mut dev, |d, s| d.queue_execute(s, cb, &table)).expect("execute");
+    assert_eq!(dev.memoized_replays(), 3);
+    // Memory going away (any buffer) means planning (and checking) again, not a replay ...
+    let other = dev
+        .allocate_buffer(BufferParams::host_visible(), 64)
+        .expect("allocate");
+    dev.release_buffer(other).expect("release");
+    run(&mut dev, |d, s| d.queue_execute(s, cb, &table)).expect("execute");
+    assert_eq!(dev.memoized_replays(), 3);
+    // ... so a released table buffer is refused, not replayed.
     dev.release_buffer(a).expect("release");
+    let stale = [BufferSpan::whole(a)];
+    let refused = run(&mut dev, |d, s| d.queue_execute(s, cb, &stale));
+    assert!(refused.is_err(), "{refused:?}");
+    dev.release_command_buffer(cb).expect("release");
     dev.release_buffer(b).expect("release");
 }
 
@@ -357,6 +372,28 @@ fn memory_exhausted_and_allocations_over_every_heap_are_errors() {
     );
     assert!(matches!(over, Err(Error::Alloc(_))), "{over:?}");
     assert_eq!(dev.allocator_stats(0).expect("stats").bytes_in_use, 0);
+    assert_eq!(
+        dev.vulkan_objects().of(VkObject::Memory),
+        2,
+        "the dummy buffer's and one empty block kept as a spare"
+    );
+    // The spare serves the next small buffer without new memory ...
+    let again = dev
+        .allocate_buffer(BufferParams::host_visible(), 200 << 10)
+        .expect("allocate");
+    assert_eq!(dev.vulkan_objects().of(VkObject::Memory), 2);
+    dev.release_buffer(again).expect("release");
+    // ... a whole-budget allocation takes its room ...
+    let whole = dev
+        .allocate_buffer(BufferParams::host_visible(), 8 << 20)
+        .expect("the spare block gives way to a dedicated one");
+    dev.release_buffer(whole).expect("release");
+    // ... and trimming gives it back.
+    dev.allocate_buffer(BufferParams::host_visible(), 4096)
+        .and_then(|b| dev.release_buffer(b))
+        .expect("small buffer");
+    assert_eq!(dev.vulkan_objects().of(VkObject::Memory), 2);
+    dev.trim();
     assert_eq!(
         dev.vulkan_objects().of(VkObject::Memory),
         1,

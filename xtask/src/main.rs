@@ -72,6 +72,15 @@ enum Command {
         /// Which benchmark.
         #[arg(value_enum)]
         which: Bench,
+        /// vulkan: small sizes (the default on CPU devices such as lavapipe).
+        #[arg(long)]
+        smoke: bool,
+        /// vulkan: full sizes even on a CPU device.
+        #[arg(long, conflicts_with = "smoke")]
+        full: bool,
+        /// vulkan: the constant pool in GiB (default: 64, or what the device holds).
+        #[arg(long)]
+        pool_gib: Option<u64>,
     },
     /// Packs a module from a JSON description (see the `ember-pack` crate).
     Pack {
@@ -100,6 +109,9 @@ enum Bench {
     Hal,
     /// Modules: load time against the constant pool's size; time per digits inference.
     Module,
+    /// The Vulkan driver on any Vulkan device: a 64 GiB constant pool against
+    /// vkCmdCopyBuffer, queue_alloca/dealloca, memoized replay against re-recording.
+    Vulkan,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -115,10 +127,16 @@ fn main() -> ExitCode {
         Command::Run { board, device } => tasks::run_board(&board, &device),
         Command::Build { board } => boards::find(&board).and_then(boards::build),
         Command::Size => size::size(),
-        Command::Bench { which } => match which {
+        Command::Bench {
+            which,
+            smoke,
+            full,
+            pool_gib,
+        } => match which {
             Bench::Alloc => tasks::bench("alloc", "allocator benchmark"),
             Bench::Hal => tasks::bench("hal", "HAL benchmark on the local driver"),
             Bench::Module => tasks::bench("module", "module benchmark"),
+            Bench::Vulkan => tasks::bench_vulkan(smoke, full, pool_gib),
         },
         Command::Pack {
             description,

@@ -67,6 +67,10 @@ pub fn test(with_miri: bool) -> Result {
         cmd("cargo", &["test", "--workspace", "--all-features"]),
     )?;
     run(
+        "the Vulkan bench at smoke sizes on lavapipe (validation on)",
+        bench_vulkan_command(&["--smoke"], true),
+    )?;
+    run(
         "the conformance suite with default features (inline local driver only)",
         cmd(
             "cargo",
@@ -220,5 +224,45 @@ pub fn bench(name: &str, what: &str) -> Result {
         return Err(format!("the benchmark did not write {}", json.display()));
     }
     println!("\nwrote {}", json.display());
+    Ok(())
+}
+
+/// The Vulkan bench's command: release build, JSON to target/bench/vulkan.json.
+fn bench_vulkan_command(flags: &[&str], validation: bool) -> std::process::Command {
+    let mut args = vec!["run", "--release", "-p", "ember-bench-vulkan", "--"];
+    args.extend_from_slice(flags);
+    args.extend(["--json", "target/bench/vulkan.json"]);
+    let mut command = cmd("cargo", &args);
+    if validation {
+        command.env("EMBER_VULKAN_VALIDATION", "1");
+    }
+    command
+}
+
+/// `cargo xtask bench vulkan [--smoke|--full] [--pool-gib N]`: the Vulkan bench on the
+/// device `EMBER_VULKAN_DEVICE` names (lavapipe where there is no GPU), writing
+/// target/bench/vulkan.json.
+pub fn bench_vulkan(smoke: bool, full: bool, pool_gib: Option<u64>) -> Result {
+    setup::stable()?;
+    setup::vulkan()?;
+    let gib = pool_gib.map(|g| g.to_string());
+    let mut flags = Vec::new();
+    if smoke {
+        flags.push("--smoke");
+    }
+    if full {
+        flags.push("--full");
+    }
+    if let Some(g) = gib.as_deref() {
+        flags.extend(["--pool-gib", g]);
+    }
+    run(
+        "Vulkan bench (release): constant-pool load, queue_alloca/dealloca, memoized replay",
+        bench_vulkan_command(&flags, false),
+    )?;
+    let json = root().join("target/bench/vulkan.json");
+    if !json.is_file() {
+        return Err(format!("the benchmark did not write {}", json.display()));
+    }
     Ok(())
 }
