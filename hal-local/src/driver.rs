@@ -1,12 +1,13 @@
 //! `hal_core::Device` for the local device: argument checks, then the parts in `device`,
 //! `queue` and `replay`.
 
+use crate::alloc::DeviceAllocator;
 use crate::device::{LocalDevice, LocalHostMemory, LocalMapping, MappingRec};
 use crate::queue::Action;
 use hal_core::buffer::BufferInfo;
 use hal_core::command::{BufferLookup, CommandBufferMode, CommandList, Record, MAX_BINDING_SLOTS};
 use hal_core::device::{HostSource, ObjectCounts, PersistentMapping, ReadStats};
-use hal_core::memory::alloc::{AllocStats, RangeAllocator};
+use hal_core::memory::alloc::AllocStats;
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryHeap, MemoryType};
 use hal_core::semaphore::Timeline;
 use hal_core::{
@@ -24,8 +25,13 @@ impl<const OBJECTS: usize> BufferLookup for Buffers<'_, OBJECTS> {
     }
 }
 
-impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING: usize>
-    LocalDevice<'_, OBJECTS, SLOTS, NODES, PENDING>
+impl<
+        const OBJECTS: usize,
+        const SLOTS: usize,
+        const NODES: usize,
+        const PENDING: usize,
+        A: DeviceAllocator,
+    > LocalDevice<'_, OBJECTS, SLOTS, NODES, PENDING, A>
 {
     fn check_mapping(
         &self,
@@ -134,8 +140,14 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
     }
 }
 
-impl<'m, const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING: usize> Device
-    for LocalDevice<'m, OBJECTS, SLOTS, NODES, PENDING>
+impl<
+        'm,
+        const OBJECTS: usize,
+        const SLOTS: usize,
+        const NODES: usize,
+        const PENDING: usize,
+        A: DeviceAllocator,
+    > Device for LocalDevice<'m, OBJECTS, SLOTS, NODES, PENDING, A>
 {
     type HostMemory = LocalHostMemory<'m>;
     type Mapping<'a>

@@ -3,7 +3,9 @@
 //! A [`LocalDevice`] runs over a memory region the board hands it. Its one heap is
 //! DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT: the CPU is the device, so mapping costs nothing
 //! and its memory connection to the host is `Unified`. Buffers come from a TLSF allocator
-//! (chunked past `max_allocation_size`), `queue_alloca` from an arena at the region's end.
+//! (chunked past `max_allocation_size`) or, for firmware that frees in reverse order, a bump
+//! allocator ([`alloc`]), `queue_alloca` from an arena at the region's end. Firmware that never
+//! waits can drop the parked-operation queue (`PENDING = 0`, see [`LocalDevice`]).
 //! A dispatch calls a kernel from a static table ([`kernels::BUILTIN`] or the program's own)
 //! once per workgroup; with the `threads` feature and `workers > 1` the workgroups run on a
 //! std worker pool.
@@ -35,6 +37,7 @@
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod alloc;
 pub mod config;
 pub mod device;
 mod driver;

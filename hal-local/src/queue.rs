@@ -6,7 +6,12 @@
 //! other work) reaches its waits. A failed wait fails the operation: its signals fail with
 //! the same status, and so on down the chain. Nothing else can signal a semaphore on this
 //! driver, so a host wait that is not reached now never will be: it is an error, not a hang.
+//!
+//! A device with `PENDING = 0` has no parked-operation table, and its code is not linked
+//! (`drain` and the parking path fold away): a submission that would have to wait is refused
+//! with [`Error::TableFull`], gives back what it holds, and touches none of its signals.
 
+use crate::alloc::DeviceAllocator;
 use crate::device::LocalDevice;
 use hal_core::command::{CommandBuffer, MAX_BINDING_SLOTS};
 use hal_core::zeroed::ZeroOption;
@@ -65,8 +70,13 @@ fn copy_list(list: &[SemaphoreValue]) -> [SemaphoreValue; MAX_SUBMIT_SEMAPHORES]
     out
 }
 
-impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING: usize>
-    LocalDevice<'_, OBJECTS, SLOTS, NODES, PENDING>
+impl<
+        const OBJECTS: usize,
+        const SLOTS: usize,
+        const NODES: usize,
+        const PENDING: usize,
+        A: DeviceAllocator,
+    > LocalDevice<'_, OBJECTS, SLOTS, NODES, PENDING, A>
 {
     /// Checks a submission's lists before anything happens: sizes, live semaphores, and
     /// signals that move forward.
@@ -178,7 +188,12 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
                 Ok(())
             }
             Readiness::Blocked => {
-                let Some(slot) = self.pending.iter_mut().find(|p| p.is_none()) else {
+                let free = if PENDING == 0 {
+                    None
+                } else {
+                    self.pending.iter_mut().find(|p| p.is_none())
+                };
+                let Some(slot) = free else {
                     // Refused: what the operation holds goes back (a queue op's own
                     // one-shot command buffer, a buffer to free).
                     self.abandon(action);
@@ -252,6 +267,9 @@ impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING
     /// Runs parked operations whose waits are now reached (or failed), oldest first, until
     /// none can go.
     pub(crate) fn drain(&mut self) {
+        if PENDING == 0 {
+            return;
+        }
         while self.pending_count > 0 {
             let mut next: Option<(usize, u64, Readiness)> = None;
             for (i, p) in self.pending.iter().enumerate() {

@@ -1,5 +1,6 @@
 //! Replaying a command list: the local driver executes each command in order, inline.
 
+use crate::alloc::DeviceAllocator;
 use crate::device::{read_only, LocalDevice};
 use crate::kernel::{Binding, KernelError, Workgroup};
 use hal_core::command::{
@@ -24,8 +25,13 @@ pub(crate) fn kernel_error(e: KernelError) -> Error {
     }
 }
 
-impl<const OBJECTS: usize, const SLOTS: usize, const NODES: usize, const PENDING: usize>
-    LocalDevice<'_, OBJECTS, SLOTS, NODES, PENDING>
+impl<
+        const OBJECTS: usize,
+        const SLOTS: usize,
+        const NODES: usize,
+        const PENDING: usize,
+        A: DeviceAllocator,
+    > LocalDevice<'_, OBJECTS, SLOTS, NODES, PENDING, A>
 {
     /// Runs every command of `command_buffer` with `bindings` as its binding table.
     pub(crate) fn execute(

@@ -3,6 +3,7 @@
 //! never built on the stack, which matters on a board with 64 KiB of RAM.
 
 use crate::config::TRANSIENT_BYTES;
+use hal_local::alloc::DeviceAllocator;
 use hal_local::kernel::Kernel;
 use hal_local::{LocalConfig, LocalDevice};
 use static_cell::ConstStaticCell;
@@ -11,11 +12,11 @@ use static_cell::ConstStaticCell;
 /// arena ([`TRANSIENT_BYTES`]); `None` if the device was taken before.
 /// Always inlined: as a call, LTO keeps `init` out of line and `minimal` grows by 1.4 KB.
 #[inline(always)]
-pub fn take<const O: usize, const S: usize, const N: usize, const P: usize>(
-    cell: &'static ConstStaticCell<LocalDevice<'static, O, S, N, P>>,
+pub fn take<const O: usize, const S: usize, const N: usize, const P: usize, A: DeviceAllocator>(
+    cell: &'static ConstStaticCell<LocalDevice<'static, O, S, N, P, A>>,
     memory: &'static mut [u8],
     kernels: &'static [Kernel],
-) -> Option<Result<&'static mut LocalDevice<'static, O, S, N, P>, hal_core::Error>> {
+) -> Option<Result<&'static mut LocalDevice<'static, O, S, N, P, A>, hal_core::Error>> {
     let device = cell.try_take()?;
     let config = LocalConfig {
         kernels,

@@ -9,6 +9,7 @@ use hal_core::{
     BufferRef, BufferSpan, CommandBufferMode, Device, Error, ExecutableSource, Record, Submit,
     Workgroups,
 };
+use hal_local::alloc::Bump;
 use hal_local::kernel::Kernel;
 use hal_local::LocalDevice;
 use static_cell::ConstStaticCell;
@@ -19,9 +20,10 @@ const PATTERN: u32 = 0xE3BE_0001;
 /// The one kernel the device links.
 static KERNELS: [Kernel; 1] = [hal_local::kernels::FILL_U32];
 
-/// The smallest device that runs it: 4 objects, 4 command slots, 4 allocator nodes, 1
-/// pending operation.
-pub type MinimalDevice = LocalDevice<'static, 4, 4, 4, 1>;
+/// The smallest device that runs it: 4 objects, 4 command slots, 4 allocator records, no
+/// parked operations (it submits with `Submit::NOW`, so nothing ever waits), and the bump
+/// allocator for its memory and command slots (it releases in reverse order).
+pub type MinimalDevice = LocalDevice<'static, 4, 4, 4, 0, Bump<4>>;
 
 /// Fills a 64-byte buffer with [`PATTERN`] on the device and reads it back into `out`.
 fn fill(dev: &mut MinimalDevice, out: &mut [u8; 64]) -> Result<(), Error> {
