@@ -5,6 +5,7 @@ use crate::config::LocalConfig;
 use crate::kernel::{Kernel, KernelFn};
 use crate::memory::{Imported, RawSpan, Region};
 use crate::queue::Pending;
+use crate::replay::Replayers;
 use hal_core::buffer::BufferKind;
 use hal_core::chunk::ChunkLayout;
 use hal_core::command::{Command, CommandBufferKind, CommandList};
@@ -152,6 +153,8 @@ pub struct LocalDevice<
     /// Entries of `pending` in use.
     pub(crate) pending_count: usize,
     pub(crate) next_seq: u64,
+    /// How each command kind recorded so far is replayed.
+    pub(crate) replayers: Replayers<OBJECTS, SLOTS, NODES, PENDING, A>,
     #[cfg(feature = "threads")]
     pub(crate) pool: Option<crate::pool::WorkerPool>,
 }
@@ -223,6 +226,7 @@ impl<
         pending: [const { ZeroOption::None }; PENDING],
         pending_count: 0,
         next_seq: 0,
+        replayers: Replayers::NONE,
         #[cfg(feature = "threads")]
         pool: None,
     };

@@ -81,6 +81,28 @@ impl<
         Ok(())
     }
 
+    /// Records `record` into `command_buffer`'s slots (its replay registered already: see
+    /// [`register_replay`](Self::register_replay)).
+    fn record_commands(
+        &mut self,
+        command_buffer: CommandBuffer,
+        record: Record<'_>,
+    ) -> Result<(), Error> {
+        if let Record::Dispatch { executable, .. } = record {
+            self.executables.get(executable)?;
+        }
+        let cb = self.command_buffers.get_mut(command_buffer)?;
+        let start = cb.first_slot;
+        let slots = self
+            .slots
+            .get_mut(start..start + cb.slot_count)
+            .ok_or(Error::Driver {
+                what: "command slots outside the pool",
+                code: start as i64,
+            })?;
+        cb.list.record(slots, &Buffers(&self.buffers), record)
+    }
+
     /// Records `records` into a one-shot command buffer and submits it, releasing it when
     /// it has run.
     fn submit_one_shot(
@@ -91,7 +113,8 @@ impl<
     ) -> Result<(), Error> {
         // `submit_execute` checks the submission; a refusal there releases the buffer below.
         let cb = self.create_command_buffer(CommandBufferMode::OneShot, capacity, 0)?;
-        let recorded = self.record(cb, record).and_then(|()| self.end(cb));
+        self.register_replay(&record);
+        let recorded = self.record_commands(cb, record).and_then(|()| self.end(cb));
         if let Err(e) = recorded {
             let _ = self.release_command_buffer_now(cb);
             return Err(e);
@@ -301,20 +324,10 @@ impl<
         })
     }
 
+    #[inline]
     fn record(&mut self, command_buffer: CommandBuffer, record: Record<'_>) -> Result<(), Error> {
-        if let Record::Dispatch { executable, .. } = record {
-            self.executables.get(executable)?;
-        }
-        let cb = self.command_buffers.get_mut(command_buffer)?;
-        let start = cb.first_slot;
-        let slots = self
-            .slots
-            .get_mut(start..start + cb.slot_count)
-            .ok_or(Error::Driver {
-                what: "command slots outside the pool",
-                code: start as i64,
-            })?;
-        cb.list.record(slots, &Buffers(&self.buffers), record)
+        self.register_replay(&record);
+        self.record_commands(command_buffer, record)
     }
 
     fn end(&mut self, command_buffer: CommandBuffer) -> Result<(), Error> {
