@@ -118,7 +118,7 @@ impl<'a: 'm, 'm> From<&'a [u8]> for LocalHostMemory<'m> {
 /// `A` allocates the device's memory and its command slots (see [`DeviceAllocator`]):
 /// [`Tlsf`] by default (general purpose: any order of frees); [`Arena`] (a bump allocator,
 /// [`Bump`](crate::alloc::Bump)) for firmware that allocates at start-up and frees in
-/// reverse order or not at all. It is about 3.5 KB of code smaller on Cortex-M, but space
+/// reverse order or not at all. It is about 4 KB of code smaller on Cortex-M, but space
 /// freed out of order comes back only once everything above it is freed too.
 pub struct LocalDevice<
     'm,

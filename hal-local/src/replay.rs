@@ -34,7 +34,7 @@ pub(crate) type Replay<const O: usize, const S: usize, const N: usize, const P: 
 ///
 /// Filled in at record time ([`LocalDevice::register_replay`]) rather than matched at
 /// replay time, so a firmware that records only dispatches links no fill, update or copy
-/// replay (2.6 KB on Cortex-M4). All `None` is all zero bytes, as `LocalDevice::EMPTY` needs.
+/// replay (1.4 KB on Cortex-M4). All `None` is all zero bytes, as `LocalDevice::EMPTY` needs.
 pub(crate) struct Replayers<const O: usize, const S: usize, const N: usize, const P: usize, A> {
     pub(crate) fill: Option<Replay<O, S, N, P, A>>,
     pub(crate) update: Option<Replay<O, S, N, P, A>>,

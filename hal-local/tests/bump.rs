@@ -60,7 +60,10 @@ fn failures<T: Target>() -> Vec<&'static str> {
     failed
 }
 
+// Under Miri the suite runs on the default device (`ember-tests`' `conformance_local`); twice
+// more here would take too long, and the bump device adds no `unsafe` (the tests below run).
 #[test]
+#[cfg_attr(miri, ignore = "the suite runs under Miri on the default device")]
 fn conformance_on_a_bump_device() {
     assert_eq!(failures::<BumpTarget<16>>(), Vec::<&str>::new());
 }
@@ -68,6 +71,7 @@ fn conformance_on_a_bump_device() {
 /// With `PENDING = 0` the suite passes but for the cases that park an operation behind a
 /// wait not yet reached: those submissions are refused.
 #[test]
+#[cfg_attr(miri, ignore = "the suite runs under Miri on the default device")]
 fn conformance_without_parked_operations() {
     assert_eq!(
         failures::<BumpTarget<0>>(),
@@ -155,16 +159,20 @@ fn bump_memory_comes_back_in_reverse_order() {
     dev.init(&mut memory, LocalConfig::DEFAULT).unwrap();
     let capacity = dev.allocator_stats(0).unwrap().capacity;
     let params = BufferParams::device_local();
-    let half = capacity / 2;
+    // `a` ends on a 16-byte boundary, so `b` (the rest) follows it with no gap.
+    let half = (capacity / 2) & !15;
     let a = dev.allocate_buffer(params, half).unwrap();
-    let b = dev.allocate_buffer(params, half).unwrap();
+    let b = dev.allocate_buffer(params, capacity - half).unwrap();
     assert!(matches!(
         dev.allocate_buffer(params, 16),
         Err(Error::Alloc(_))
     ));
     // Out of order: `a`'s space stays held while `b` lives.
     dev.release_buffer(a).unwrap();
-    assert_eq!(dev.allocator_stats(0).unwrap().bytes_in_use, half);
+    assert_eq!(
+        dev.allocator_stats(0).unwrap().bytes_in_use,
+        capacity - half
+    );
     assert!(matches!(
         dev.allocate_buffer(params, 16),
         Err(Error::Alloc(_))
