@@ -104,7 +104,7 @@ fn verify(
 /// Section 1. `sizes.pool` bytes of pattern; returns the JSON object of the section.
 pub fn run(device: &mut VulkanDevice<'_>, sizes: &Sizes, threads: usize) -> Result<Value, String> {
     let fill = Instant::now();
-    let (pool, sums) = HostPool::new(sizes.pool, sizes.verify_window, threads)?;
+    let (pool, sums) = HostPool::new(sizes.pool, sizes.verify_window, threads, sizes.hugepages)?;
     let fill_s = fill.elapsed().as_secs_f64();
     println!(
         "  host pool: {:.1} GiB filled in {fill_s:.2} s",
@@ -222,6 +222,8 @@ pub fn run(device: &mut VulkanDevice<'_>, sizes: &Sizes, threads: usize) -> Resu
         "import_window_bytes": sizes.load.import_window,
         "imports_in_flight": sizes.load.imports_in_flight,
         "copy_threads": sizes.load.copy_threads,
+        "import_threads": sizes.load.import_threads,
+        "hugepages": sizes.hugepages,
         "loads": paths,
     }))
 }

@@ -43,6 +43,8 @@ pub struct Sizes {
     pub replay_iters: u64,
     /// How the loads run (import window, threads filling staging).
     pub load: hal_vulkan::LoadOptions,
+    /// Ask the kernel for transparent huge pages for the host pool.
+    pub hugepages: bool,
 }
 
 const GIB: u64 = 1 << 30;
@@ -60,6 +62,7 @@ impl Sizes {
             alloca_pairs: 200_000,
             replay_iters: 500,
             load: hal_vulkan::LoadOptions::default(),
+            hugepages: true,
         }
     }
 
@@ -77,6 +80,7 @@ impl Sizes {
                 import_window: 16 << 20,
                 ..hal_vulkan::LoadOptions::default()
             },
+            hugepages: true,
         }
     }
 }
@@ -110,8 +114,18 @@ struct Args {
     pool_gib: Option<u64>,
     json: Option<String>,
     import_window_mib: Option<u64>,
+    import_threads: Option<usize>,
     copy_threads: Option<usize>,
+    hugepages: bool,
     load_only: bool,
+}
+
+fn number<T: std::str::FromStr>(
+    it: &mut impl Iterator<Item = String>,
+    flag: &str,
+) -> Result<T, String> {
+    let v = it.next().ok_or(format!("{flag} needs a number"))?;
+    v.parse().map_err(|_| format!("{flag} {v}: not a number"))
 }
 
 fn args() -> Result<Args, String> {
@@ -120,7 +134,9 @@ fn args() -> Result<Args, String> {
         pool_gib: None,
         json: None,
         import_window_mib: None,
+        import_threads: None,
         copy_threads: None,
+        hugepages: true,
         load_only: false,
     };
     let mut it = std::env::args().skip(1);
@@ -133,9 +149,16 @@ fn args() -> Result<Args, String> {
                 out.pool_gib = Some(v.parse().map_err(|_| format!("--pool-gib {v}"))?);
             }
             "--json" => out.json = Some(it.next().ok_or("--json needs a path")?),
+            "--import-window-mib" => out.import_window_mib = Some(number(&mut it, &a)?),
+            "--import-threads" => out.import_threads = Some(number(&mut it, &a)?),
+            "--copy-threads" => out.copy_threads = Some(number(&mut it, &a)?),
+            "--no-hugepages" => out.hugepages = false,
+            "--load-only" => out.load_only = true,
             other => {
                 return Err(format!(
-                    "unknown argument {other} (--smoke, --full, --pool-gib N, --json PATH)"
+                    "unknown argument {other} (--smoke, --full, --pool-gib N, --json PATH, \
+                     --import-window-mib N, --import-threads N, --copy-threads N, \
+                     --no-hugepages, --load-only)"
                 ))
             }
         }
@@ -171,6 +194,10 @@ fn run() -> Result<(), String> {
     if let Some(threads) = args.copy_threads {
         sizes.load.copy_threads = threads;
     }
+    if let Some(threads) = args.import_threads {
+        sizes.load.import_threads = threads;
+    }
+    sizes.hugepages = args.hugepages;
     if sizes.pool < sizes.baseline || sizes.pool == 0 {
         return Err(format!("pool of {} B is too small", sizes.pool));
     }

@@ -197,7 +197,9 @@ impl<'m> VulkanDevice<'m> {
     /// Nanoseconds the host has spent blocked waiting for the GPU so far: a call's wall time
     /// minus the growth of this is its host-side cost.
     pub fn gpu_wait_nanos(&self) -> u64 {
-        self.ctx.waited_nanos.get()
+        self.ctx
+            .waited_nanos
+            .load(core::sync::atomic::Ordering::Relaxed)
     }
 
     pub(crate) fn counts(&self) -> ObjectCounts {

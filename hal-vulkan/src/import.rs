@@ -6,6 +6,7 @@
 use crate::buffer::{Backing, BufferRec};
 use crate::device::{VulkanDevice, VulkanHostMemory};
 use crate::instance::vk_error;
+use crate::instance::Context;
 use crate::memory::{allocate_memory, buffer_usage, destroy_buffer, free_memory};
 use crate::objects::VkObject;
 use ash::vk;
@@ -91,80 +92,90 @@ impl<'m> VulkanDevice<'m> {
 
     /// Wraps `size` bytes at `ptr` as device memory, or `None` if the device will not.
     pub(crate) fn import_in_place(&mut self, ptr: *mut u8, size: u64) -> Option<Backing> {
-        let ext = self.ctx.host_memory.as_ref()?;
-        let align = self.ctx.limits.min_imported_host_pointer_alignment;
-        let start = ptr as u64 & !(align - 1);
-        let end = (ptr as u64)
-            .checked_add(size)?
-            .checked_next_multiple_of(align)?;
-        let offset = ptr as u64 - start;
-        let length = end - start;
-        let handle = vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT;
-        let mut props = vk::MemoryHostPointerPropertiesEXT::default();
-        // SAFETY: `start` is an aligned address inside pages the caller's memory occupies;
-        // the call only inspects it.
-        let queried = unsafe {
-            (ext.fp().get_memory_host_pointer_properties_ext)(
-                self.ctx.device.handle(),
-                handle,
-                start as *const core::ffi::c_void,
-                &mut props,
-            )
-        };
-        if queried != vk::Result::SUCCESS {
-            return None;
-        }
-        let heap0 = self.memory.pools[0].type_index;
-        let coherent =
-            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-        let type_index = if props.memory_type_bits & (1 << heap0) != 0 {
-            heap0
-        } else {
-            (0..self.ctx.memory_properties.memory_type_count).find(|&i| {
-                props.memory_type_bits & (1 << i) != 0
-                    && self.ctx.memory_properties.memory_types[i as usize]
-                        .property_flags
-                        .contains(coherent)
-            })?
-        };
-        let mut external = vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle);
-        let info = vk::BufferCreateInfo::default()
-            .size(length)
-            .usage(buffer_usage())
-            .sharing_mode(vk::SharingMode::EXCLUSIVE)
-            .push_next(&mut external);
-        // SAFETY: a valid create info (its chain lives across the call) on a live device.
-        let buffer = unsafe { self.ctx.device.create_buffer(&info, None) }.ok()?;
-        self.ctx.live.created(VkObject::Buffer);
-        // SAFETY: a live buffer.
-        let req = unsafe { self.ctx.device.get_buffer_memory_requirements(buffer) };
-        if req.size > length || req.memory_type_bits & (1 << type_index) == 0 {
-            destroy_buffer(&self.ctx, buffer);
-            return None;
-        }
-        let mut import = vk::ImportMemoryHostPointerInfoEXT::default()
-            .handle_type(handle)
-            .host_pointer(start as *mut core::ffi::c_void);
-        let memory = match allocate_memory(&self.ctx, length, type_index, Some(&mut import)) {
-            Ok(m) => m,
-            Err(_) => {
-                destroy_buffer(&self.ctx, buffer);
-                return None;
-            }
-        };
-        // SAFETY: imported memory of an accepted type, as large as the buffer, bound once.
-        let bound = unsafe { self.ctx.device.bind_buffer_memory(buffer, memory, 0) }
-            .map_err(vk_error("vkBindBufferMemory"));
-        if bound.is_err() {
-            destroy_buffer(&self.ctx, buffer);
-            free_memory(&self.ctx, memory);
-            return None;
-        }
-        Some(Backing::Host {
-            buffer,
-            memory,
-            offset,
-            ptr,
-        })
+        import_pages(&self.ctx, self.memory.pools[0].type_index, ptr, size)
     }
+}
+
+/// Wraps `size` bytes at `ptr` as device memory (preferring memory type `preferred`), or
+/// `None` if the device will not. Only `&Context`: loads import windows on several threads.
+pub(crate) fn import_pages(
+    ctx: &Context,
+    preferred: u32,
+    ptr: *mut u8,
+    size: u64,
+) -> Option<Backing> {
+    let ext = ctx.host_memory.as_ref()?;
+    let align = ctx.limits.min_imported_host_pointer_alignment;
+    let start = ptr as u64 & !(align - 1);
+    let end = (ptr as u64)
+        .checked_add(size)?
+        .checked_next_multiple_of(align)?;
+    let offset = ptr as u64 - start;
+    let length = end - start;
+    let handle = vk::ExternalMemoryHandleTypeFlags::HOST_ALLOCATION_EXT;
+    let mut props = vk::MemoryHostPointerPropertiesEXT::default();
+    // SAFETY: `start` is an aligned address inside pages the caller's memory occupies;
+    // the call only inspects it.
+    let queried = unsafe {
+        (ext.fp().get_memory_host_pointer_properties_ext)(
+            ctx.device.handle(),
+            handle,
+            start as *const core::ffi::c_void,
+            &mut props,
+        )
+    };
+    if queried != vk::Result::SUCCESS {
+        return None;
+    }
+    let heap0 = preferred;
+    let coherent = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+    let type_index = if props.memory_type_bits & (1 << heap0) != 0 {
+        heap0
+    } else {
+        (0..ctx.memory_properties.memory_type_count).find(|&i| {
+            props.memory_type_bits & (1 << i) != 0
+                && ctx.memory_properties.memory_types[i as usize]
+                    .property_flags
+                    .contains(coherent)
+        })?
+    };
+    let mut external = vk::ExternalMemoryBufferCreateInfo::default().handle_types(handle);
+    let info = vk::BufferCreateInfo::default()
+        .size(length)
+        .usage(buffer_usage())
+        .sharing_mode(vk::SharingMode::EXCLUSIVE)
+        .push_next(&mut external);
+    // SAFETY: a valid create info (its chain lives across the call) on a live device.
+    let buffer = unsafe { ctx.device.create_buffer(&info, None) }.ok()?;
+    ctx.live.created(VkObject::Buffer);
+    // SAFETY: a live buffer.
+    let req = unsafe { ctx.device.get_buffer_memory_requirements(buffer) };
+    if req.size > length || req.memory_type_bits & (1 << type_index) == 0 {
+        destroy_buffer(ctx, buffer);
+        return None;
+    }
+    let mut import = vk::ImportMemoryHostPointerInfoEXT::default()
+        .handle_type(handle)
+        .host_pointer(start as *mut core::ffi::c_void);
+    let memory = match allocate_memory(ctx, length, type_index, Some(&mut import)) {
+        Ok(m) => m,
+        Err(_) => {
+            destroy_buffer(ctx, buffer);
+            return None;
+        }
+    };
+    // SAFETY: imported memory of an accepted type, as large as the buffer, bound once.
+    let bound = unsafe { ctx.device.bind_buffer_memory(buffer, memory, 0) }
+        .map_err(vk_error("vkBindBufferMemory"));
+    if bound.is_err() {
+        destroy_buffer(ctx, buffer);
+        free_memory(ctx, memory);
+        return None;
+    }
+    Some(Backing::Host {
+        buffer,
+        memory,
+        offset,
+        ptr,
+    })
 }

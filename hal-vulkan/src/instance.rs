@@ -109,7 +109,7 @@ pub(crate) struct Context {
     pub(crate) pool: vk::CommandPool,
     /// Nanoseconds the host spent blocked in `vkWaitSemaphores` (what the GPU took beyond
     /// the host's own work), for benchmarks that split host cost from device time.
-    pub(crate) waited_nanos: core::cell::Cell<u64>,
+    pub(crate) waited_nanos: core::sync::atomic::AtomicU64,
 }
 
 fn pick_device(
@@ -395,7 +395,7 @@ impl Context {
             timeline,
             next_value: 0,
             pool,
-            waited_nanos: core::cell::Cell::new(0),
+            waited_nanos: core::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -447,7 +447,7 @@ impl Context {
             .map_err(vk_error("vkWaitSemaphores"));
         let nanos = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.waited_nanos
-            .set(self.waited_nanos.get().saturating_add(nanos));
+            .fetch_add(nanos, core::sync::atomic::Ordering::Relaxed);
         waited
     }
 

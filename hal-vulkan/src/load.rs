@@ -2,25 +2,32 @@
 //!
 //! The data moves in windows, pipelined: while the GPU copies one window, the host prepares
 //! the next. A window is either the caller's own pages imported in place
-//! (`VK_EXT_external_memory_host`, no host copy at all) or a copy into one of two staging
-//! buffers of at most [`VulkanConfig::staging_bytes`](crate::VulkanConfig) each, filled by
-//! several threads. Staging memory therefore stays bounded (two slots) however large the
+//! (`VK_EXT_external_memory_host`, no host copy at all; pinned by several threads at once)
+//! or a copy into one of [`STAGING_SLOTS`] staging buffers that together hold at most twice
+//! [`VulkanConfig::staging_bytes`](crate::VulkanConfig), filled by a set of copy threads
+//! that lives as long as the load. Staging memory therefore stays bounded however large the
 //! load is, and imported windows are released as soon as their copy has run.
 
-use crate::buffer::Piece;
+use crate::buffer::{Backing, Piece};
 use crate::device::VulkanDevice;
+use crate::import::import_pages;
 use crate::staging::InternalBuffer;
 use ash::vk;
 use hal_core::memory::{BufferUsage, MemoryAccess};
 use hal_core::{BufferSpan, Error};
 use std::collections::VecDeque;
+use std::sync::mpsc;
+
+/// Staging slots a load cycles through; together they hold at most twice
+/// [`VulkanConfig::staging_bytes`](crate::VulkanConfig).
+pub const STAGING_SLOTS: usize = 4;
 
 /// How [`VulkanDevice::load_from_host`] may move the bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LoadPath {
     /// Import the caller's pages in place where the device allows it, stage the rest.
     Auto,
-    /// Always copy through the two bounded staging buffers.
+    /// Always copy through the bounded staging buffers.
     Staging,
 }
 
@@ -31,7 +38,10 @@ pub struct LoadOptions {
     pub path: LoadPath,
     /// Bytes per imported window (rounded to the import alignment).
     pub import_window: u64,
-    /// Imported windows in flight at once (at least 1).
+    /// Host threads that import (pin) windows at once, and windows per batch (at least 1).
+    /// Pinning pages costs the host time per page; several threads hide it behind the bus.
+    pub import_threads: usize,
+    /// Imported windows in flight at once (at least one batch).
     pub imports_in_flight: usize,
     /// Host threads that fill a staging buffer (at least 1).
     pub copy_threads: usize,
@@ -39,13 +49,14 @@ pub struct LoadOptions {
 
 impl Default for LoadOptions {
     fn default() -> Self {
+        // Every core: a large load is host-memory-bound, and nothing else should be running.
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         Self {
             path: LoadPath::Auto,
             import_window: 256 << 20,
-            imports_in_flight: 3,
-            copy_threads: std::thread::available_parallelism()
-                .map_or(1, |n| n.get())
-                .min(8),
+            import_threads: threads,
+            imports_in_flight: 2 * threads,
+            copy_threads: threads,
         }
     }
 }
@@ -63,8 +74,26 @@ pub struct LoadStats {
     pub mapped_bytes: u64,
     /// Windows submitted to the GPU.
     pub windows: u64,
-    /// Staging memory the load held at most (both slots).
+    /// Staging memory the load held at most (every slot).
     pub staging_bytes: u64,
+}
+
+/// One load's inputs, as the window loop sees them.
+#[derive(Clone, Copy)]
+struct LoadJob<'a> {
+    source: &'a [u8],
+    target: BufferSpan,
+    options: LoadOptions,
+    copier: &'a Copier,
+}
+
+/// What one batch of imports moved.
+#[derive(Default)]
+struct Imported {
+    bytes: u64,
+    windows: u64,
+    /// The device refused a window's pages: the rest of the load is staged.
+    refused: bool,
 }
 
 /// A submitted window and what it holds until its copy has run.
@@ -75,20 +104,77 @@ struct InFlight {
     slot: Option<usize>,
 }
 
-/// Copies `src` into `dst` on up to `threads` threads.
-fn parallel_copy(dst: &mut [u8], src: &[u8], threads: usize) {
-    const MIN_PER_THREAD: usize = 1 << 20;
-    let threads = threads.clamp(1, src.len().div_ceil(MIN_PER_THREAD).max(1));
-    if threads == 1 {
-        dst.copy_from_slice(src);
-        return;
+/// Threads that copy parts of one staging fill in parallel, alive for one load (spawning
+/// them per window would cost more than a window's copy on a fast bus).
+struct Copier {
+    jobs: Vec<mpsc::Sender<(usize, usize, usize)>>,
+    done: mpsc::Receiver<()>,
+}
+
+impl Copier {
+    /// Starts `threads` workers in `scope` (none for 1: the caller's thread copies).
+    fn start<'scope>(scope: &'scope std::thread::Scope<'scope, '_>, threads: usize) -> Self {
+        let (done_tx, done) = mpsc::channel();
+        let jobs = (0..if threads > 1 { threads } else { 0 })
+            .map(|_| {
+                let (tx, rx) = mpsc::channel::<(usize, usize, usize)>();
+                let done_tx = done_tx.clone();
+                scope.spawn(move || {
+                    for (src, dst, len) in rx {
+                        // SAFETY: `copy` sends disjoint parts of a source it borrows and of a
+                        // staging mapping it borrows mutably, and waits for every part before
+                        // either borrow ends.
+                        unsafe {
+                            core::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, len)
+                        };
+                        if done_tx.send(()).is_err() {
+                            return;
+                        }
+                    }
+                });
+                tx
+            })
+            .collect();
+        Self { jobs, done }
     }
-    let per = src.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        for (d, s) in dst.chunks_mut(per).zip(src.chunks(per)) {
-            scope.spawn(move || d.copy_from_slice(s));
+
+    /// Copies `src` into `dst` (same length), split over the workers.
+    fn copy(&self, dst: &mut [u8], src: &[u8]) -> Result<(), Error> {
+        const MIN_PART: usize = 1 << 20;
+        if self.jobs.is_empty() || src.len() < 2 * MIN_PART {
+            dst.copy_from_slice(src);
+            return Ok(());
         }
-    });
+        let part = src.len().div_ceil(self.jobs.len()).next_multiple_of(4096);
+        let mut sent = 0;
+        for (i, job) in self.jobs.iter().enumerate() {
+            let start = i * part;
+            if start >= src.len() {
+                break;
+            }
+            let len = part.min(src.len() - start);
+            let addresses = (
+                src.as_ptr() as usize + start,
+                dst.as_mut_ptr() as usize + start,
+                len,
+            );
+            if job.send(addresses).is_err() {
+                break;
+            }
+            sent += 1;
+        }
+        let mut finished = 0;
+        while finished < sent && self.done.recv().is_ok() {
+            finished += 1;
+        }
+        if finished < sent {
+            return Err(Error::Driver {
+                what: "a staging copy thread stopped",
+                code: 0,
+            });
+        }
+        Ok(())
+    }
 }
 
 impl VulkanDevice<'_> {
@@ -97,7 +183,7 @@ impl VulkanDevice<'_> {
     ///
     /// Device-only targets are filled by pipelined GPU copies from imported windows of
     /// `source` (where [`LoadOptions::path`] allows and the device accepts the pages) or
-    /// from two staging buffers of at most `staging_bytes` each; host-visible targets are
+    /// from staging buffers holding at most `2 × staging_bytes`; host-visible targets are
     /// written through their mapping. Work queued before runs first.
     pub fn load_from_host(
         &mut self,
@@ -130,9 +216,19 @@ impl VulkanDevice<'_> {
             stats.mapped_bytes = length;
             return Ok(stats);
         }
-        let mut ring: [Option<InternalBuffer>; 2] = [None, None];
+        let mut ring: Vec<Option<InternalBuffer>> = (0..STAGING_SLOTS).map(|_| None).collect();
         let mut flight = VecDeque::new();
-        let result = self.load_windows(source, target, options, &mut ring, &mut flight, &mut stats);
+        let result = std::thread::scope(|scope| {
+            let copier = Copier::start(scope, options.copy_threads);
+            let job = LoadJob {
+                source,
+                target,
+                options,
+                copier: &copier,
+            };
+            self.load_windows(&job, &mut ring, &mut flight, &mut stats)
+            // The workers end when `copier` (their job channels) drops here.
+        });
         // Whatever happened, nothing this load submitted may outlive it.
         let drained = self.retire(&mut flight, 0);
         for slot in ring.into_iter().flatten() {
@@ -143,62 +239,49 @@ impl VulkanDevice<'_> {
 
     fn load_windows(
         &mut self,
-        source: &[u8],
-        target: BufferSpan,
-        options: LoadOptions,
-        ring: &mut [Option<InternalBuffer>; 2],
+        job: &LoadJob<'_>,
+        ring: &mut [Option<InternalBuffer>],
         flight: &mut VecDeque<InFlight>,
         stats: &mut LoadStats,
     ) -> Result<(), Error> {
+        let LoadJob {
+            source,
+            target,
+            options,
+            copier,
+        } = *job;
         let length = source.len() as u64;
-        let slot_bytes = self.config.staging_bytes.clamp(4096, length.max(4096));
-        let align = self.ctx.limits.min_imported_host_pointer_alignment.max(1);
+        // Two staging buffers' worth of memory, in smaller slots so the GPU starts copying a
+        // part while the host fills the next.
+        let slot_bytes = (self.config.staging_bytes * 2 / STAGING_SLOTS as u64)
+            .next_multiple_of(4096)
+            .clamp(4096, length.next_multiple_of(4096));
         let mut try_import = options.path == LoadPath::Auto && self.ctx.host_memory.is_some();
         let mut next_slot = 0usize;
-        let base = source.as_ptr() as u64;
         let mut at = 0u64;
         while at < length {
             if try_import {
-                // Windows end on aligned addresses so no page is imported twice at once.
-                let want = options.import_window.max(align);
-                let end = ((base + at + want) & !(align - 1)).saturating_sub(base);
-                let n = if end > at { end - at } else { want }.min(length - at);
-                self.retire(flight, options.imports_in_flight.max(1) - 1)?;
-                // SAFETY: `source[at..at + n]` is borrowed for the whole load, which waits
-                // for every copy from it before returning.
-                let ptr = unsafe { source.as_ptr().add(at as usize) }.cast_mut();
-                if let Some((buffer, memory, offset)) = self.import_window(ptr, n) {
-                    let window = BufferSpan::new(target.buffer, target.offset + at, n);
-                    match self.submit_copy(buffer, offset, window) {
-                        Ok((cb, value)) => flight.push_back(InFlight {
-                            value,
-                            cb,
-                            import: Some((buffer, memory)),
-                            slot: None,
-                        }),
-                        Err(e) => {
-                            crate::memory::destroy_buffer(&self.ctx, buffer);
-                            crate::memory::free_memory(&self.ctx, memory);
-                            return Err(e);
-                        }
-                    }
-                    stats.imported_bytes += n;
-                    stats.windows += 1;
-                    at += n;
-                    continue;
+                let imported = self.import_batch(source, target, at, options, flight)?;
+                stats.imported_bytes += imported.bytes;
+                stats.windows += imported.windows;
+                at += imported.bytes;
+                if imported.refused {
+                    // The device refused these pages: stage from here on.
+                    try_import = false;
                 }
-                // The device refused these pages: stage from here on.
-                try_import = false;
+                continue;
             }
             // Staging: wait until the slot's previous copy has run, then refill it.
             let slot = next_slot;
-            next_slot ^= 1;
+            next_slot = (next_slot + 1) % ring.len();
             while flight.iter().any(|f| f.slot == Some(slot)) {
                 self.retire(flight, flight.len() - 1)?;
             }
             if ring[slot].is_none() {
                 let type_index = self.memory.pools[0].type_index;
-                ring[slot] = Some(InternalBuffer::new(&self.ctx, slot_bytes, type_index)?);
+                ring[slot] = Some(InternalBuffer::new_cached(
+                    &self.ctx, slot_bytes, type_index,
+                )?);
                 stats.staging_bytes += slot_bytes;
             }
             let staging = ring[slot].as_mut().ok_or(Error::Driver {
@@ -206,11 +289,10 @@ impl VulkanDevice<'_> {
                 code: 0,
             })?;
             let n = staging.size.min(length - at);
-            parallel_copy(
+            copier.copy(
                 &mut staging.bytes_mut()[..n as usize],
                 &source[at as usize..(at + n) as usize],
-                options.copy_threads,
-            );
+            )?;
             let window = BufferSpan::new(target.buffer, target.offset + at, n);
             let (cb, value) = self.submit_copy(staging.buffer, 0, window)?;
             flight.push_back(InFlight {
@@ -226,21 +308,107 @@ impl VulkanDevice<'_> {
         Ok(())
     }
 
-    /// Imports `n` bytes at `ptr` in place: the buffer, its memory, and the offset of `ptr`
-    /// in it; `None` where the device will not.
-    fn import_window(
+    /// Imports the next batch of windows of `source` from `at` on `import_threads` threads
+    /// (which also unpin the windows retired to make room) and submits their copies.
+    fn import_batch(
         &mut self,
-        ptr: *mut u8,
-        n: u64,
-    ) -> Option<(vk::Buffer, vk::DeviceMemory, u64)> {
-        match self.import_in_place(ptr, n)? {
-            crate::buffer::Backing::Host {
-                buffer,
-                memory,
-                offset,
-                ..
-            } => Some((buffer, memory, offset)),
-            _ => None,
+        source: &[u8],
+        target: BufferSpan,
+        at: u64,
+        options: LoadOptions,
+        flight: &mut VecDeque<InFlight>,
+    ) -> Result<Imported, Error> {
+        let length = source.len() as u64;
+        let align = self.ctx.limits.min_imported_host_pointer_alignment.max(1);
+        let want = options.import_window.max(align);
+        let base = source.as_ptr() as u64;
+        let threads = options.import_threads.max(1);
+        // Windows end on aligned addresses so no page is imported twice at once.
+        let mut windows = Vec::with_capacity(threads);
+        let mut end_at = at;
+        while windows.len() < threads && end_at < length {
+            let end = ((base + end_at + want) & !(align - 1)).saturating_sub(base);
+            let n = if end > end_at { end - end_at } else { want }.min(length - end_at);
+            windows.push((end_at, n));
+            end_at += n;
+        }
+        let keep = options
+            .imports_in_flight
+            .max(windows.len())
+            .saturating_sub(windows.len());
+        let done = self.retire_keeping_imports(flight, keep)?;
+        let ctx = &self.ctx;
+        let preferred = self.memory.pools[0].type_index;
+        let results: Vec<Option<(vk::Buffer, vk::DeviceMemory, u64)>> =
+            std::thread::scope(|scope| {
+                let per = done.len().div_ceil(threads).max(1);
+                for group in done.chunks(per) {
+                    scope.spawn(move || {
+                        for &(buffer, memory) in group {
+                            crate::memory::destroy_buffer(ctx, buffer);
+                            crate::memory::free_memory(ctx, memory);
+                        }
+                    });
+                }
+                let handles: Vec<_> = windows
+                    .iter()
+                    .map(|&(a, n)| {
+                        // An address, not a pointer, crosses to the thread; the bytes are
+                        // `source[a..a + n]`, borrowed for the whole load.
+                        let address = base as usize + a as usize;
+                        scope.spawn(move || {
+                            match import_pages(ctx, preferred, address as *mut u8, n)? {
+                                Backing::Host {
+                                    buffer,
+                                    memory,
+                                    offset,
+                                    ..
+                                } => Some((buffer, memory, offset)),
+                                _ => None,
+                            }
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().ok().flatten())
+                    .collect()
+            });
+        let mut imported = Imported::default();
+        let mut failure = None;
+        for (&(a, n), result) in windows.iter().zip(results) {
+            let Some((buffer, memory, offset)) = result else {
+                imported.refused = true;
+                continue;
+            };
+            if imported.refused || failure.is_some() {
+                // After a refusal the rest is staged; after an error nothing more goes.
+                crate::memory::destroy_buffer(&self.ctx, buffer);
+                crate::memory::free_memory(&self.ctx, memory);
+                continue;
+            }
+            let window = BufferSpan::new(target.buffer, target.offset + a, n);
+            match self.submit_copy(buffer, offset, window) {
+                Ok((cb, value)) => {
+                    flight.push_back(InFlight {
+                        value,
+                        cb,
+                        import: Some((buffer, memory)),
+                        slot: None,
+                    });
+                    imported.bytes += n;
+                    imported.windows += 1;
+                }
+                Err(e) => {
+                    crate::memory::destroy_buffer(&self.ctx, buffer);
+                    crate::memory::free_memory(&self.ctx, memory);
+                    failure = Some(e);
+                }
+            }
+        }
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(imported),
         }
     }
 
@@ -292,6 +460,22 @@ impl VulkanDevice<'_> {
     /// Waits for the oldest windows until at most `keep` are in flight, freeing what each
     /// held. Every window is retired even if a wait fails (the device is then idled first).
     fn retire(&mut self, flight: &mut VecDeque<InFlight>, keep: usize) -> Result<(), Error> {
+        let done = self.retire_keeping_imports(flight, keep);
+        for &(buffer, memory) in done.as_deref().unwrap_or_default() {
+            crate::memory::destroy_buffer(&self.ctx, buffer);
+            crate::memory::free_memory(&self.ctx, memory);
+        }
+        done.map(|_| ())
+    }
+
+    /// [`Self::retire`], but the imports of the retired windows (whose copies have run) are
+    /// returned for the caller to free. On a failed wait they are freed here.
+    fn retire_keeping_imports(
+        &mut self,
+        flight: &mut VecDeque<InFlight>,
+        keep: usize,
+    ) -> Result<Vec<(vk::Buffer, vk::DeviceMemory)>, Error> {
+        let mut imports = Vec::new();
         let mut result = Ok(());
         while flight.len() > keep {
             let Some(done) = flight.pop_front() else {
@@ -302,11 +486,14 @@ impl VulkanDevice<'_> {
                 result = result.and(Err(e));
             }
             self.ctx.free_command_buffer(done.cb);
-            if let Some((buffer, memory)) = done.import {
+            imports.extend(done.import);
+        }
+        if result.is_err() {
+            for (buffer, memory) in imports.drain(..) {
                 crate::memory::destroy_buffer(&self.ctx, buffer);
                 crate::memory::free_memory(&self.ctx, memory);
             }
         }
-        result
+        result.map(|()| imports)
     }
 }

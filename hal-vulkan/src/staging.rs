@@ -18,10 +18,36 @@ pub(crate) struct InternalBuffer {
 impl InternalBuffer {
     /// `size` bytes of memory type `type_index` (host-visible and coherent).
     pub(crate) fn new(ctx: &Context, size: u64, type_index: u32) -> Result<Self, Error> {
+        Self::with_type(ctx, size, |_| type_index)
+    }
+
+    /// `size` bytes of host-visible, coherent memory that the host caches where the device
+    /// has such a type (`fallback` otherwise): the host writes it at memory speed, where
+    /// uncached (write-combined) memory takes several threads to fill at the bus's speed.
+    pub(crate) fn new_cached(ctx: &Context, size: u64, fallback: u32) -> Result<Self, Error> {
+        let wanted = vk::MemoryPropertyFlags::HOST_VISIBLE
+            | vk::MemoryPropertyFlags::HOST_COHERENT
+            | vk::MemoryPropertyFlags::HOST_CACHED;
+        let props = ctx.memory_properties;
+        Self::with_type(ctx, size, |bits| {
+            (0..props.memory_type_count)
+                .find(|&i| {
+                    bits & (1 << i) != 0
+                        && props.memory_types[i as usize]
+                            .property_flags
+                            .contains(wanted)
+                })
+                .unwrap_or(fallback)
+        })
+    }
+
+    /// `size` bytes of the memory type `pick` chooses from the buffer's acceptable types.
+    fn with_type(ctx: &Context, size: u64, pick: impl FnOnce(u32) -> u32) -> Result<Self, Error> {
         let size = size.max(16);
         let buffer = create_buffer(ctx, size, vk::BufferCreateFlags::empty())?;
         // SAFETY: a live buffer of this device.
         let req = unsafe { ctx.device.get_buffer_memory_requirements(buffer) };
+        let type_index = pick(req.memory_type_bits);
         let memory = match allocate_memory(ctx, req.size, type_index, None) {
             Ok(m) => m,
             Err(e) => {

@@ -68,7 +68,8 @@ fn loads_through_import_and_staging_match_the_source() {
                     LoadOptions {
                         path,
                         import_window: window,
-                        imports_in_flight: 2,
+                        import_threads: 3,
+                        imports_in_flight: 4,
                         copy_threads: 3,
                     },
                 )
