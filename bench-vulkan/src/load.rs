@@ -101,6 +101,27 @@ fn verify(
     run
 }
 
+/// The host's own copy bandwidth with `threads` threads: `bytes` of the pool copied into
+/// a buffer of `window` bytes (touched first), the ceiling of any staged load on this host.
+fn host_copy_gbps(pool: &HostPool, window: usize, bytes: usize, threads: usize) -> f64 {
+    let mut scratch = vec![1u8; window];
+    let src = pool.bytes();
+    let start = Instant::now();
+    let mut done = 0;
+    while done < bytes {
+        let at = done % (src.len() - window + 1);
+        let from = &src[at..at + window];
+        let per = window.div_ceil(threads.max(1));
+        std::thread::scope(|scope| {
+            for (d, s) in scratch.chunks_mut(per).zip(from.chunks(per)) {
+                scope.spawn(move || d.copy_from_slice(s));
+            }
+        });
+        done += window;
+    }
+    gbps(done as u64, start.elapsed().as_secs_f64())
+}
+
 /// Section 1. `sizes.pool` bytes of pattern; returns the JSON object of the section.
 pub fn run(device: &mut VulkanDevice<'_>, sizes: &Sizes, threads: usize) -> Result<Value, String> {
     let fill = Instant::now();
@@ -109,6 +130,12 @@ pub fn run(device: &mut VulkanDevice<'_>, sizes: &Sizes, threads: usize) -> Resu
     println!(
         "  host pool: {:.1} GiB filled in {fill_s:.2} s",
         sizes.pool as f64 / (1u64 << 30) as f64
+    );
+    let window = (sizes.baseline as usize).min(1 << 30);
+    let host_copy = host_copy_gbps(&pool, window, 8 * window, sizes.load.copy_threads);
+    println!(
+        "  host memcpy, {} threads: {host_copy:.2} GB/s (the ceiling of a staged load here)",
+        sizes.load.copy_threads
     );
     let target = device
         .allocate_buffer(BufferParams::device_local(), sizes.pool)
@@ -214,6 +241,7 @@ pub fn run(device: &mut VulkanDevice<'_>, sizes: &Sizes, threads: usize) -> Resu
         "chunks": chunks,
         "sparse": device.sparse_chunks(1),
         "host_fill_seconds": fill_s,
+        "host_copy_gb_per_s": host_copy,
         "copy_baseline": {
             "bytes": sizes.baseline * sizes.baseline_reps,
             "seconds": copy_s,

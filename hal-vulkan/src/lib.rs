@@ -21,8 +21,8 @@
 //!   operations run in order once their waits are reached, each waited for through the
 //!   device's progress timeline semaphore.
 //! - **Loads** ([`VulkanDevice::load_from_host`]): large host data (constant pools) moved by
-//!   pipelined GPU copies from imported windows of the caller's pages, or through two
-//!   bounded staging buffers.
+//!   pipelined GPU copies from imported windows of the caller's pages, or through staging
+//!   buffers bounded to twice `staging_bytes`.
 //!
 //! ```no_run
 //! use hal_core::{BufferSpan, Device, Submit};

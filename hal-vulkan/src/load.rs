@@ -39,7 +39,7 @@ pub struct LoadOptions {
     /// Bytes per imported window (rounded to the import alignment).
     pub import_window: u64,
     /// Host threads that import (pin) windows at once, and windows per batch (at least 1).
-    /// Pinning pages costs the host time per page; several threads hide it behind the bus.
+    /// Pinning costs the host time per page, so several threads pin windows at once.
     pub import_threads: usize,
     /// Imported windows in flight at once (at least one batch).
     pub imports_in_flight: usize,
