@@ -6,7 +6,7 @@ use std::alloc::{alloc, dealloc, Layout};
 /// Asks Linux to back `ptr..ptr + len` with transparent huge pages (fewer page faults while
 /// filling, fewer pages to pin when the driver imports it). Advice only: ignored elsewhere.
 fn advise_huge_pages(ptr: *mut u8, len: usize) {
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", not(miri)))]
     {
         extern "C" {
             fn madvise(addr: *mut core::ffi::c_void, len: usize, advice: i32) -> i32;
@@ -15,7 +15,7 @@ fn advise_huge_pages(ptr: *mut u8, len: usize) {
         // SAFETY: the range is one live allocation of ours; the advice changes no contents.
         let _ = unsafe { madvise(ptr.cast(), len, MADV_HUGEPAGE) };
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(not(all(target_os = "linux", not(miri))))]
     let _ = (ptr, len);
 }
 

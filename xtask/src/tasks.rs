@@ -35,6 +35,14 @@ const MIRI_TESTS: &[(&str, &[&str])] = &[
         "the benchmark peers' unsafe glue",
         &["-p", "ember-tests", "--test", "peers_miri"],
     ),
+    (
+        "hal-vulkan's load copy threads (no Vulkan calls)",
+        &["-p", "hal-vulkan", "--lib", "--", "copier"],
+    ),
+    (
+        "the Vulkan bench's host pool",
+        &["-p", "ember-bench-vulkan"],
+    ),
 ];
 
 /// `cargo xtask test`: everything CI checks, in order, stopping at the first failure.
