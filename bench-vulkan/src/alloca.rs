@@ -11,19 +11,13 @@ fn err(what: &'static str) -> impl Fn(hal_core::Error) -> String {
     move |e| format!("{what}: {e}")
 }
 
-/// Section 2 with `pairs` pairs of `bytes`-byte buffers per variant.
-pub fn run(device: &mut VulkanDevice<'_>, pairs: u64, bytes: u64) -> Result<Value, String> {
-    let params = BufferParams::device_local();
-    // Warm the allocator (first blocks, slabs).
-    for _ in 0..64 {
-        let b = device
-            .queue_alloca(Submit::NOW, params, bytes)
-            .map_err(err("queue_alloca"))?;
-        device
-            .queue_dealloca(Submit::NOW, b)
-            .map_err(err("queue_dealloca"))?;
-    }
-    let start = Instant::now();
+/// `pairs` alloca/dealloca pairs with no semaphores.
+fn plain_pairs(
+    device: &mut VulkanDevice<'_>,
+    params: BufferParams,
+    bytes: u64,
+    pairs: u64,
+) -> Result<(), String> {
     for _ in 0..pairs {
         let b = device
             .queue_alloca(Submit::NOW, params, bytes)
@@ -32,6 +26,16 @@ pub fn run(device: &mut VulkanDevice<'_>, pairs: u64, bytes: u64) -> Result<Valu
             .queue_dealloca(Submit::NOW, b)
             .map_err(err("queue_dealloca"))?;
     }
+    Ok(())
+}
+
+/// Section 2 with `pairs` pairs of `bytes`-byte buffers per variant.
+pub fn run(device: &mut VulkanDevice<'_>, pairs: u64, bytes: u64) -> Result<Value, String> {
+    let params = BufferParams::device_local();
+    // Warm the allocator (first blocks, slabs), then time.
+    plain_pairs(device, params, bytes, 64)?;
+    let start = Instant::now();
+    plain_pairs(device, params, bytes, pairs)?;
     let plain_ns = start.elapsed().as_nanos() as f64 / pairs as f64;
 
     let timeline = device.create_semaphore(0).map_err(err("semaphore"))?;

@@ -173,6 +173,12 @@ pub(crate) fn free_memory(ctx: &Context, memory: vk::DeviceMemory) {
 }
 
 impl Block {
+    /// An emptied sub-allocated block kept for reuse (emptied dedicated blocks are freed at
+    /// once, so every empty block is one).
+    fn is_spare(&self) -> bool {
+        self.live == 0 && self.alloc.is_some()
+    }
+
     /// A block of `size` bytes of memory type `type_index`, with a buffer over it; mapped when
     /// `host_visible`. `suballocated` gives it an allocator.
     fn new(
@@ -470,9 +476,11 @@ impl Memory {
         if block.live == 0 {
             let suballocated = block.alloc.is_some();
             let index = placement.block as usize;
-            let other_spare = pool.blocks.iter().enumerate().any(|(i, b)| {
-                i != index && b.as_ref().is_some_and(|b| b.live == 0 && b.alloc.is_some())
-            });
+            let other_spare = pool
+                .blocks
+                .iter()
+                .enumerate()
+                .any(|(i, b)| i != index && b.as_ref().is_some_and(Block::is_spare));
             if !suballocated || other_spare {
                 if let Some(block) = pool.blocks[index].take() {
                     pool.block_bytes -= block.size;
@@ -512,7 +520,7 @@ impl Memory {
             .blocks
             .iter()
             .flatten()
-            .filter(|b| b.live == 0)
+            .filter(|b| b.is_spare())
             .map(|b| b.size)
             .sum();
         Ok(AllocStats {
@@ -546,7 +554,7 @@ impl Pool {
     /// Frees the empty blocks kept as spares.
     fn release_spare(&mut self, ctx: &Context) {
         for slot in self.blocks.iter_mut() {
-            if slot.as_ref().is_some_and(|b| b.live == 0) {
+            if slot.as_ref().is_some_and(Block::is_spare) {
                 if let Some(block) = slot.take() {
                     self.block_bytes -= block.size;
                     block.destroy(ctx);
