@@ -84,6 +84,55 @@ impl BufferInfo {
             }),
         }
     }
+
+    /// Checks a host read (`access` READ) or write (WRITE) of `offset..offset + length`
+    /// moving `len` bytes: the access right, the range, and a host slice of the same length.
+    pub fn check_host_transfer(
+        &self,
+        offset: u64,
+        length: u64,
+        access: MemoryAccess,
+        len: usize,
+    ) -> Result<(), Error> {
+        self.require_access(access)?;
+        let what = if access.contains(MemoryAccess::WRITE) {
+            "write"
+        } else {
+            "read"
+        };
+        if self.resolve(what, offset, length)? != len as u64 {
+            return Err(Error::InvalidArgument(
+                "host transfer length differs from the span's",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks the target range of a streaming read from a source of `source_len` bytes in
+    /// chunks of `chunk_bytes`; returns the bytes to move.
+    pub fn check_stream_target(
+        &self,
+        offset: u64,
+        length: u64,
+        source_len: u64,
+        chunk_bytes: u64,
+    ) -> Result<u64, Error> {
+        if chunk_bytes == 0 {
+            return Err(Error::InvalidArgument("streaming chunk size of zero"));
+        }
+        self.require_access(MemoryAccess::WRITE)?;
+        self.require_usage("streaming read", BufferUsage::TRANSFER_TARGET)?;
+        let length = self.resolve("streaming read", offset, length)?;
+        if source_len < length {
+            return Err(Error::OutOfRange {
+                what: "streaming read source",
+                offset: 0,
+                length,
+                size: source_len,
+            });
+        }
+        Ok(length)
+    }
 }
 
 /// A length meaning "from the offset to the end of the buffer".

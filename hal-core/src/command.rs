@@ -249,6 +249,10 @@ pub struct CommandList {
     binding_capacity: u16,
     len: u32,
     dispatches: u32,
+    /// Parked queue operations that will still run it.
+    pending_uses: u32,
+    /// Released while uses were pending: it goes once the last one has run.
+    release_when_idle: bool,
 }
 
 /// What a command list needs to know about a buffer while recording.
@@ -273,6 +277,8 @@ impl CommandList {
             binding_capacity,
             len: 0,
             dispatches: 0,
+            pending_uses: 0,
+            release_when_idle: false,
         })
     }
 
@@ -294,6 +300,27 @@ impl CommandList {
     /// Whether nothing was recorded.
     pub const fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Counts one more parked queue operation that will run it.
+    pub fn add_pending_use(&mut self) {
+        self.pending_uses += 1;
+    }
+
+    /// Counts a parked use done; `true` when it was released meanwhile and can go now.
+    pub fn finish_pending_use(&mut self) -> bool {
+        self.pending_uses = self.pending_uses.saturating_sub(1);
+        self.pending_uses == 0 && self.release_when_idle
+    }
+
+    /// The caller releases it: `true` when it can go now, `false` when parked uses remain
+    /// (it goes after the last).
+    pub fn release(&mut self) -> bool {
+        if self.pending_uses > 0 {
+            self.release_when_idle = true;
+            return false;
+        }
+        true
     }
 
     /// Dispatches recorded.

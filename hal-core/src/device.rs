@@ -11,14 +11,17 @@
 //! semaphore fails with the same status, so failure reaches all work downstream.
 
 use crate::buffer::{Buffer, BufferInfo, BufferSpan};
-use crate::command::{CommandBuffer, CommandBufferMode, Record};
+use crate::command::{
+    BufferRef, CommandBuffer, CommandBufferMode, Record, DATA_SLOT_BYTES, MAX_UPDATE_BYTES,
+};
 use crate::connection::MemoryDomain;
 use crate::executable::{Executable, ExecutableSource};
 use crate::handle::{Handle, Kind};
 use crate::memo::DeviceId;
 use crate::memory::alloc::AllocStats;
 use crate::memory::{BufferParams, MemoryAccess, MemoryHeap, MemoryType};
-use crate::semaphore::{Semaphore, SemaphoreValue, Submit, Timeout};
+use crate::queue::{self, Action, QueueDriver, QueueState};
+use crate::semaphore::{Semaphore, SemaphoreValue, Submit, Timeline, Timeout};
 use crate::Error;
 
 /// A mapped range of a buffer, valid while it is borrowed.
@@ -99,7 +102,10 @@ pub struct ObjectCounts {
 }
 
 /// A device: memory, executables, command buffers, semaphores and a queue.
-pub trait Device {
+///
+/// The semaphore and queue methods have one implementation, here, over the shared
+/// [`queue`](crate::queue) and the driver's [`QueueDriver`]; a driver may override them.
+pub trait Device: QueueDriver + Sized {
     /// Host memory this driver can import as a buffer without copying.
     type HostMemory;
     /// A scoped mapping; the device cannot be used while it is borrowed.
@@ -168,20 +174,44 @@ pub trait Device {
     /// Ends recording.
     fn end(&mut self, command_buffer: CommandBuffer) -> Result<(), Error>;
     /// Releases it (after any submission using it completes).
-    fn release_command_buffer(&mut self, command_buffer: CommandBuffer) -> Result<(), Error>;
+    fn release_command_buffer(&mut self, command_buffer: CommandBuffer) -> Result<(), Error> {
+        if self.command_list(command_buffer)?.release() {
+            self.free_command_buffer(command_buffer)?;
+        }
+        Ok(())
+    }
 
     /// A timeline semaphore at `initial`.
-    fn create_semaphore(&mut self, initial: u64) -> Result<Semaphore, Error>;
-    /// Releases it.
-    fn release_semaphore(&mut self, semaphore: Semaphore) -> Result<(), Error>;
+    fn create_semaphore(&mut self, initial: u64) -> Result<Semaphore, Error> {
+        self.queue_mut().insert_timeline(Timeline::new(initial))
+    }
+    /// Releases it; queued work waiting on it fails.
+    fn release_semaphore(&mut self, semaphore: Semaphore) -> Result<(), Error> {
+        self.queue_mut().remove_timeline(semaphore)?;
+        queue::drain(self);
+        Ok(())
+    }
     /// Its value, or its failure.
-    fn query_semaphore(&self, semaphore: Semaphore) -> Result<u64, Error>;
+    fn query_semaphore(&self, semaphore: Semaphore) -> Result<u64, Error> {
+        self.queue().timeline(semaphore)?.query()
+    }
     /// Host signal: moves it forward and runs queued work now unblocked.
-    fn signal_semaphore(&mut self, semaphore: Semaphore, value: u64) -> Result<(), Error>;
+    fn signal_semaphore(&mut self, semaphore: Semaphore, value: u64) -> Result<(), Error> {
+        self.queue_mut().timeline_mut(semaphore)?.signal(value)?;
+        queue::drain(self);
+        Ok(())
+    }
     /// Fails it with `code`; queued work waiting on it fails too.
-    fn fail_semaphore(&mut self, semaphore: Semaphore, code: u32) -> Result<(), Error>;
+    fn fail_semaphore(&mut self, semaphore: Semaphore, code: u32) -> Result<(), Error> {
+        self.queue_mut().timeline_mut(semaphore)?.fail(code);
+        queue::drain(self);
+        Ok(())
+    }
     /// Waits until every pair is reached.
-    fn wait_semaphores(&mut self, waits: &[SemaphoreValue], timeout: Timeout) -> Result<(), Error>;
+    fn wait_semaphores(&mut self, waits: &[SemaphoreValue], timeout: Timeout) -> Result<(), Error> {
+        queue::drain(self);
+        self.queue().check_reached(waits, timeout)
+    }
 
     /// Queue-ordered allocation: the buffer's memory is usable once `submit`'s signals are.
     fn queue_alloca(
@@ -189,23 +219,50 @@ pub trait Device {
         submit: Submit<'_>,
         params: BufferParams,
         size: u64,
-    ) -> Result<Buffer, Error>;
+    ) -> Result<Buffer, Error> {
+        self.queue().check_submit(&submit)?;
+        let buffer = self.allocate_queue_ordered(params, size)?;
+        match queue::submit_checked(self, submit, Action::Signal, &[]) {
+            Ok(()) => Ok(buffer),
+            Err(e) => {
+                let _ = self.release_buffer(buffer);
+                Err(e)
+            }
+        }
+    }
     /// Queue-ordered release: the memory returns once `submit`'s waits are reached.
-    fn queue_dealloca(&mut self, submit: Submit<'_>, buffer: Buffer) -> Result<(), Error>;
+    fn queue_dealloca(&mut self, submit: Submit<'_>, buffer: Buffer) -> Result<(), Error> {
+        self.buffer_info(buffer)?;
+        queue::submit_action(self, submit, Action::Dealloca(buffer))
+    }
     /// Fills a range with a 1-, 2- or 4-byte pattern.
     fn queue_fill(
         &mut self,
         submit: Submit<'_>,
         target: BufferSpan,
         pattern: &[u8],
-    ) -> Result<(), Error>;
+    ) -> Result<(), Error> {
+        let target = BufferRef::span(target);
+        queue::submit_one_shot(self, submit, 1, Record::Fill { target, pattern })
+    }
     /// Writes host bytes into a range (the bytes are copied at the call).
     fn queue_update(
         &mut self,
         submit: Submit<'_>,
         data: &[u8],
         target: BufferSpan,
-    ) -> Result<(), Error>;
+    ) -> Result<(), Error> {
+        if data.len() > MAX_UPDATE_BYTES {
+            return Err(Error::Limit {
+                what: "update bytes",
+                requested: data.len() as u64,
+                limit: MAX_UPDATE_BYTES as u64,
+            });
+        }
+        let slots = 1 + data.len().div_ceil(DATA_SLOT_BYTES);
+        let target = BufferRef::span(target);
+        queue::submit_one_shot(self, submit, slots as u32, Record::Update { target, data })
+    }
     /// Copies `length` bytes between ranges.
     fn queue_copy(
         &mut self,
@@ -213,14 +270,23 @@ pub trait Device {
         source: BufferSpan,
         target: BufferSpan,
         length: u64,
-    ) -> Result<(), Error>;
+    ) -> Result<(), Error> {
+        let record = Record::Copy {
+            source: BufferRef::span(source),
+            target: BufferRef::span(target),
+            length,
+        };
+        queue::submit_one_shot(self, submit, 1, record)
+    }
     /// Runs a command buffer with `bindings` as its binding table.
     fn queue_execute(
         &mut self,
         submit: Submit<'_>,
         command_buffer: CommandBuffer,
         bindings: &[BufferSpan],
-    ) -> Result<(), Error>;
+    ) -> Result<(), Error> {
+        queue::submit_execute(self, submit, command_buffer, bindings, false)
+    }
     /// Streams `source` into `target` in chunks of at most `chunk_bytes`, so staging stays
     /// bounded however large the data is.
     fn queue_read<S: HostSource>(

@@ -144,6 +144,68 @@ pub enum Error {
     },
 }
 
+/// The status a failure propagates with through semaphores: the error's kind, numbered as
+/// IREE (and absl) number status codes. [`Error::status_code`] maps every error to one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(u32)]
+pub enum StatusCode {
+    /// The operation was cancelled.
+    Cancelled = 1,
+    /// An error with no better kind.
+    Unknown = 2,
+    /// Bad input: an argument, a handle, a binding that makes no sense.
+    InvalidArgument = 3,
+    /// A deadline passed.
+    DeadlineExceeded = 4,
+    /// Something named does not exist (a kernel).
+    NotFound = 5,
+    /// A buffer's usage or access rights do not allow the operation.
+    PermissionDenied = 7,
+    /// Out of memory, table entries or another fixed capacity.
+    ResourceExhausted = 8,
+    /// The object is not in a state that allows the operation.
+    FailedPrecondition = 9,
+    /// The operation was abandoned (a wait that can never be satisfied).
+    Aborted = 10,
+    /// A range outside what it refers to.
+    OutOfRange = 11,
+    /// Something this driver does not do.
+    Unimplemented = 12,
+    /// An invariant of the runtime broke.
+    Internal = 13,
+    /// The device (or its backend API) failed.
+    Unavailable = 14,
+}
+
+impl Error {
+    /// The status this error propagates with when it fails a semaphore: a semaphore's own
+    /// failure code as it was, otherwise the [`StatusCode`] of the error's kind.
+    pub const fn status_code(&self) -> u32 {
+        let status = match self {
+            Error::SemaphoreFailed { code } => return *code,
+            Error::Alloc(_) | Error::TableFull { .. } | Error::Limit { .. } => {
+                StatusCode::ResourceExhausted
+            }
+            Error::Params(_)
+            | Error::StaleHandle { .. }
+            | Error::BindingSlot { .. }
+            | Error::InvalidArgument(_) => StatusCode::InvalidArgument,
+            Error::OutOfRange { .. } | Error::CrossesChunks { .. } => StatusCode::OutOfRange,
+            Error::Usage { .. } | Error::Access { .. } => StatusCode::PermissionDenied,
+            Error::NotMappable
+            | Error::SemaphoreBackwards { .. }
+            | Error::CommandBufferState(_) => StatusCode::FailedPrecondition,
+            Error::UnknownKernel { .. } => StatusCode::NotFound,
+            Error::WaitNeverSatisfied { .. } => StatusCode::Aborted,
+            Error::Timeout => StatusCode::DeadlineExceeded,
+            Error::Unsupported(_) => StatusCode::Unimplemented,
+            Error::Driver { .. } => StatusCode::Unavailable,
+        };
+        status as u32
+    }
+}
+
 /// A name kept in an error without a heap: the first 32 bytes of it.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct ShortName {
@@ -200,5 +262,24 @@ mod tests {
         assert_eq!(ShortName::new("matmul_f32").as_str(), "matmul_f32");
         let long = "é".repeat(20);
         assert_eq!(ShortName::new(&long).as_str(), "é".repeat(16));
+    }
+
+    #[test]
+    fn status_codes_follow_the_kind() {
+        assert_eq!(Error::SemaphoreFailed { code: 42 }.status_code(), 42);
+        assert_eq!(Error::InvalidArgument("x").status_code(), 3);
+        assert_eq!(Error::Timeout.status_code(), 4);
+        let oob = Error::OutOfRange {
+            what: "x",
+            offset: 0,
+            length: 1,
+            size: 0,
+        };
+        assert_eq!(oob.status_code(), StatusCode::OutOfRange as u32);
+        let full = Error::TableFull {
+            table: "x",
+            capacity: 1,
+        };
+        assert_eq!(full.status_code(), StatusCode::ResourceExhausted as u32);
     }
 }

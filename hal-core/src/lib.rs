@@ -8,6 +8,8 @@
 //! - [`buffer`], [`chunk`]: buffers, subspans, and chunked buffers larger than one allocation;
 //! - [`command`]: validated command lists, reusable with binding tables;
 //! - [`semaphore`]: timeline semaphores with failure propagation, and queue submissions;
+//! - [`queue`]: the queue every driver shares (parked work, submission checks, failure
+//!   propagation), with the driver hooks it runs on;
 //! - [`connection`]: memory connections between devices and copies along them;
 //! - [`memo`]: memoization of resources per (device, queue affinity);
 //! - [`session`]: a module loaded on a device, invoked with one `queue_alloca` per call;
@@ -49,6 +51,7 @@ pub mod handle;
 pub mod memo;
 pub mod memory;
 pub mod module;
+pub mod queue;
 pub mod semaphore;
 pub mod session;
 pub mod zeroed;
@@ -57,7 +60,7 @@ pub use buffer::{Buffer, BufferInfo, BufferSpan, WHOLE};
 pub use command::{BufferRef, CommandBuffer, CommandBufferMode, Record, Workgroups};
 pub use connection::{MemoryConnection, MemoryDomain};
 pub use device::{Device, HostSource, Mapped, PersistentMapping};
-pub use error::{Error, ShortName};
+pub use error::{Error, ShortName, StatusCode};
 pub use executable::{Executable, ExecutableSource};
 pub use memo::{DeviceId, MemoCache, MemoKey};
 pub use semaphore::{QueueAffinity, Semaphore, SemaphoreValue, Submit, Timeout};

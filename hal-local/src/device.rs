@@ -4,7 +4,6 @@ use crate::alloc::DeviceAllocator;
 use crate::config::LocalConfig;
 use crate::kernel::{Kernel, KernelFn};
 use crate::memory::{Imported, RawSpan, Region};
-use crate::queue::Pending;
 use crate::replay::Replayers;
 use hal_core::buffer::BufferKind;
 use hal_core::chunk::ChunkLayout;
@@ -14,8 +13,7 @@ use hal_core::executable::ExecutableKind;
 use hal_core::handle::{Handle, Kind, Table};
 use hal_core::memory::alloc::{Arena, Range, RangeAllocator, Tlsf};
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryHeap, MemoryType};
-use hal_core::semaphore::{SemaphoreKind, Timeline};
-use hal_core::zeroed::ZeroOption;
+use hal_core::queue::{Queue, QueueState};
 use hal_core::{Buffer, BufferInfo, BufferSpan, DeviceId, Error, MemoryDomain, WHOLE};
 
 /// The slot pool's allocator counts in units of this many per slot, so its 16-unit granule
@@ -81,10 +79,6 @@ pub(crate) struct CommandBufferRec {
     pub(crate) list: CommandList,
     /// Its slots in the shared slot pool, in [`SLOT_UNIT`]s (to free them).
     pub(crate) slots: Range,
-    /// Queue operations that will still run it.
-    pub(crate) pending_uses: u32,
-    /// Released by the caller while still pending: free once the last use completes.
-    pub(crate) release_when_idle: bool,
 }
 
 /// Host memory the local driver imports in place.
@@ -148,11 +142,8 @@ pub struct LocalDevice<
     pub(crate) command_buffers: Table<CommandBufferKind, CommandBufferRec, OBJECTS>,
     pub(crate) slots: [Command; SLOTS],
     pub(crate) slot_alloc: A,
-    pub(crate) semaphores: Table<SemaphoreKind, Timeline, OBJECTS>,
-    pub(crate) pending: [ZeroOption<Pending>; PENDING],
-    /// Entries of `pending` in use.
-    pub(crate) pending_count: usize,
-    pub(crate) next_seq: u64,
+    /// Semaphores and parked queue operations.
+    pub(crate) queue: Queue<OBJECTS, PENDING>,
     /// How each command kind recorded so far is replayed.
     pub(crate) replayers: Replayers<OBJECTS, SLOTS, NODES, PENDING, A>,
     #[cfg(feature = "threads")]
@@ -222,10 +213,7 @@ impl<
         command_buffers: Table::new(),
         slots: [Command::EMPTY; SLOTS],
         slot_alloc: A::EMPTY,
-        semaphores: Table::new(),
-        pending: [const { ZeroOption::None }; PENDING],
-        pending_count: 0,
-        next_seq: 0,
+        queue: Queue::EMPTY,
         replayers: Replayers::NONE,
         #[cfg(feature = "threads")]
         pool: None,
@@ -307,10 +295,10 @@ impl<
     pub(crate) fn counts(&self) -> ObjectCounts {
         ObjectCounts {
             buffers: self.buffers.len() as u32,
-            semaphores: self.semaphores.len() as u32,
+            semaphores: self.queue.semaphore_count() as u32,
             command_buffers: self.command_buffers.len() as u32,
             executables: self.executables.len() as u32,
-            pending: self.pending_count as u32,
+            pending: self.queue.parked_count() as u32,
         }
     }
 

@@ -46,7 +46,6 @@ pub mod kernels;
 mod memory;
 #[cfg(feature = "threads")]
 mod pool;
-pub mod queue;
 mod replay;
 
 pub use config::LocalConfig;

@@ -44,10 +44,6 @@ pub(crate) struct Recording {
 pub(crate) struct CommandBufferRec {
     pub(crate) list: CommandList,
     pub(crate) slots: Vec<Command>,
-    /// Queue operations that will still run it.
-    pub(crate) pending_uses: u32,
-    /// Released while pending: goes once the last use has run.
-    pub(crate) release_when_idle: bool,
     /// Update data and fill edges, copied to the device from here.
     pub(crate) upload: Option<InternalBuffer>,
     pub(crate) memo: Option<Memo>,

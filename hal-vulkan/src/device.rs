@@ -7,7 +7,6 @@ use crate::executable::{ExecutableRec, Pipelines};
 use crate::instance::Context;
 use crate::memory::Memory;
 use crate::objects::VkObjectCounts;
-use crate::queue::Pending;
 use crate::sparse::SparseHeap;
 use crate::staging::InternalBuffer;
 use hal_core::buffer::BufferKind;
@@ -16,7 +15,7 @@ use hal_core::device::{MappingKind, ObjectCounts};
 use hal_core::executable::ExecutableKind;
 use hal_core::handle::Table;
 use hal_core::memory::MemoryAccess;
-use hal_core::semaphore::{SemaphoreKind, Timeline};
+use hal_core::queue::{Queue, QueueState};
 use hal_core::{BufferSpan, DeviceId, Error};
 use std::marker::PhantomData;
 
@@ -69,10 +68,8 @@ pub struct VulkanDevice<'m> {
     pub(crate) executables: Box<Table<ExecutableKind, ExecutableRec, MAX_OBJECTS>>,
     pub(crate) command_buffers: Box<Table<CommandBufferKind, CommandBufferRec, MAX_OBJECTS>>,
     pub(crate) slots_in_use: usize,
-    pub(crate) semaphores: Box<Table<SemaphoreKind, Timeline, MAX_OBJECTS>>,
-    pub(crate) pending: Vec<Option<Pending>>,
-    pub(crate) pending_count: usize,
-    pub(crate) next_seq: u64,
+    /// Semaphores and parked queue operations.
+    pub(crate) queue: Box<Queue<MAX_OBJECTS, MAX_PENDING>>,
     /// Bumped whenever memory or a pipeline a recording may name goes away.
     pub(crate) memo_generation: u64,
     /// Executions replayed from a kept recording.
@@ -125,10 +122,7 @@ impl<'m> VulkanDevice<'m> {
             executables: Box::new(Table::new()),
             command_buffers: Box::new(Table::new()),
             slots_in_use: 0,
-            semaphores: Box::new(Table::new()),
-            pending: (0..MAX_PENDING).map(|_| None).collect(),
-            pending_count: 0,
-            next_seq: 0,
+            queue: Box::default(),
             memo_generation: 0,
             memo_hits: 0,
             staging: None,
@@ -205,10 +199,10 @@ impl<'m> VulkanDevice<'m> {
     pub(crate) fn counts(&self) -> ObjectCounts {
         ObjectCounts {
             buffers: self.buffers.len() as u32,
-            semaphores: self.semaphores.len() as u32,
+            semaphores: self.queue.semaphore_count() as u32,
             command_buffers: self.command_buffers.len() as u32,
             executables: self.executables.len() as u32,
-            pending: self.pending_count as u32,
+            pending: self.queue.parked_count() as u32,
         }
     }
 

@@ -1,22 +1,21 @@
-//! `hal_core::Device` for the Vulkan device: argument checks (as the local driver makes
-//! them), then the parts in `buffer`, `transfer`, `import`, `executable`, `command` and
-//! `queue`.
+//! `hal_core::Device` for the Vulkan device: argument checks, then the parts in `buffer`,
+//! `transfer`, `import`, `executable` and `command`; the queue and semaphores are hal-core's,
+//! over [`QueueDriver`].
 
 use crate::command::CommandBufferRec;
-use crate::device::{MappingRec, VulkanDevice, VulkanHostMemory, MAX_COMMAND_SLOTS};
-use crate::queue::Action;
+use crate::device::{
+    MappingRec, VulkanDevice, VulkanHostMemory, MAX_COMMAND_SLOTS, MAX_OBJECTS, MAX_PENDING,
+};
 use crate::transfer::VulkanMapping;
 use hal_core::buffer::BufferInfo;
-use hal_core::command::{
-    BufferLookup, Command, CommandBufferMode, CommandList, Record, MAX_BINDING_SLOTS,
-};
+use hal_core::command::{BufferLookup, Command, CommandBufferMode, CommandList, Record};
 use hal_core::device::{HostSource, ObjectCounts, PersistentMapping, ReadStats};
 use hal_core::memory::alloc::AllocStats;
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryHeap, MemoryType};
-use hal_core::semaphore::Timeline;
+use hal_core::queue::{self, Queue, QueueDriver};
 use hal_core::{
-    Buffer, BufferRef, BufferSpan, CommandBuffer, Device, DeviceId, Error, Executable,
-    ExecutableSource, MemoryDomain, Semaphore, SemaphoreValue, Submit, Timeout,
+    Buffer, BufferSpan, CommandBuffer, Device, DeviceId, Error, Executable, ExecutableSource,
+    MemoryDomain, Submit,
 };
 
 struct Buffers<'a>(
@@ -33,91 +32,37 @@ impl BufferLookup for Buffers<'_> {
     }
 }
 
-impl VulkanDevice<'_> {
-    /// Checks a host read or write of `span` moving `len` bytes with `access`.
-    fn check_host_transfer(
-        &self,
-        span: BufferSpan,
-        access: MemoryAccess,
-        len: usize,
-    ) -> Result<(), Error> {
-        let info = self.buffers.get(span.buffer)?.info;
-        info.require_access(access)?;
-        let what = if access.contains(MemoryAccess::WRITE) {
-            "write"
-        } else {
-            "read"
-        };
-        if info.resolve(what, span.offset, span.length)? != len as u64 {
-            return Err(Error::InvalidArgument(
-                "host transfer length differs from the span's",
-            ));
-        }
-        Ok(())
+impl QueueDriver for VulkanDevice<'_> {
+    type Queue = Queue<MAX_OBJECTS, MAX_PENDING>;
+
+    fn queue(&self) -> &Self::Queue {
+        &self.queue
     }
 
-    pub(crate) fn release_command_buffer_now(&mut self, cb: CommandBuffer) -> Result<(), Error> {
-        let rec = self.command_buffers.remove(cb)?;
+    fn queue_mut(&mut self) -> &mut Self::Queue {
+        &mut self.queue
+    }
+
+    fn command_list(&mut self, command_buffer: CommandBuffer) -> Result<&mut CommandList, Error> {
+        Ok(&mut self.command_buffers.get_mut(command_buffer)?.list)
+    }
+
+    fn run_command_buffer(
+        &mut self,
+        command_buffer: CommandBuffer,
+        table: &[BufferSpan],
+    ) -> Result<(), Error> {
+        self.execute(command_buffer, table)
+    }
+
+    fn free_command_buffer(&mut self, command_buffer: CommandBuffer) -> Result<(), Error> {
+        let rec = self.command_buffers.remove(command_buffer)?;
         self.free_command_buffer_rec(rec);
         Ok(())
     }
 
-    /// Records `records` into a one-shot command buffer and submits it, releasing it when
-    /// it has run.
-    fn submit_one_shot(
-        &mut self,
-        submit: Submit<'_>,
-        capacity: u32,
-        record: Record<'_>,
-    ) -> Result<(), Error> {
-        // `submit_execute` checks the submission; a refusal there releases the buffer below.
-        let cb = self.create_command_buffer(CommandBufferMode::OneShot, capacity, 0)?;
-        let recorded = self.record(cb, record).and_then(|()| self.end(cb));
-        if let Err(e) = recorded {
-            let _ = self.release_command_buffer_now(cb);
-            return Err(e);
-        }
-        let submitted = self.submit_execute(submit, cb, &[], true);
-        if submitted.is_err() {
-            // Refused before it was queued; if it ran and failed it is gone already (the
-            // generation check makes this a no-op then).
-            let _ = self.release_command_buffer_now(cb);
-        }
-        submitted
-    }
-
-    fn submit_execute(
-        &mut self,
-        submit: Submit<'_>,
-        command_buffer: CommandBuffer,
-        table: &[BufferSpan],
-        release_after: bool,
-    ) -> Result<(), Error> {
-        if table.len() > MAX_BINDING_SLOTS as usize {
-            return Err(Error::Limit {
-                what: "binding table entries",
-                requested: table.len() as u64,
-                limit: MAX_BINDING_SLOTS.into(),
-            });
-        }
-        self.check_submit(&submit)?;
-        for entry in table {
-            let info = self.buffers.get(entry.buffer)?.info;
-            info.resolve("binding table entry", entry.offset, entry.length)?;
-        }
-        self.ensure_pending_room(&submit)?;
-        self.command_buffers
-            .get_mut(command_buffer)?
-            .list
-            .begin_submit(table.len())?;
-        self.submit_checked(
-            submit,
-            Action::Execute {
-                command_buffer,
-                release_after,
-            },
-            table,
-        )
+    fn allocate_queue_ordered(&mut self, params: BufferParams, size: u64) -> Result<Buffer, Error> {
+        self.allocate(params, size)
     }
 }
 
@@ -196,12 +141,14 @@ impl<'m> Device for VulkanDevice<'m> {
     }
 
     fn read_buffer(&mut self, span: BufferSpan, out: &mut [u8]) -> Result<(), Error> {
-        self.check_host_transfer(span, MemoryAccess::READ, out.len())?;
+        let info = self.buffers.get(span.buffer)?.info;
+        info.check_host_transfer(span.offset, span.length, MemoryAccess::READ, out.len())?;
         self.read_span(span, out)
     }
 
     fn write_buffer(&mut self, span: BufferSpan, data: &[u8]) -> Result<(), Error> {
-        self.check_host_transfer(span, MemoryAccess::WRITE, data.len())?;
+        let info = self.buffers.get(span.buffer)?.info;
+        info.check_host_transfer(span.offset, span.length, MemoryAccess::WRITE, data.len())?;
         self.write_span(span, data)
     }
 
@@ -240,8 +187,6 @@ impl<'m> Device for VulkanDevice<'m> {
         let rec = CommandBufferRec {
             list,
             slots: vec![Command::EMPTY; capacity as usize],
-            pending_uses: 0,
-            release_when_idle: false,
             upload: None,
             memo: None,
         };
@@ -264,120 +209,6 @@ impl<'m> Device for VulkanDevice<'m> {
         self.command_buffers.get_mut(command_buffer)?.list.end()
     }
 
-    fn release_command_buffer(&mut self, command_buffer: CommandBuffer) -> Result<(), Error> {
-        let cb = self.command_buffers.get_mut(command_buffer)?;
-        if cb.pending_uses > 0 {
-            cb.release_when_idle = true;
-            return Ok(());
-        }
-        self.release_command_buffer_now(command_buffer)
-    }
-
-    fn create_semaphore(&mut self, initial: u64) -> Result<Semaphore, Error> {
-        self.semaphores.insert(Timeline::new(initial))
-    }
-
-    fn release_semaphore(&mut self, semaphore: Semaphore) -> Result<(), Error> {
-        self.semaphores.remove(semaphore)?;
-        // Work parked on it can never run now: it fails.
-        self.drain();
-        Ok(())
-    }
-
-    fn query_semaphore(&self, semaphore: Semaphore) -> Result<u64, Error> {
-        self.semaphores.get(semaphore)?.query()
-    }
-
-    fn signal_semaphore(&mut self, semaphore: Semaphore, value: u64) -> Result<(), Error> {
-        self.semaphores.get_mut(semaphore)?.signal(value)?;
-        self.drain();
-        Ok(())
-    }
-
-    fn fail_semaphore(&mut self, semaphore: Semaphore, code: u32) -> Result<(), Error> {
-        self.semaphores.get_mut(semaphore)?.fail(code);
-        self.drain();
-        Ok(())
-    }
-
-    fn wait_semaphores(&mut self, waits: &[SemaphoreValue], timeout: Timeout) -> Result<(), Error> {
-        self.wait_all(waits, timeout)
-    }
-
-    fn queue_alloca(
-        &mut self,
-        submit: Submit<'_>,
-        params: BufferParams,
-        size: u64,
-    ) -> Result<Buffer, Error> {
-        self.check_submit(&submit)?;
-        let buffer = self.allocate(params, size)?;
-        match self.submit_checked(submit, Action::Signal, &[]) {
-            Ok(()) => Ok(buffer),
-            Err(e) => {
-                let _ = self.release(buffer);
-                Err(e)
-            }
-        }
-    }
-
-    fn queue_dealloca(&mut self, submit: Submit<'_>, buffer: Buffer) -> Result<(), Error> {
-        self.buffers.get(buffer)?;
-        self.submit_action(submit, Action::Dealloca(buffer))
-    }
-
-    fn queue_fill(
-        &mut self,
-        submit: Submit<'_>,
-        target: BufferSpan,
-        pattern: &[u8],
-    ) -> Result<(), Error> {
-        let target = BufferRef::span(target);
-        self.submit_one_shot(submit, 1, Record::Fill { target, pattern })
-    }
-
-    fn queue_update(
-        &mut self,
-        submit: Submit<'_>,
-        data: &[u8],
-        target: BufferSpan,
-    ) -> Result<(), Error> {
-        if data.len() > hal_core::command::MAX_UPDATE_BYTES {
-            return Err(Error::Limit {
-                what: "update bytes",
-                requested: data.len() as u64,
-                limit: hal_core::command::MAX_UPDATE_BYTES as u64,
-            });
-        }
-        let slots = 1 + data.len().div_ceil(hal_core::command::DATA_SLOT_BYTES);
-        let target = BufferRef::span(target);
-        self.submit_one_shot(submit, slots as u32, Record::Update { target, data })
-    }
-
-    fn queue_copy(
-        &mut self,
-        submit: Submit<'_>,
-        source: BufferSpan,
-        target: BufferSpan,
-        length: u64,
-    ) -> Result<(), Error> {
-        let record = Record::Copy {
-            source: BufferRef::span(source),
-            target: BufferRef::span(target),
-            length,
-        };
-        self.submit_one_shot(submit, 1, record)
-    }
-
-    fn queue_execute(
-        &mut self,
-        submit: Submit<'_>,
-        command_buffer: CommandBuffer,
-        bindings: &[BufferSpan],
-    ) -> Result<(), Error> {
-        self.submit_execute(submit, command_buffer, bindings, false)
-    }
-
     fn queue_read<S: HostSource>(
         &mut self,
         submit: Submit<'_>,
@@ -385,25 +216,12 @@ impl<'m> Device for VulkanDevice<'m> {
         target: BufferSpan,
         chunk_bytes: u64,
     ) -> Result<ReadStats, Error> {
-        if chunk_bytes == 0 {
-            return Err(Error::InvalidArgument("streaming chunk size of zero"));
-        }
         let info = self.buffers.get(target.buffer)?.info;
-        info.require_access(MemoryAccess::WRITE)?;
-        info.require_usage("streaming read", BufferUsage::TRANSFER_TARGET)?;
-        let length = info.resolve("streaming read", target.offset, target.length)?;
-        if source.len() < length {
-            return Err(Error::OutOfRange {
-                what: "streaming read source",
-                offset: 0,
-                length,
-                size: source.len(),
-            });
-        }
-        self.require_reached(&submit)?;
+        let length =
+            info.check_stream_target(target.offset, target.length, source.len(), chunk_bytes)?;
+        queue::require_reached(self, &submit)?;
         let result = self.stream(source, target, length, chunk_bytes);
-        self.complete(submit.signals, result.map(|_| ()));
-        self.drain();
+        queue::finish(self, submit.signals, result.map(|_| ()));
         result
     }
 }

@@ -50,7 +50,6 @@ mod instance;
 mod load;
 mod memory;
 pub mod objects;
-mod queue;
 mod sparse;
 mod staging;
 mod transfer;
