@@ -1,16 +1,4 @@
-//! `cargo xtask bench vulkan`: the Vulkan driver on any Vulkan device.
-//!
-//! 1. A constant pool (64 GiB on a GPU that has the memory) loaded from host memory into
-//!    one chunked (sparse) device buffer, through import and through bounded staging,
-//!    against `vkCmdCopyBuffer` from a pinned host-visible buffer measured in the same run;
-//!    every load verified on the device by a checksum kernel.
-//! 2. `queue_alloca` + `queue_dealloca` per pair.
-//! 3. 100 small dispatches: memoized replay against recording afresh.
-//!
-//! Prints a table and writes JSON (`--json PATH`). `--smoke` (the default on CPU devices
-//! such as lavapipe) uses small sizes; `--full` forces the full ones; `--pool-gib N` sets the
-//! pool. The device comes from `EMBER_VULKAN_DEVICE`; `EMBER_VULKAN_VALIDATION=1` turns the
-//! validation layer on (and any message it prints fails the run).
+#![doc = include_str!("../README.md")]
 
 mod alloca;
 mod load;
