@@ -41,6 +41,23 @@ impl Kind for MappingKind {
 /// A persistent mapping: made once, used many times, until unmapped or its buffer goes.
 pub type PersistentMapping = Handle<MappingKind>;
 
+/// Host memory handed to a device to import as a buffer: used in place where the device can
+/// reach it (a shared-memory device, host-pointer import), copied where it cannot.
+#[derive(Debug)]
+pub enum HostMemory<'m> {
+    /// Memory the device may read and write.
+    ReadWrite(&'m mut [u8]),
+    /// Memory the device may only read (constants in flash, a shared model file).
+    ReadOnly(&'m [u8]),
+}
+
+/// Read-only bytes (what a [`Session`](crate::Session) imports module constants from).
+impl<'a: 'm, 'm> From<&'a [u8]> for HostMemory<'m> {
+    fn from(bytes: &'a [u8]) -> Self {
+        HostMemory::ReadOnly(bytes)
+    }
+}
+
 /// Host data a streaming read pulls from (a slice, a file, a flash region).
 pub trait HostSource {
     /// Bytes available.

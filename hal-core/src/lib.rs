@@ -59,7 +59,7 @@ pub mod zeroed;
 pub use buffer::{Buffer, BufferInfo, BufferSpan, WHOLE};
 pub use command::{BufferRef, CommandBuffer, CommandBufferMode, Record, Workgroups};
 pub use connection::{MemoryConnection, MemoryDomain};
-pub use device::{Device, HostSource, Mapped, PersistentMapping};
+pub use device::{Device, HostMemory, HostSource, Mapped, PersistentMapping};
 pub use error::{Error, ShortName, StatusCode};
 pub use executable::{Executable, ExecutableSource};
 pub use memo::{DeviceId, MemoCache, MemoKey};

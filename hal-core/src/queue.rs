@@ -433,7 +433,9 @@ fn park<D: Device>(
         dev.command_list(command_buffer)?.add_pending_use();
     }
     op.seq = dev.queue_mut().next_seq();
-    dev.queue_mut().park(op).inspect_err(|_| abandon(dev, action))
+    dev.queue_mut()
+        .park(op)
+        .inspect_err(|_| abandon(dev, action))
 }
 
 fn copy_list(list: &[SemaphoreValue]) -> [SemaphoreValue; MAX_SUBMIT_SEMAPHORES] {

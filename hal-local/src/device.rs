@@ -14,7 +14,7 @@ use hal_core::handle::{Handle, Kind, Table};
 use hal_core::memory::alloc::{Arena, Range, RangeAllocator, Tlsf};
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryHeap, MemoryType};
 use hal_core::queue::{Queue, QueueState};
-use hal_core::{Buffer, BufferInfo, BufferSpan, DeviceId, Error, MemoryDomain, WHOLE};
+use hal_core::{Buffer, BufferInfo, BufferSpan, DeviceId, Error, HostMemory, MemoryDomain, WHOLE};
 
 /// The slot pool's allocator counts in units of this many per slot, so its 16-unit granule
 /// is one slot (a one-command buffer takes one slot, not sixteen).
@@ -79,22 +79,6 @@ pub(crate) struct CommandBufferRec {
     pub(crate) list: CommandList,
     /// Its slots in the shared slot pool, in [`SLOT_UNIT`]s (to free them).
     pub(crate) slots: Range,
-}
-
-/// Host memory the local driver imports in place.
-#[derive(Debug)]
-pub enum LocalHostMemory<'m> {
-    /// Memory the device may read and write.
-    ReadWrite(&'m mut [u8]),
-    /// Memory the device may only read (constants in flash, a shared model file).
-    ReadOnly(&'m [u8]),
-}
-
-/// Read-only bytes (what a [`Session`](hal_core::Session) imports module constants from).
-impl<'a: 'm, 'm> From<&'a [u8]> for LocalHostMemory<'m> {
-    fn from(bytes: &'a [u8]) -> Self {
-        LocalHostMemory::ReadOnly(bytes)
-    }
 }
 
 /// The local-CPU device.
@@ -428,14 +412,14 @@ impl<
 
     pub(crate) fn import(
         &mut self,
-        memory: LocalHostMemory<'m>,
+        memory: HostMemory<'m>,
         params: BufferParams,
     ) -> Result<Buffer, Error> {
         let heap = self.heaps[0];
         heap.check(&params)?;
         let (imported, access) = match memory {
-            LocalHostMemory::ReadWrite(bytes) => (Imported::read_write(bytes), params.access),
-            LocalHostMemory::ReadOnly(bytes) => (
+            HostMemory::ReadWrite(bytes) => (Imported::read_write(bytes), params.access),
+            HostMemory::ReadOnly(bytes) => (
                 Imported::read_only(bytes),
                 params
                     .access

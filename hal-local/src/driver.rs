@@ -2,13 +2,14 @@
 //! `replay`; the queue and semaphores are hal-core's, over [`QueueDriver`].
 
 use crate::alloc::DeviceAllocator;
-use crate::device::{LocalDevice, LocalHostMemory, LocalMapping, MappingRec};
+use crate::device::{LocalDevice, LocalMapping, MappingRec};
 use hal_core::buffer::BufferInfo;
 use hal_core::command::{BufferLookup, CommandBufferMode, CommandList, Record};
 use hal_core::device::{HostSource, ObjectCounts, PersistentMapping, ReadStats};
 use hal_core::memory::alloc::AllocStats;
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryHeap, MemoryType};
 use hal_core::queue::{self, Queue, QueueDriver};
+use hal_core::HostMemory;
 use hal_core::{
     Buffer, BufferSpan, CommandBuffer, Device, DeviceId, Error, Executable, ExecutableSource,
     MemoryDomain, ShortName, Submit,
@@ -130,7 +131,7 @@ impl<
         A: DeviceAllocator,
     > Device for LocalDevice<'m, OBJECTS, SLOTS, NODES, PENDING, A>
 {
-    type HostMemory = LocalHostMemory<'m>;
+    type HostMemory = HostMemory<'m>;
     type Mapping<'a>
         = LocalMapping<'a>
     where
@@ -165,7 +166,7 @@ impl<
 
     fn import_buffer(
         &mut self,
-        memory: LocalHostMemory<'m>,
+        memory: HostMemory<'m>,
         params: BufferParams,
     ) -> Result<Buffer, Error> {
         self.import(memory, params)

@@ -49,4 +49,5 @@ mod pool;
 mod replay;
 
 pub use config::LocalConfig;
-pub use device::{LocalDevice, LocalHostMemory, LocalMapping, MIN_ALIGNMENT};
+pub use device::{LocalDevice, LocalMapping, MIN_ALIGNMENT};
+pub use hal_core::HostMemory;

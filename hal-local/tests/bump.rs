@@ -9,7 +9,7 @@ use hal_core::{
     SemaphoreValue, Submit, Workgroups,
 };
 use hal_local::alloc::Bump;
-use hal_local::{LocalConfig, LocalDevice, LocalHostMemory};
+use hal_local::{HostMemory, LocalConfig, LocalDevice};
 
 /// A bump-allocated device with `PENDING` parked operations, the conformance suite's
 /// defaults otherwise.
@@ -35,12 +35,12 @@ impl<const PENDING: usize> Target for BumpTarget<PENDING> {
         LocalDevice::new(memory, config).expect("a bump device")
     }
 
-    fn host_memory(bytes: &'static mut [u8]) -> LocalHostMemory<'static> {
-        LocalHostMemory::ReadWrite(bytes)
+    fn host_memory(bytes: &'static mut [u8]) -> HostMemory<'static> {
+        HostMemory::ReadWrite(bytes)
     }
 
-    fn host_memory_read_only(bytes: &'static [u8]) -> LocalHostMemory<'static> {
-        LocalHostMemory::ReadOnly(bytes)
+    fn host_memory_read_only(bytes: &'static [u8]) -> HostMemory<'static> {
+        HostMemory::ReadOnly(bytes)
     }
 
     fn kernel(name: &'static str) -> ExecutableSource<'static> {

@@ -34,22 +34,6 @@ pub(crate) struct MappingRec {
     pub(crate) access: MemoryAccess,
 }
 
-/// Host memory the Vulkan driver imports: in place where the device can use it (host-pointer
-/// import), otherwise as a copy that a read-write import writes back when it is released.
-#[derive(Debug)]
-pub enum VulkanHostMemory<'m> {
-    /// Memory the device may read and write.
-    ReadWrite(&'m mut [u8]),
-    /// Memory the device may only read.
-    ReadOnly(&'m [u8]),
-}
-
-impl<'a: 'm, 'm> From<&'a [u8]> for VulkanHostMemory<'m> {
-    fn from(bytes: &'a [u8]) -> Self {
-        VulkanHostMemory::ReadOnly(bytes)
-    }
-}
-
 /// A Vulkan device behind hal-core's `Device` trait.
 ///
 /// Queue operations run in submission order once their waits are reached (work waiting on

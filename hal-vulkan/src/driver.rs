@@ -3,9 +3,7 @@
 //! over [`QueueDriver`].
 
 use crate::command::CommandBufferRec;
-use crate::device::{
-    MappingRec, VulkanDevice, VulkanHostMemory, MAX_COMMAND_SLOTS, MAX_OBJECTS, MAX_PENDING,
-};
+use crate::device::{MappingRec, VulkanDevice, MAX_COMMAND_SLOTS, MAX_OBJECTS, MAX_PENDING};
 use crate::transfer::VulkanMapping;
 use hal_core::buffer::BufferInfo;
 use hal_core::command::{BufferLookup, Command, CommandBufferMode, CommandList, Record};
@@ -13,6 +11,7 @@ use hal_core::device::{HostSource, ObjectCounts, PersistentMapping, ReadStats};
 use hal_core::memory::alloc::AllocStats;
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryHeap, MemoryType};
 use hal_core::queue::{self, Queue, QueueDriver};
+use hal_core::HostMemory;
 use hal_core::{
     Buffer, BufferSpan, CommandBuffer, Device, DeviceId, Error, Executable, ExecutableSource,
     MemoryDomain, Submit,
@@ -67,7 +66,7 @@ impl QueueDriver for VulkanDevice<'_> {
 }
 
 impl<'m> Device for VulkanDevice<'m> {
-    type HostMemory = VulkanHostMemory<'m>;
+    type HostMemory = HostMemory<'m>;
     type Mapping<'a>
         = VulkanMapping<'a>
     where
@@ -99,7 +98,7 @@ impl<'m> Device for VulkanDevice<'m> {
 
     fn import_buffer(
         &mut self,
-        memory: VulkanHostMemory<'m>,
+        memory: HostMemory<'m>,
         params: BufferParams,
     ) -> Result<Buffer, Error> {
         self.import(memory, params)

@@ -4,26 +4,27 @@
 //! the caller's memory when the buffer is released.
 
 use crate::buffer::{Backing, BufferRec};
-use crate::device::{VulkanDevice, VulkanHostMemory};
+use crate::device::VulkanDevice;
 use crate::instance::vk_error;
 use crate::instance::Context;
 use crate::memory::{allocate_memory, buffer_usage, destroy_buffer, free_memory};
 use crate::objects::VkObject;
 use ash::vk;
 use hal_core::memory::{BufferParams, MemoryAccess};
+use hal_core::HostMemory;
 use hal_core::{Buffer, BufferInfo, BufferSpan, Error};
 
 impl<'m> VulkanDevice<'m> {
     pub(crate) fn import(
         &mut self,
-        memory: VulkanHostMemory<'m>,
+        memory: HostMemory<'m>,
         params: BufferParams,
     ) -> Result<Buffer, Error> {
         let heap = self.memory.heaps[0];
         heap.check(&params)?;
         let (ptr, len, writable) = match memory {
-            VulkanHostMemory::ReadWrite(bytes) => (bytes.as_mut_ptr(), bytes.len(), true),
-            VulkanHostMemory::ReadOnly(bytes) => (bytes.as_ptr().cast_mut(), bytes.len(), false),
+            HostMemory::ReadWrite(bytes) => (bytes.as_mut_ptr(), bytes.len(), true),
+            HostMemory::ReadOnly(bytes) => (bytes.as_ptr().cast_mut(), bytes.len(), false),
         };
         let access = if writable {
             params.access

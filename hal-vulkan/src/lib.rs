@@ -55,10 +55,9 @@ mod staging;
 mod transfer;
 
 pub use config::VulkanConfig;
-pub use device::{
-    VulkanDevice, VulkanHostMemory, MAX_BUFFERS, MAX_COMMAND_SLOTS, MAX_OBJECTS, MAX_PENDING,
-};
+pub use device::{VulkanDevice, MAX_BUFFERS, MAX_COMMAND_SLOTS, MAX_OBJECTS, MAX_PENDING};
 pub use executable::check_spirv;
+pub use hal_core::HostMemory;
 pub use instance::ValidationMessages;
 pub use load::{LoadOptions, LoadPath, LoadStats};
 pub use objects::{VkObject, VkObjectCounts};

@@ -12,7 +12,7 @@ use hal_core::{
     BufferRef, BufferSpan, CommandBufferMode, Device, Error, ExecutableSource, Mapped, Record,
     SemaphoreValue, Submit, Timeout, Workgroups,
 };
-use hal_vulkan::{VkObject, VulkanConfig, VulkanDevice, VulkanHostMemory};
+use hal_vulkan::{HostMemory, VkObject, VulkanConfig, VulkanDevice};
 
 fn config() -> VulkanConfig {
     VulkanConfig {
@@ -202,7 +202,7 @@ fn imports_in_place_when_the_device_can() {
     let ptr = region.as_mut_ptr();
     let buffer = dev
         .import_buffer(
-            VulkanHostMemory::ReadWrite(&mut region[100..100 + page]),
+            HostMemory::ReadWrite(&mut region[100..100 + page]),
             BufferParams::host_visible(),
         )
         .expect("import");
@@ -234,10 +234,7 @@ fn imports_in_place_when_the_device_can() {
     let region: &'static mut [u8] = Box::leak(vec![0x33u8; 256].into_boxed_slice());
     let ptr = region.as_ptr();
     let b = copying
-        .import_buffer(
-            VulkanHostMemory::ReadWrite(region),
-            BufferParams::host_visible(),
-        )
+        .import_buffer(HostMemory::ReadWrite(region), BufferParams::host_visible())
         .expect("import");
     assert!(copying.buffer_info(b).expect("info").imported);
     copying

@@ -3,7 +3,7 @@
 
 use ember_tests::conformance::{cases, Target};
 use hal_core::ExecutableSource;
-use hal_local::{LocalConfig, LocalDevice, LocalHostMemory};
+use hal_local::{HostMemory, LocalConfig, LocalDevice};
 use std::collections::HashSet;
 
 /// The inline local driver over a fresh, leaked 8 MiB region (as `conformance_local.rs`).
@@ -24,12 +24,12 @@ impl Target for Local {
         LocalDevice::new(memory, config).expect("a local device")
     }
 
-    fn host_memory(bytes: &'static mut [u8]) -> LocalHostMemory<'static> {
-        LocalHostMemory::ReadWrite(bytes)
+    fn host_memory(bytes: &'static mut [u8]) -> HostMemory<'static> {
+        HostMemory::ReadWrite(bytes)
     }
 
-    fn host_memory_read_only(bytes: &'static [u8]) -> LocalHostMemory<'static> {
-        LocalHostMemory::ReadOnly(bytes)
+    fn host_memory_read_only(bytes: &'static [u8]) -> HostMemory<'static> {
+        HostMemory::ReadOnly(bytes)
     }
 
     fn kernel(name: &'static str) -> ExecutableSource<'static> {

@@ -6,7 +6,7 @@
 
 use ember_tests::conformance::Target;
 use hal_core::ExecutableSource;
-use hal_local::{LocalConfig, LocalDevice, LocalHostMemory};
+use hal_local::{HostMemory, LocalConfig, LocalDevice};
 
 /// A local device over a fresh, leaked 8 MiB region with `workers` workers. Under Miri
 /// everything is smaller (1 MiB, 8 KiB chunks) so the interpreter gets through the suite in
@@ -41,12 +41,12 @@ impl<const WORKERS: usize> Target for Local<WORKERS> {
         local_device(WORKERS)
     }
 
-    fn host_memory(bytes: &'static mut [u8]) -> LocalHostMemory<'static> {
-        LocalHostMemory::ReadWrite(bytes)
+    fn host_memory(bytes: &'static mut [u8]) -> HostMemory<'static> {
+        HostMemory::ReadWrite(bytes)
     }
 
-    fn host_memory_read_only(bytes: &'static [u8]) -> LocalHostMemory<'static> {
-        LocalHostMemory::ReadOnly(bytes)
+    fn host_memory_read_only(bytes: &'static [u8]) -> HostMemory<'static> {
+        HostMemory::ReadOnly(bytes)
     }
 
     fn kernel(name: &'static str) -> ExecutableSource<'static> {

@@ -13,7 +13,7 @@
 
 use ember_tests::conformance::Target;
 use hal_core::ExecutableSource;
-use hal_vulkan::{VulkanConfig, VulkanDevice, VulkanHostMemory};
+use hal_vulkan::{HostMemory, VulkanConfig, VulkanDevice};
 
 /// Chunked buffers without sparse binding.
 const NO_SPARSE: u8 = 1;
@@ -50,12 +50,12 @@ impl<const FLAGS: u8> Target for Vulkan<FLAGS> {
         vulkan_device(FLAGS)
     }
 
-    fn host_memory(bytes: &'static mut [u8]) -> VulkanHostMemory<'static> {
-        VulkanHostMemory::ReadWrite(bytes)
+    fn host_memory(bytes: &'static mut [u8]) -> HostMemory<'static> {
+        HostMemory::ReadWrite(bytes)
     }
 
-    fn host_memory_read_only(bytes: &'static [u8]) -> VulkanHostMemory<'static> {
-        VulkanHostMemory::ReadOnly(bytes)
+    fn host_memory_read_only(bytes: &'static [u8]) -> HostMemory<'static> {
+        HostMemory::ReadOnly(bytes)
     }
 
     fn kernel(name: &'static str) -> ExecutableSource<'static> {

@@ -5,7 +5,7 @@
 use hal_core::memory::{BufferParams, MemoryAccess};
 use hal_core::session::{LoadError, LoadOptions, ResultMemory, Session, SessionStats};
 use hal_core::{Buffer, BufferSpan, Device, Mapped, QueueAffinity};
-use hal_local::{LocalDevice, LocalHostMemory};
+use hal_local::{HostMemory, LocalDevice};
 use static_cell::ConstStaticCell;
 
 /// The embedded module: `MODULE`, `KERNELS`, `ARENA_BYTES` (see `ember-build`).
@@ -301,10 +301,7 @@ fn classify_imported(
         features(pixels, input);
     }
     let inputs = dev
-        .import_buffer(
-            LocalHostMemory::ReadOnly(shared),
-            BufferParams::device_local(),
-        )
+        .import_buffer(HostMemory::ReadOnly(shared), BufferParams::device_local())
         .map_err(device("import the inputs"))?;
     if dev.buffer_info(inputs).map(|i| i.imported) != Ok(true) {
         return Err(Failure {

@@ -32,7 +32,7 @@ mod conformance {
     use alloc::vec;
     use ember_conformance::Target;
     use hal_core::ExecutableSource;
-    use hal_local::{LocalConfig, LocalDevice, LocalHostMemory};
+    use hal_local::{HostMemory, LocalConfig, LocalDevice};
 
     /// The areas run on the device (every case of each).
     pub const AREAS: &[&str] = &["allocator", "memo"];
@@ -62,12 +62,12 @@ mod conformance {
             }
         }
 
-        fn host_memory(bytes: &'static mut [u8]) -> LocalHostMemory<'static> {
-            LocalHostMemory::ReadWrite(bytes)
+        fn host_memory(bytes: &'static mut [u8]) -> HostMemory<'static> {
+            HostMemory::ReadWrite(bytes)
         }
 
-        fn host_memory_read_only(bytes: &'static [u8]) -> LocalHostMemory<'static> {
-            LocalHostMemory::ReadOnly(bytes)
+        fn host_memory_read_only(bytes: &'static [u8]) -> HostMemory<'static> {
+            HostMemory::ReadOnly(bytes)
         }
 
         fn kernel(name: &'static str) -> ExecutableSource<'static> {
