@@ -130,6 +130,35 @@ pub fn out_of_range_fills_and_updates<T: Target>() {
     });
 }
 
+/// A span's length bounds the queue copy or update into it: more bytes than the target span
+/// holds (even where the buffer has room) are refused, and an update that fits writes that
+/// span and nothing past it. Queue operations leave no command buffer behind.
+pub fn span_lengths_bound_copies_and_updates<T: Target>() {
+    with_device::<T>(|dev| {
+        let a = upload(dev, &[5; 64]);
+        let b = upload(dev, &[0; 64]);
+        let short = BufferSpan::new(b, 0, 16);
+        assert_err!(
+            run(dev, |d, s| d.queue_copy(s, BufferSpan::whole(a), short, 64)),
+            Error::OutOfRange { .. } | Error::SemaphoreFailed { .. },
+            "queue_copy of 64 bytes into a 16-byte span"
+        );
+        assert_err!(
+            run(dev, |d, s| d.queue_update(s, &[9; 64], short)),
+            Error::OutOfRange { .. } | Error::SemaphoreFailed { .. },
+            "queue_update of 64 bytes into a 16-byte span"
+        );
+        run(dev, |d, s| d.queue_update(s, &[9; 16], short))
+            .expect("queue_update of 16 bytes into a 16-byte span");
+        let out = download(dev, b, 0, 64);
+        assert_eq!(out[..16], [9; 16], "the update landed");
+        assert_eq!(out[16..], [0; 48], "nothing written past the span");
+        assert_eq!(dev.object_counts().command_buffers, 0);
+        dev.release_buffer(a).expect("release");
+        dev.release_buffer(b).expect("release");
+    });
+}
+
 /// Mappings outside the buffer, scoped or persistent, are refused.
 pub fn out_of_range_maps<T: Target>() {
     with_device::<T>(|dev| {

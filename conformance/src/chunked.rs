@@ -263,3 +263,17 @@ pub fn dispatch_binding_within_a_chunk<T: Target>() {
         dev.release_buffer(buffer).expect("release");
     });
 }
+
+/// An empty range at the very end of a chunked buffer maps, to no bytes.
+pub fn empty_range_at_the_end_maps<T: Target>() {
+    with_device::<T>(|dev| {
+        let (buffer, size, _) = chunked(dev);
+        {
+            let map = dev
+                .map(BufferSpan::new(buffer, size, 0), MemoryAccess::READ)
+                .expect("map an empty range at the end");
+            assert!(map.bytes().is_empty());
+        }
+        dev.release_buffer(buffer).expect("release");
+    });
+}

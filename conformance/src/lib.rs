@@ -18,8 +18,8 @@ use hal_core::memory::alloc::AllocStats;
 use hal_core::memory::{BufferParams, BufferUsage};
 #[cfg(feature = "alloc")]
 use hal_core::{
-    Buffer, BufferRef, BufferSpan, CommandBufferMode, Device, Error, Executable, ExecutableSource,
-    Record, SemaphoreValue, Submit, Timeout, Workgroups,
+    Buffer, BufferRef, BufferSpan, CommandBuffer, CommandBufferMode, Device, Error, Executable,
+    ExecutableSource, Record, SemaphoreValue, Submit, Timeout, Workgroups,
 };
 #[cfg(feature = "std")]
 use std::time::Duration;
@@ -49,18 +49,26 @@ macro_rules! assert_err {
     };
 }
 
-pub mod allocators;
+pub mod range_allocators;
 
-#[cfg(feature = "alloc")]
-pub mod allocator;
 #[cfg(feature = "alloc")]
 pub mod bad_input;
 #[cfg(feature = "alloc")]
+pub mod barriers;
+#[cfg(feature = "alloc")]
 pub mod binding_tables;
+#[cfg(feature = "alloc")]
+pub mod buffer_allocation;
 #[cfg(feature = "alloc")]
 pub mod chunked;
 #[cfg(feature = "alloc")]
-pub mod commands;
+pub mod command_buffers;
+#[cfg(feature = "alloc")]
+pub mod command_validation;
+#[cfg(feature = "alloc")]
+pub mod dispatch;
+#[cfg(feature = "alloc")]
+pub mod dispatch_failures;
 #[cfg(feature = "alloc")]
 pub mod import;
 #[cfg(feature = "alloc")]
@@ -75,8 +83,10 @@ pub mod queue_alloc;
 pub mod semaphores;
 #[cfg(feature = "alloc")]
 pub mod transfer;
+#[cfg(feature = "alloc")]
+pub mod transfer_commands;
 
-pub use allocators::{allocator_checks, check_range_allocator, AllocatorCheck};
+pub use range_allocators::{allocator_checks, check_range_allocator, AllocatorCheck};
 
 /// What a driver provides to run the suite.
 #[cfg(feature = "alloc")]
@@ -101,12 +111,13 @@ pub trait Target {
 }
 
 /// One conformance case, as [`cases`] lists it for a target: its area (the module it lives
-/// in, `"commands"`), its name (`"dispatch_matmul"`) and the function that runs it. `run`
+/// in, `"dispatch"`), its name (`"dispatch_matmul"`) and the function that runs it. `run`
 /// returns when the case passes and panics, saying which check failed, when it does not.
 #[derive(Clone, Copy, Debug)]
 #[cfg(feature = "alloc")]
 pub struct Case {
-    /// The area: the module of this crate the case lives in (`"allocator"`, `"commands"`, …).
+    /// The area: the module of this crate the case lives in (`"buffer_allocation"`,
+    /// `"dispatch"`, …).
     pub area: &'static str,
     /// The case's name within its area: its function's name (`"dispatch_matmul"`).
     pub name: &'static str,
@@ -133,7 +144,7 @@ pub fn cases<T: Target>() -> Vec<Case> {
 macro_rules! __conformance_list {
     ($callback:ident($($args:tt)*)) => {
         $crate::$callback! { $($args)*;
-            allocator: heaps, allocate_release, stats, alignment, params_refused,
+            buffer_allocation: heaps, allocate_release, stats, alignment, params_refused,
                 zero_and_huge_sizes, failed_chunked_allocation_leaks_nothing, table_full;
             mapping: scoped_read_write, whole_length, bounds, access, read_only_buffer,
                 needs_mapping_usage, persistent_lifecycle, persistent_needs_usage,
@@ -142,15 +153,19 @@ macro_rules! __conformance_list {
                 read_only_refuses_write_access;
             chunked: layout, host_read_write_across_chunks, fill_across_chunks,
                 copy_across_chunks, update_across_chunks, map_within_and_across_chunks,
-                dispatch_binding_within_a_chunk;
-            commands: fill_patterns, queue_fill_patterns, update, queue_update, copy,
-                queue_copy, dispatch_elementwise, dispatch_add, dispatch_matmul,
+                dispatch_binding_within_a_chunk, empty_range_at_the_end_maps;
+            transfer_commands: fill_patterns, queue_fill_patterns, update, queue_update, copy,
+                queue_copy;
+            dispatch: dispatch_elementwise, dispatch_add, dispatch_matmul,
                 dispatch_matmul_bias_relu, dispatch_softmax, dispatch_copy_and_fill_kernels,
-                dispatch_noop, indirect_dispatch, barrier_orders_commands, wrong_usage,
-                out_of_range, overlapping_copy, bad_fill, limits, unknown_executable,
-                recording_after_end, submit_before_end, one_shot_submitted_twice,
-                capacity, usable_after_record_error, kernel_errors_fail_the_submission,
-                release_while_pending, dispatch_large, dispatch_respects_access;
+                dispatch_noop, indirect_dispatch, dispatch_large;
+            dispatch_failures: kernel_errors_fail_the_submission, dispatch_respects_access;
+            barriers: barrier_orders_commands;
+            command_validation: wrong_usage, out_of_range, overlapping_copy, bad_fill, limits,
+                unknown_executable;
+            command_buffers: recording_after_end, submit_before_end, one_shot_submitted_twice,
+                capacity, usable_after_record_error, release_while_pending,
+                refused_one_shot_submitted_later;
             binding_tables: reused_with_different_tables, missing_slots, slot_past_capacity,
                 slot_range_out_of_bounds, stale_buffer_in_table, table_needs_usage,
                 overlapping_slots, one_shot_with_slots;
@@ -165,9 +180,11 @@ macro_rules! __conformance_list {
                 unknown_kernel_is_a_module_error, capacity_is_checked, bad_calls_are_errors,
                 result_memory, copy_fill_and_no_arena, kernel_failure_leaves_session_usable;
             transfer: queue_read_streams, queue_read_refuses_bad_input,
-                queue_read_source_failure, copy_between_devices;
+                queue_read_source_failure, copy_between_devices,
+                copy_between_unmappable_buffers;
             bad_input: unknown_kernel, out_of_range_copies, out_of_range_fills_and_updates,
-                out_of_range_maps, out_of_range_bindings, host_io_length_mismatch,
+                span_lengths_bound_copies_and_updates, out_of_range_maps, out_of_range_bindings,
+                host_io_length_mismatch,
                 stale_buffers, stale_command_buffers, stale_executables,
                 stale_semaphores_in_submits, stale_mappings, released_buffer_in_recording,
                 buffer_table_full, semaphore_table_full, command_buffer_table_full,
@@ -196,9 +213,9 @@ macro_rules! __conformance_case_list {
 }
 
 /// Expands to one `#[test]` per conformance case for the [`Target`](crate::Target) type given,
-/// in one module per area (`allocator::heaps`, `commands::dispatch_matmul`, …), each run by
-/// [`run_case`](crate::run_case). Invoke it once per target, each in its own module. Needs
-/// the `std` feature.
+/// in one module per area (`buffer_allocation::heaps`, `dispatch::dispatch_matmul`, …), each
+/// run by [`run_case`](crate::run_case). Invoke it once per target, each in its own module.
+/// Needs the `std` feature.
 #[cfg(feature = "std")]
 #[macro_export]
 macro_rules! conformance_tests {
@@ -363,6 +380,12 @@ pub fn alloc<D: Device>(dev: &mut D, size: u64) -> Buffer {
         .unwrap_or_else(|e| panic!("allocate {size} bytes: {e:?}"))
 }
 
+/// A host-visible buffer of `len` bytes, all `byte`.
+#[cfg(feature = "alloc")]
+pub fn filled<D: Device>(dev: &mut D, len: usize, byte: u8) -> Buffer {
+    upload(dev, &vec![byte; len])
+}
+
 /// A host-visible buffer holding `data`.
 #[cfg(feature = "alloc")]
 pub fn upload<D: Device>(dev: &mut D, data: &[u8]) -> Buffer {
@@ -435,6 +458,13 @@ pub fn dispatch<D: Device>(
 #[cfg(feature = "alloc")]
 pub fn execute_one<D: Device>(dev: &mut D, record: Record<'_>) -> Result<(), Error> {
     execute(dev, &[record])
+}
+
+/// A one-shot command buffer with room for 64 commands and no binding slots, recording.
+#[cfg(feature = "alloc")]
+pub fn recording<D: Device>(dev: &mut D) -> CommandBuffer {
+    dev.create_command_buffer(CommandBufferMode::OneShot, 64, 0)
+        .expect("create_command_buffer")
 }
 
 /// Records `records` in a one-shot command buffer, runs it and waits; the command buffer is

@@ -4,7 +4,8 @@
 use super::{alloc, download, pattern, run, with_device, Baseline, Target};
 use alloc::{boxed::Box, vec};
 use hal_core::connection::copy_between;
-use hal_core::{BufferSpan, Device, Error, HostSource, MemoryConnection};
+use hal_core::memory::{BufferParams, BufferUsage};
+use hal_core::{BufferSpan, Device, Error, HostSource, MemoryConnection, WHOLE};
 
 /// `queue_read` streams more than a MiB in 64 KiB chunks: every byte lands, and the
 /// statistics count the chunks.
@@ -212,6 +213,48 @@ pub fn copy_between_devices<T: Target>() {
 
     a.release_buffer(source).expect("release");
     a.release_buffer(back).expect("release");
+    b.release_buffer(target).expect("release");
+    super::assert_works(&mut *a);
+    super::assert_works(&mut *b);
+    base_a.check(&*a, "device a");
+    base_b.check(&*b, "device b");
+}
+
+/// `copy_between` two devices' buffers that cannot be mapped (transfer usage only) moves the
+/// bytes through host transfers, through a staging buffer smaller than the copy, with the
+/// length `WHOLE` (the rest of the source span), and reports the connection their memory
+/// domains give.
+pub fn copy_between_unmappable_buffers<T: Target>() {
+    let mut a = Box::new(T::create());
+    let mut b = Box::new(T::create());
+    let (base_a, base_b) = (Baseline::of(&*a), Baseline::of(&*b));
+    let params = BufferParams::device_local().with_usage(BufferUsage::TRANSFER);
+    let source = a
+        .allocate_buffer(params, 128)
+        .expect("allocate an unmappable source");
+    let target = b
+        .allocate_buffer(params, 128)
+        .expect("allocate an unmappable target");
+    a.write_buffer(BufferSpan::whole(source), &[5; 128])
+        .expect("write_buffer");
+    let domain_a = a.memory_domain(a.buffer_info(source).expect("info").memory_type);
+    let domain_b = b.memory_domain(b.buffer_info(target).expect("info").memory_type);
+    let connection = copy_between(
+        &mut *a,
+        BufferSpan::whole(source),
+        &mut *b,
+        BufferSpan::whole(target),
+        WHOLE,
+        &mut [0; 32],
+    )
+    .expect("copy_between unmappable buffers");
+    assert_eq!(
+        connection,
+        MemoryConnection::between(domain_a, domain_b),
+        "the path taken is the one the domains give"
+    );
+    assert_eq!(download(&mut *b, target, 0, 128), vec![5; 128]);
+    a.release_buffer(source).expect("release");
     b.release_buffer(target).expect("release");
     super::assert_works(&mut *a);
     super::assert_works(&mut *b);

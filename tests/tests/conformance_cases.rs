@@ -45,11 +45,16 @@ fn cases_are_listed_area_by_area() {
     assert_eq!(
         areas,
         [
-            "allocator",
+            "buffer_allocation",
             "mapping",
             "import",
             "chunked",
-            "commands",
+            "transfer_commands",
+            "dispatch",
+            "dispatch_failures",
+            "barriers",
+            "command_validation",
+            "command_buffers",
             "binding_tables",
             "semaphores",
             "queue_alloc",
@@ -62,8 +67,11 @@ fn cases_are_listed_area_by_area() {
     );
     let names: HashSet<(&str, &str)> = cases.iter().map(|c| (c.area, c.name)).collect();
     assert_eq!(names.len(), cases.len(), "no case listed twice");
-    assert_eq!(cases.len(), 117);
-    assert_eq!((cases[0].area, cases[0].name), ("allocator", "heaps"));
+    assert_eq!(cases.len(), 121);
+    assert_eq!(
+        (cases[0].area, cases[0].name),
+        ("buffer_allocation", "heaps")
+    );
     let last = cases.last().expect("cases");
     assert_eq!((last.area, last.name), ("bad_input", "absurd_grid"));
 }

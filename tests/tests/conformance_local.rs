@@ -11,8 +11,8 @@ use hal_local::{HostMemory, LocalConfig, LocalDevice};
 /// A local device over a fresh, leaked 8 MiB region with `workers` workers. Under Miri
 /// everything is smaller (1 MiB, 8 KiB chunks) so the interpreter gets through the suite in
 /// minutes; the cases scale with the heap's `max_allocation_size`, except the two that need
-/// one chunk of 64 KiB, which xtask's Miri step skips (`commands::limits`,
-/// `commands::dispatch_large`).
+/// one chunk of 64 KiB, which xtask's Miri step skips (`command_validation::limits`,
+/// `dispatch::dispatch_large`).
 fn local_device(workers: usize) -> LocalDevice<'static> {
     let (region, chunk, transient) = if cfg!(miri) {
         (1 << 20, 8 << 10, 256 << 10)

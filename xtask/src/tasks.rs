@@ -26,9 +26,9 @@ const MIRI_TESTS: &[(&str, &[&str])] = &[
             "--",
             // These two bind one 64 KiB range, larger than a chunk of Miri's small device.
             "--skip",
-            "commands::limits",
+            "command_validation::limits",
             "--skip",
-            "commands::dispatch_large",
+            "dispatch::dispatch_large",
         ],
     ),
     (

@@ -1,7 +1,7 @@
 //! The on-target tests: a small harness that runs each check in turn and logs its name.
 //!
-//! - hal-core's device-memory allocators (`ember_conformance::allocators`): no heap needed,
-//!   so every board runs them, the 64 KiB lm3s6965evb included;
+//! - hal-core's device-memory range allocators (`ember_conformance::range_allocators`): no
+//!   heap needed, so every board runs them, the 64 KiB lm3s6965evb included;
 //! - with the `alloc` feature (the boards with a heap), a subset of the HAL conformance suite (`ember_conformance::cases`) on a hal-local
 //!   device: the areas that fit a board with a few MiB (every case leaks its device's region,
 //!   as on the host).
@@ -12,8 +12,8 @@
 /// Runs every on-target test; returns `true` (a failure panics before returning).
 pub fn run_all() -> bool {
     let mut passed = 0u32;
-    for check in ember_conformance::allocators::allocator_checks() {
-        say!("test allocators::{} ...", check.name);
+    for check in ember_conformance::range_allocators::allocator_checks() {
+        say!("test range_allocators::{} ...", check.name);
         (check.run)();
         passed += 1;
     }
@@ -35,7 +35,7 @@ mod conformance {
     use hal_local::{HostMemory, LocalConfig, LocalDevice};
 
     /// The areas run on the device (every case of each).
-    pub const AREAS: &[&str] = &["allocator", "memo"];
+    pub const AREAS: &[&str] = &["buffer_allocation", "memo"];
 
     /// Bytes of each conformance device's region, of its chunks and of its arena.
     const REGION_BYTES: usize = 192 * 1024;

@@ -1,5 +1,5 @@
-//! The allocator checks on the host: every check in `allocator_checks()` passes, and the
-//! contract checks catch an allocator that breaks its promises.
+//! The range-allocator checks on the host: every check in `allocator_checks()` passes, and
+//! the contract checks catch an allocator that breaks its promises.
 
 use ember_conformance::{allocator_checks, check_range_allocator};
 use hal_core::memory::alloc::{check_request, AllocError, AllocStats, Range, RangeAllocator};

@@ -1,0 +1,79 @@
+//! How a local device uses the storage it owns: a command buffer of one command takes one
+//! command slot, the transient arena at the region's end keeps the region's alignment, and a
+//! device (with the memory it borrows) moves to another thread.
+
+use hal_core::command::CommandBufferMode;
+use hal_core::memory::BufferParams;
+use hal_core::{BufferSpan, Device, Error, Mapped, Submit};
+use hal_local::{LocalConfig, LocalDevice};
+
+type Tiny<'m> = LocalDevice<'m, 8, 8, 32, 2>;
+
+#[test]
+fn a_one_command_buffer_takes_one_slot() {
+    let mut memory = [0u8; 4096];
+    let mut dev = Tiny::new(&mut memory, LocalConfig::default()).unwrap();
+    let cbs: Vec<_> = (0..8)
+        .map(|_| {
+            dev.create_command_buffer(CommandBufferMode::OneShot, 1, 0)
+                .unwrap()
+        })
+        .collect();
+    assert!(matches!(
+        dev.create_command_buffer(CommandBufferMode::OneShot, 1, 0),
+        Err(Error::Limit { .. })
+    ));
+    for cb in cbs {
+        dev.release_command_buffer(cb).unwrap();
+    }
+    let b = dev
+        .allocate_buffer(BufferParams::host_visible(), 64)
+        .unwrap();
+    dev.queue_fill(Submit::NOW, BufferSpan::whole(b), &[1])
+        .unwrap();
+    assert!(matches!(
+        dev.queue_update(Submit::NOW, &vec![0; 70_000], BufferSpan::whole(b)),
+        Err(Error::Limit {
+            what: "update bytes",
+            ..
+        })
+    ));
+    dev.release_buffer(b).unwrap();
+}
+
+#[test]
+fn queue_alloca_memory_keeps_its_alignment() {
+    #[repr(C, align(4096))]
+    struct Page([u8; 16384]);
+    let mut memory = Box::new(Page([0; 16384]));
+    let config = LocalConfig {
+        transient_bytes: 1000,
+        ..LocalConfig::default()
+    };
+    let mut dev = Tiny::new(&mut memory.0, config).unwrap();
+    let params = BufferParams::host_visible().with_min_alignment(64);
+    let b = dev.queue_alloca(Submit::NOW, params, 64).unwrap();
+    let m = dev
+        .map(BufferSpan::whole(b), hal_core::memory::MemoryAccess::READ)
+        .unwrap();
+    assert_eq!(m.bytes().as_ptr() as usize % 64, 0);
+    dev.queue_dealloca(Submit::NOW, b).unwrap();
+}
+
+#[test]
+fn a_device_moves_to_another_thread() {
+    let mut memory = [0u8; 4096];
+    let mut dev = Tiny::new(&mut memory, LocalConfig::default()).unwrap();
+    let b = dev
+        .allocate_buffer(BufferParams::host_visible(), 16)
+        .unwrap();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            dev.queue_fill(Submit::NOW, BufferSpan::whole(b), &[3])
+                .unwrap();
+            let mut out = [0u8; 16];
+            dev.read_buffer(BufferSpan::whole(b), &mut out).unwrap();
+            assert_eq!(out, [3; 16]);
+        });
+    });
+}
