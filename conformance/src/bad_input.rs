@@ -939,7 +939,8 @@ pub fn absurd_grid<T: Target>() {
                 Err(Error::Limit { .. }
                     | Error::InvalidArgument(_)
                     | Error::SemaphoreFailed { .. }
-                    | Error::Driver { .. })
+                    | Error::Kernel(_)
+                    | Error::Backend { .. })
             ),
             "a grid of u32::MAX³ workgroups: {result:?}"
         );

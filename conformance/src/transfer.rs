@@ -126,9 +126,9 @@ impl HostSource for Failing {
 
     fn read_at(&mut self, offset: u64, out: &mut [u8]) -> Result<(), Error> {
         if offset + out.len() as u64 > self.fail_from {
-            return Err(Error::Driver {
-                what: "test source: flash read failed",
-                code: 7,
+            return Err(Error::Backend {
+                what: "test source: flash read",
+                result: 7,
             });
         }
         out.fill(0xAA);

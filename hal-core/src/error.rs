@@ -1,5 +1,6 @@
 //! The crate-wide error type.
 
+use crate::kernel::KernelError;
 use crate::memory::alloc::AllocError;
 use crate::memory::ParamsError;
 use core::fmt;
@@ -134,14 +135,20 @@ pub enum Error {
     /// Something this driver does not do.
     #[error("unsupported: {0}")]
     Unsupported(&'static str),
-    /// A failure inside the driver or a kernel, with the driver's own code.
-    #[error("{what} (code {code})")]
-    Driver {
-        /// What failed.
+    /// A kernel refused a dispatch: its bindings, push constants or shape.
+    #[error("kernel: {0}")]
+    Kernel(#[from] KernelError),
+    /// The backend API failed.
+    #[error("{what} failed with backend result {result}")]
+    Backend {
+        /// What was called.
         what: &'static str,
-        /// The driver's code (a `VkResult`, a kernel's error number).
-        code: i64,
+        /// The backend's result code (a `VkResult`).
+        result: i32,
     },
+    /// An invariant of the runtime broke: a bug in Ember, never a consequence of input.
+    #[error("internal error: {0}")]
+    Internal(&'static str),
 }
 
 /// The status a failure propagates with through semaphores: the error's kind, numbered as
@@ -190,7 +197,8 @@ impl Error {
             Error::Params(_)
             | Error::StaleHandle { .. }
             | Error::BindingSlot { .. }
-            | Error::InvalidArgument(_) => StatusCode::InvalidArgument,
+            | Error::InvalidArgument(_)
+            | Error::Kernel(_) => StatusCode::InvalidArgument,
             Error::OutOfRange { .. } | Error::CrossesChunks { .. } => StatusCode::OutOfRange,
             Error::Usage { .. } | Error::Access { .. } => StatusCode::PermissionDenied,
             Error::NotMappable
@@ -200,7 +208,8 @@ impl Error {
             Error::WaitNeverSatisfied { .. } => StatusCode::Aborted,
             Error::Timeout => StatusCode::DeadlineExceeded,
             Error::Unsupported(_) => StatusCode::Unimplemented,
-            Error::Driver { .. } => StatusCode::Unavailable,
+            Error::Backend { .. } => StatusCode::Unavailable,
+            Error::Internal(_) => StatusCode::Internal,
         };
         status as u32
     }

@@ -14,6 +14,7 @@
 //! - [`memo`]: memoization of resources per (device, queue affinity);
 //! - [`session`]: a module loaded on a device, invoked with one `queue_alloca` per call;
 //! - [`handle`]: generation-checked handles into fixed-capacity tables;
+//! - [`kernel`]: what a kernel refuses, reported the same way by every driver;
 //! - [`module`]: the module format, zero-copy decoding and validation, and (with `alloc`)
 //!   the builder and memory planner.
 //!
@@ -48,6 +49,7 @@ pub mod device;
 mod error;
 pub mod executable;
 pub mod handle;
+pub mod kernel;
 pub mod memo;
 pub mod memory;
 pub mod module;

@@ -496,10 +496,9 @@ impl<
     fn nth_chunk(&self, first: ChunkRec, n: u64) -> Result<ChunkRec, Error> {
         let mut chunk = first;
         for _ in 0..n {
-            let next = chunk.next.ok_or(Error::Driver {
-                what: "chunk list shorter than the buffer",
-                code: n as i64,
-            })?;
+            let next = chunk
+                .next
+                .ok_or(Error::Internal("chunk list shorter than the buffer"))?;
             chunk = *self.chunks.get(next)?;
         }
         Ok(chunk)

@@ -68,10 +68,7 @@ impl<
         let slots = self
             .slots
             .get_mut(start..start + cb.slot_count)
-            .ok_or(Error::Driver {
-                what: "command slots outside the pool",
-                code: start as i64,
-            })?;
+            .ok_or(Error::Internal("command slots outside the pool"))?;
         cb.list.record(slots, &Buffers(&self.buffers), record)
     }
 }

@@ -2,28 +2,12 @@
 
 use crate::alloc::DeviceAllocator;
 use crate::device::{read_only, LocalDevice};
-use crate::kernel::{Binding, KernelError, Workgroup};
+use crate::kernel::{Binding, Workgroup};
 use hal_core::command::{
     BufferRef, Command, Op, RefTarget, Workgroups, MAX_BINDINGS, MAX_CONSTANTS, MAX_WORKGROUP_COUNT,
 };
 use hal_core::memory::{BufferUsage, MemoryAccess};
 use hal_core::{BufferSpan, CommandBuffer, Error, Executable, Record};
-
-/// The error a kernel's refusal becomes.
-pub(crate) fn kernel_error(e: KernelError) -> Error {
-    let (what, code) = match e {
-        KernelError::MissingBinding { index, .. } => ("kernel: missing binding", index),
-        KernelError::MissingConstants { needed, .. } => ("kernel: missing push constants", needed),
-        KernelError::BindingTooSmall { index, .. } => ("kernel: binding too small", index),
-        KernelError::Misaligned { index, .. } => ("kernel: binding misaligned", index),
-        KernelError::ReadOnly { index } => ("kernel: binding is read-only", index),
-        KernelError::Shape(what) => (what, 0),
-    };
-    Error::Driver {
-        what,
-        code: code.into(),
-    }
-}
 
 /// How one kind of recorded command is replayed: the device, the decoded command, the
 /// binding table of the submission.
@@ -54,10 +38,7 @@ impl<const O: usize, const S: usize, const N: usize, const P: usize, A> Replayer
 /// The error a replay gets for a command of another kind (never: `execute` picks the replay
 /// by the command's kind).
 fn wrong_kind() -> Error {
-    Error::Driver {
-        what: "replay called for another command kind",
-        code: 0,
-    }
+    Error::Internal("replay called for another command kind")
 }
 
 fn replay_fill<
@@ -210,10 +191,7 @@ impl<
         let slots = self
             .slots
             .get(start..start + cb.list.len())
-            .ok_or(Error::Driver {
-                what: "command slots outside the pool",
-                code: start as i64,
-            })?;
+            .ok_or(Error::Internal("command slots outside the pool"))?;
         for op in cb.list.ops(slots) {
             let replay = match op {
                 Op::Barrier => continue,
@@ -223,10 +201,9 @@ impl<
                 Op::Dispatch { .. } => self.replayers.dispatch,
             };
             // Recording registers its kind first, so a recorded command always has one.
-            let replay = replay.ok_or(Error::Driver {
-                what: "no replay registered for a recorded command",
-                code: 0,
-            })?;
+            let replay = replay.ok_or(Error::Internal(
+                "no replay registered for a recorded command",
+            ))?;
             replay(self, op, bindings)?;
         }
         Ok(())
@@ -280,10 +257,9 @@ impl<
         let b = unsafe { raw.bytes() };
         let mut count = [0u32; 3];
         for (i, c) in count.iter_mut().enumerate() {
-            let word = b.get(i * 4..i * 4 + 4).ok_or(Error::Driver {
-                what: "indirect parameters shorter than 12 bytes",
-                code: i as i64,
-            })?;
+            let word = b
+                .get(i * 4..i * 4 + 4)
+                .ok_or(Error::Internal("indirect parameters shorter than 12 bytes"))?;
             *c = u32::from_ne_bytes([word[0], word[1], word[2], word[3]]);
         }
         if let Some(&big) = count.iter().find(|&&c| c > MAX_WORKGROUP_COUNT) {
@@ -342,10 +318,7 @@ impl<
         let mut bindings = heapless::Vec::<Binding<'_>, MAX_BINDINGS>::new();
         for slot in refs {
             let Command::Binding(r) = slot else {
-                return Err(Error::Driver {
-                    what: "dispatch payload is not a binding",
-                    code: 0,
-                });
+                return Err(Error::Internal("dispatch payload is not a binding"));
             };
             let span = r.resolve(table)?;
             let (raw, info) =
@@ -381,7 +354,7 @@ impl<
                         constants,
                         bindings,
                     })
-                    .map_err(kernel_error)
+                    .map_err(Error::Kernel)
                 };
                 return pool.run(total, &run);
             }
@@ -395,7 +368,7 @@ impl<
                         constants,
                         bindings,
                     };
-                    entry(&workgroup).map_err(kernel_error)?;
+                    entry(&workgroup).map_err(Error::Kernel)?;
                 }
             }
         }

@@ -184,10 +184,7 @@ impl<'m> VulkanDevice<'m> {
     /// Chunk `index` of a buffer; `blocks` names a sparse buffer's chunks by the buffers of
     /// the blocks backing them instead of by the sparse buffer.
     fn chunk_piece(&self, rec: &BufferRec, index: u64, blocks: bool) -> Result<Piece, Error> {
-        let missing = Error::Driver {
-            what: "chunk index past the buffer's chunks",
-            code: index as i64,
-        };
+        let missing = Error::Internal("chunk index past the buffer's chunks");
         match &rec.backing {
             Backing::Sparse { chunks, .. } if blocks => {
                 let p = *chunks.get(index as usize).ok_or(missing)?;

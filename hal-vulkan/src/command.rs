@@ -20,6 +20,7 @@ use hal_core::command::{
     BufferRef, Command, CommandBufferMode, CommandList, Op, RefTarget, Workgroups, MAX_BINDINGS,
     MAX_CONSTANTS,
 };
+use hal_core::kernel::KernelError;
 use hal_core::memory::{BufferUsage, MemoryAccess};
 use hal_core::{BufferSpan, CommandBuffer, Error};
 
@@ -362,10 +363,7 @@ impl VulkanDevice<'_> {
         let mut pieces = Vec::with_capacity(refs.len());
         for slot in refs {
             let Command::Binding(r) = slot else {
-                return Err(Error::Driver {
-                    what: "dispatch payload is not a binding",
-                    code: 0,
-                });
+                return Err(Error::Internal("dispatch payload is not a binding"));
             };
             let span = r.resolve(table)?;
             let (piece, info) = self.single_piece(span, "dispatch binding")?;
@@ -383,10 +381,10 @@ impl VulkanDevice<'_> {
             Some(name) => ember_kernels_wgsl::check(name, &constants, &infos)?,
             None => {
                 if let Some(i) = infos.iter().position(|b| b.offset % 4 != 0) {
-                    return Err(Error::Driver {
-                        what: "kernel: binding misaligned",
-                        code: i as i64,
-                    });
+                    return Err(Error::Kernel(KernelError::Misaligned {
+                        index: i as u32,
+                        alignment: 4,
+                    }));
                 }
             }
         }
@@ -395,10 +393,7 @@ impl VulkanDevice<'_> {
             .dummy
             .as_ref()
             .map(|d| (d.buffer, 0, d.size))
-            .ok_or(Error::Driver {
-                what: "device torn down",
-                code: 0,
-            })?;
+            .ok_or(Error::Internal("device torn down"))?;
         let mut descriptors = [dummy; MAX_BINDINGS];
         let mut bases = Vec::with_capacity(pieces.len());
         let mut lens = Vec::with_capacity(pieces.len());

@@ -282,10 +282,7 @@ impl VulkanDevice<'_> {
             .get(rec.pipeline)
             .and_then(Option::as_ref)
             .map(|p| p.pipeline)
-            .ok_or(Error::Driver {
-                what: "executable without a pipeline",
-                code: rec.pipeline as i64,
-            })
+            .ok_or(Error::Internal("executable without a pipeline"))
     }
 }
 

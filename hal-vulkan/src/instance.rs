@@ -19,9 +19,9 @@ pub(crate) fn vk_error(what: &'static str) -> impl Fn(vk::Result) -> Error {
                 largest_free_range: 0,
             })
         }
-        r => Error::Driver {
+        r => Error::Backend {
             what,
-            code: i64::from(r.as_raw()),
+            result: r.as_raw(),
         },
     }
 }

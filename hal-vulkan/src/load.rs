@@ -186,10 +186,7 @@ impl Copier {
             finished += 1;
         }
         if refused || finished < sent {
-            return Err(Error::Driver {
-                what: "a staging copy thread stopped",
-                code: 0,
-            });
+            return Err(Error::Internal("a staging copy thread stopped"));
         }
         Ok(())
     }
@@ -302,10 +299,9 @@ impl VulkanDevice<'_> {
                 )?);
                 stats.staging_bytes += slot_bytes;
             }
-            let staging = ring[slot].as_mut().ok_or(Error::Driver {
-                what: "no staging slot",
-                code: 0,
-            })?;
+            let staging = ring[slot]
+                .as_mut()
+                .ok_or(Error::Internal("no staging slot"))?;
             let n = staging.size.min(length - at);
             copier.copy(
                 &mut staging.bytes_mut()[..n as usize],

@@ -496,10 +496,7 @@ impl Memory {
             .get(placement.heap as usize)
             .and_then(|p| p.blocks.get(placement.block as usize))
             .and_then(Option::as_ref)
-            .ok_or(Error::Driver {
-                what: "allocation of a freed block",
-                code: i64::from(placement.block),
-            })
+            .ok_or(Error::Internal("allocation of a freed block"))
     }
 
     /// Statistics of heap `heap`.

@@ -62,10 +62,9 @@ impl VulkanDevice<'_> {
             let type_index = self.memory.pools[0].type_index;
             self.staging = Some(InternalBuffer::new(&self.ctx, want, type_index)?);
         }
-        self.staging.as_mut().ok_or(Error::Driver {
-            what: "no staging buffer",
-            code: 0,
-        })
+        self.staging
+            .as_mut()
+            .ok_or(Error::Internal("no staging buffer"))
     }
 
     /// Copies between a device piece and the staging buffer, waiting for it.
@@ -80,10 +79,7 @@ impl VulkanDevice<'_> {
             .staging
             .as_ref()
             .map(|s| s.buffer)
-            .ok_or(Error::Driver {
-                what: "no staging buffer",
-                code: 0,
-            })?;
+            .ok_or(Error::Internal("no staging buffer"))?;
         let target = piece.buffer;
         let offset = piece.offset + at;
         self.ctx.one_time(|d, cb| {

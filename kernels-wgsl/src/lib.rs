@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+use hal_core::kernel::KernelError;
 use hal_core::{Error, ShortName};
 
 mod spirv {
@@ -127,33 +128,6 @@ pub struct BindingInfo {
     pub writable: bool,
 }
 
-/// hal-local's `KernelError`, as far as these kernels raise it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Refusal {
-    MissingBinding { index: u32 },
-    MissingConstants { needed: u32 },
-    BindingTooSmall { index: u32 },
-    Misaligned { index: u32 },
-    ReadOnly { index: u32 },
-    Shape(&'static str),
-}
-
-/// hal-local's `replay::kernel_error`: the error a refused dispatch returns.
-fn to_error(refusal: Refusal) -> Error {
-    let (what, code) = match refusal {
-        Refusal::MissingBinding { index } => ("kernel: missing binding", index),
-        Refusal::MissingConstants { needed } => ("kernel: missing push constants", needed),
-        Refusal::BindingTooSmall { index } => ("kernel: binding too small", index),
-        Refusal::Misaligned { index } => ("kernel: binding misaligned", index),
-        Refusal::ReadOnly { index } => ("kernel: binding is read-only", index),
-        Refusal::Shape(what) => (what, 0),
-    };
-    Error::Driver {
-        what,
-        code: code.into(),
-    }
-}
-
 /// Whether hal-local would run a dispatch of kernel `name` with these push constants and
 /// bindings: `Ok(())`, or exactly the error hal-local's dispatch returns, found by the same
 /// checks in the same order as hal-local's kernel (the first failing check wins).
@@ -161,11 +135,9 @@ fn to_error(refusal: Refusal) -> Error {
 /// # Errors
 ///
 /// [`Error::UnknownKernel`] for a name no kernel has (hal-local refuses it when the
-/// executable is loaded), and [`Error::Driver`] as hal-local's `kernel_error` builds it:
-/// `"kernel: missing binding"` (code: the binding), `"kernel: missing push constants"`
-/// (code: how many the kernel needs), `"kernel: binding too small"`,
-/// `"kernel: binding misaligned"`, `"kernel: binding is read-only"` (code: the binding), or
-/// a shape message with code 0 (`"matmul_f32: M, K and N must be non-zero"`,
+/// executable is loaded), and [`Error::Kernel`] with the [`KernelError`] hal-local's kernel
+/// returns, fields and all: a missing binding or push constants, a binding too small,
+/// misaligned or read-only, or a shape message (`"matmul_f32: M, K and N must be non-zero"`,
 /// `"matmul_f32: unknown flag bits"`, `"matmul_f32: matrix size overflows"`,
 /// `"softmax_f32: rows and cols must be non-zero"`, `"softmax_f32: rows * cols overflows"`).
 pub fn check(name: &str, constants: &[u32], bindings: &[BindingInfo]) -> Result<(), Error> {
@@ -187,7 +159,7 @@ pub fn check(name: &str, constants: &[u32], bindings: &[BindingInfo]) -> Result<
             })
         }
     }
-    .map_err(to_error)
+    .map_err(Error::Kernel)
 }
 
 /// Size in bytes of one element.
@@ -201,68 +173,81 @@ struct Dispatch<'a> {
 
 impl Dispatch<'_> {
     /// `util::constants::<N>`.
-    fn constants<const N: usize>(&self) -> Result<[u32; N], Refusal> {
+    fn constants<const N: usize>(&self) -> Result<[u32; N], KernelError> {
         let given = self
             .constants
             .get(..N)
-            .ok_or(Refusal::MissingConstants { needed: N as u32 })?;
+            .ok_or(KernelError::MissingConstants {
+                needed: N as u32,
+                given: self.constants.len() as u32,
+            })?;
         let mut out = [0; N];
         out.copy_from_slice(given);
         Ok(out)
     }
 
     /// `Workgroup::binding`.
-    fn binding(&self, index: u32) -> Result<&BindingInfo, Refusal> {
+    fn binding(&self, index: u32) -> Result<&BindingInfo, KernelError> {
         self.bindings
             .get(index as usize)
-            .ok_or(Refusal::MissingBinding { index })
+            .ok_or(KernelError::MissingBinding {
+                index,
+                bound: self.bindings.len() as u32,
+            })
     }
 
     /// `Binding::f32s`: the element count, if the start is 4-byte aligned.
-    fn elements_of(binding: &BindingInfo, index: u32) -> Result<u64, Refusal> {
+    fn elements_of(binding: &BindingInfo, index: u32) -> Result<u64, KernelError> {
         if binding.offset % WORD != 0 {
-            return Err(Refusal::Misaligned { index });
+            return Err(KernelError::Misaligned {
+                index,
+                alignment: WORD as u32,
+            });
         }
         Ok(binding.bytes / WORD)
     }
 
     /// `Workgroup::input_f32`: the element count.
-    fn input(&self, index: u32) -> Result<u64, Refusal> {
+    fn input(&self, index: u32) -> Result<u64, KernelError> {
         Self::elements_of(self.binding(index)?, index)
     }
 
     /// `Workgroup::output_f32`: the element count.
-    fn output(&self, index: u32) -> Result<u64, Refusal> {
+    fn output(&self, index: u32) -> Result<u64, KernelError> {
         let binding = self.binding(index)?;
         if !binding.writable {
-            return Err(Refusal::ReadOnly { index });
+            return Err(KernelError::ReadOnly { index });
         }
         Self::elements_of(binding, index)
     }
 
     /// `util::ensure_len`: binding `index` (of `have` elements) holds `count` elements.
-    fn ensure_len(&self, index: u32, have: u64, count: u64) -> Result<(), Refusal> {
+    fn ensure_len(&self, index: u32, have: u64, count: u64) -> Result<(), KernelError> {
         if have >= count {
             Ok(())
         } else {
-            Err(Refusal::BindingTooSmall { index })
+            Err(KernelError::BindingTooSmall {
+                index,
+                len: self.bindings.get(index as usize).map_or(0, |b| b.bytes),
+                needed: count.saturating_mul(WORD),
+            })
         }
     }
 
-    fn fill_u32(&self) -> Result<(), Refusal> {
+    fn fill_u32(&self) -> Result<(), KernelError> {
         let [_value] = self.constants::<1>()?;
         self.output(0)?;
         Ok(())
     }
 
-    fn copy_u32(&self) -> Result<(), Refusal> {
+    fn copy_u32(&self) -> Result<(), KernelError> {
         let src = self.input(0)?;
         let dst = self.output(1)?;
         self.ensure_len(0, src, dst)
     }
 
     /// `add_f32` and `mul_f32`.
-    fn binary(&self) -> Result<(), Refusal> {
+    fn binary(&self) -> Result<(), KernelError> {
         let a = self.input(0)?;
         let b = self.input(1)?;
         let n = self.output(2)?;
@@ -270,20 +255,22 @@ impl Dispatch<'_> {
         self.ensure_len(1, b, n)
     }
 
-    fn relu_f32(&self) -> Result<(), Refusal> {
+    fn relu_f32(&self) -> Result<(), KernelError> {
         let input = self.input(0)?;
         let n = self.output(1)?;
         self.ensure_len(0, input, n)
     }
 
-    fn matmul_f32(&self) -> Result<(), Refusal> {
+    fn matmul_f32(&self) -> Result<(), KernelError> {
         let [m, k, n] = self.constants::<3>()?;
         let flags = self.constants.get(3).copied().unwrap_or(0);
         if m == 0 || k == 0 || n == 0 {
-            return Err(Refusal::Shape("matmul_f32: M, K and N must be non-zero"));
+            return Err(KernelError::Shape(
+                "matmul_f32: M, K and N must be non-zero",
+            ));
         }
         if flags & !(FLAG_BIAS | FLAG_RELU) != 0 {
-            return Err(Refusal::Shape("matmul_f32: unknown flag bits"));
+            return Err(KernelError::Shape("matmul_f32: unknown flag bits"));
         }
         let overflow = "matmul_f32: matrix size overflows";
         let mk = elements(m, k, overflow)?;
@@ -302,10 +289,10 @@ impl Dispatch<'_> {
         Ok(())
     }
 
-    fn softmax_f32(&self) -> Result<(), Refusal> {
+    fn softmax_f32(&self) -> Result<(), KernelError> {
         let [rows, cols] = self.constants::<2>()?;
         if rows == 0 || cols == 0 {
-            return Err(Refusal::Shape(
+            return Err(KernelError::Shape(
                 "softmax_f32: rows and cols must be non-zero",
             ));
         }
@@ -319,14 +306,14 @@ impl Dispatch<'_> {
 
 /// `util::elements`: `rows * cols`, refused with `what` unless its size in bytes fits both
 /// `u64` and this host's address space (`usize`), as hal-local checks it.
-fn elements(rows: u32, cols: u32, what: &'static str) -> Result<u64, Refusal> {
+fn elements(rows: u32, cols: u32, what: &'static str) -> Result<u64, KernelError> {
     let count = u64::from(rows) * u64::from(cols);
     count
         .checked_mul(WORD)
         .and_then(|bytes| usize::try_from(bytes).ok())
         .and_then(|_| usize::try_from(count).ok())
         .map(|_| count)
-        .ok_or(Refusal::Shape(what))
+        .ok_or(KernelError::Shape(what))
 }
 
 #[cfg(test)]
