@@ -7,7 +7,7 @@ use crate::{gbps, Sizes};
 use hal_core::command::{BufferRef, CommandBufferMode, Record, Workgroups};
 use hal_core::memory::BufferParams;
 use hal_core::{Buffer, BufferSpan, Device, Executable, ExecutableSource, Submit};
-use hal_vulkan::{LoadOptions, LoadPath, LoadStats, VulkanDevice};
+use hal_vulkan::{HostLoadOptions, LoadPath, LoadStats, VulkanDevice};
 use serde_json::{json, Value};
 use std::time::Instant;
 
@@ -19,9 +19,9 @@ fn timed_load(
     pool: &HostPool,
     target: Buffer,
     path: LoadPath,
-    tuning: LoadOptions,
+    tuning: HostLoadOptions,
 ) -> Result<(f64, LoadStats), String> {
-    let options = LoadOptions { path, ..tuning };
+    let options = HostLoadOptions { path, ..tuning };
     let start = Instant::now();
     let stats = device
         .load_from_host(pool.bytes(), BufferSpan::whole(target), options)

@@ -30,7 +30,7 @@ pub struct Sizes {
     /// Executions timed per replay variant.
     pub replay_iters: u64,
     /// How the loads run (import window, threads filling staging).
-    pub load: hal_vulkan::LoadOptions,
+    pub load: hal_vulkan::HostLoadOptions,
     /// Ask the kernel for transparent huge pages for the host pool.
     pub hugepages: bool,
 }
@@ -49,7 +49,7 @@ impl Sizes {
             verify_window: 256 * MIB,
             alloca_pairs: 200_000,
             replay_iters: 500,
-            load: hal_vulkan::LoadOptions::default(),
+            load: hal_vulkan::HostLoadOptions::default(),
             hugepages: true,
         }
     }
@@ -64,9 +64,9 @@ impl Sizes {
             verify_window: 32 * MIB,
             alloca_pairs: 20_000,
             replay_iters: 20,
-            load: hal_vulkan::LoadOptions {
+            load: hal_vulkan::HostLoadOptions {
                 import_window: 16 << 20,
-                ..hal_vulkan::LoadOptions::default()
+                ..hal_vulkan::HostLoadOptions::default()
             },
             hugepages: true,
         }

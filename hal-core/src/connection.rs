@@ -1,4 +1,4 @@
-//! Memory connections between devices (seed 003), and copies that take the path they give.
+//! Memory connections between devices, and copies that take the path they give.
 //!
 //! Each (device, memory type) pair lives in a [`MemoryDomain`]. Two pairs are
 //! [`MemoryConnection::Unified`] when both are host memory (each side can use the other's
@@ -9,21 +9,8 @@
 use crate::buffer::BufferSpan;
 use crate::chunk::ChunkLayout;
 use crate::device::{Device, Mapped};
-use crate::memory::{BufferUsage, MemoryAccess};
+use crate::memory::{BufferUsage, MemoryAccess, MemoryDomain};
 use crate::Error;
-
-/// Where a (device, memory type) pair's bytes live.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum MemoryDomain {
-    /// Ordinary host memory, usable by the host and by the device in place.
-    Host,
-    /// Memory behind a device; devices on the same `fabric` can reach each other's.
-    Device {
-        /// Which interconnect it hangs off.
-        fabric: u32,
-    },
-}
 
 /// How two (device, memory) pairs reach each other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

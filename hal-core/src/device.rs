@@ -14,15 +14,27 @@ use crate::buffer::{Buffer, BufferInfo, BufferSpan};
 use crate::command::{
     BufferRef, CommandBuffer, CommandBufferMode, Record, DATA_SLOT_BYTES, MAX_UPDATE_BYTES,
 };
-use crate::connection::MemoryDomain;
 use crate::executable::{Executable, ExecutableSource};
 use crate::handle::{Handle, Kind};
-use crate::memo::DeviceId;
 use crate::memory::alloc::AllocStats;
-use crate::memory::{BufferParams, MemoryAccess, MemoryHeap, MemoryType};
+use crate::memory::{BufferParams, MemoryAccess, MemoryDomain, MemoryHeap, MemoryType};
 use crate::queue::{self, Action, QueueDriver, QueueState};
 use crate::semaphore::{Semaphore, SemaphoreValue, Submit, Timeline, Timeout};
 use crate::Error;
+
+/// Names a device instance (unique in the process).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct DeviceId(pub u32);
+
+impl DeviceId {
+    /// A fresh id, distinct from every other one handed out in this process.
+    pub fn next() -> Self {
+        use core::sync::atomic::{AtomicU32, Ordering};
+        static NEXT: AtomicU32 = AtomicU32::new(1);
+        Self(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
 
 /// A mapped range of a buffer, valid while it is borrowed.
 pub trait Mapped {

@@ -60,10 +60,11 @@ pub mod zeroed;
 
 pub use buffer::{Buffer, BufferInfo, BufferSpan, WHOLE};
 pub use command::{BufferRef, CommandBuffer, CommandBufferMode, Record, Workgroups};
-pub use connection::{MemoryConnection, MemoryDomain};
-pub use device::{Device, HostMemory, HostSource, Mapped, PersistentMapping};
+pub use connection::MemoryConnection;
+pub use device::{Device, DeviceId, HostMemory, HostSource, Mapped, PersistentMapping};
 pub use error::{Error, ShortName, StatusCode};
 pub use executable::{Executable, ExecutableSource};
-pub use memo::{DeviceId, MemoCache, MemoKey};
+pub use memo::{MemoCache, MemoKey};
+pub use memory::MemoryDomain;
 pub use semaphore::{QueueAffinity, Semaphore, SemaphoreValue, Submit, Timeout};
 pub use session::{LoadError, LoadOptions, ResultMemory, Session};

@@ -1,25 +1,12 @@
-//! Memoization (seed 004): resources built once — above all reusable command buffers — kept
+//! Memoization: resources built once — above all reusable command buffers — kept
 //! per (device, queue affinity) and looked up at run time.
 //!
 //! The cache is a fixed-capacity table with linear lookup: a program memoizes a handful of
 //! things per device, so a scan of a few entries beats hashing and needs no heap.
 
+use crate::device::DeviceId;
 use crate::semaphore::QueueAffinity;
 use crate::Error;
-
-/// Names a device instance (unique in the process).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct DeviceId(pub u32);
-
-impl DeviceId {
-    /// A fresh id, distinct from every other one handed out in this process.
-    pub fn next() -> Self {
-        use core::sync::atomic::{AtomicU32, Ordering};
-        static NEXT: AtomicU32 = AtomicU32::new(1);
-        Self(NEXT.fetch_add(1, Ordering::Relaxed))
-    }
-}
 
 /// What a memoized resource is keyed by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -13,10 +13,12 @@
 use crate::buffer::{Buffer, BufferSpan, WHOLE};
 use crate::command::{BufferRef, CommandBuffer, CommandBufferMode, Record, Workgroups};
 use crate::command::{MAX_BINDINGS, MAX_BINDING_SLOTS, MAX_CONSTANTS};
-use crate::connection::{MemoryConnection, MemoryDomain};
+use crate::connection::MemoryConnection;
 use crate::device::Device;
+use crate::device::DeviceId;
 use crate::executable::{Executable, ExecutableSource};
-use crate::memo::{DeviceId, MemoCache, MemoKey};
+use crate::memo::{MemoCache, MemoKey};
+use crate::memory::MemoryDomain;
 use crate::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryType};
 use crate::module::{
     FunctionDef, Module, ModuleError, Operand, Problem, Site, Step, Value, MAX_VALUES,

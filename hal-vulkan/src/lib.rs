@@ -59,7 +59,7 @@ pub use device::{VulkanDevice, MAX_BUFFERS, MAX_COMMAND_SLOTS, MAX_OBJECTS, MAX_
 pub use executable::check_spirv;
 pub use hal_core::HostMemory;
 pub use instance::ValidationMessages;
-pub use load::{LoadOptions, LoadPath, LoadStats};
+pub use load::{HostLoadOptions, LoadPath, LoadStats};
 pub use objects::{VkObject, VkObjectCounts};
 pub use transfer::VulkanMapping;
 

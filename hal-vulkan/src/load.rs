@@ -33,7 +33,7 @@ pub enum LoadPath {
 
 /// Options for [`VulkanDevice::load_from_host`].
 #[derive(Debug, Clone, Copy)]
-pub struct LoadOptions {
+pub struct HostLoadOptions {
     /// Which paths the load may take.
     pub path: LoadPath,
     /// Bytes per imported window (rounded to the import alignment).
@@ -47,7 +47,7 @@ pub struct LoadOptions {
     pub copy_threads: usize,
 }
 
-impl Default for LoadOptions {
+impl Default for HostLoadOptions {
     fn default() -> Self {
         // Every core: a large load is host-memory-bound, and nothing else should be running.
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -83,7 +83,7 @@ pub struct LoadStats {
 struct LoadJob<'a> {
     source: &'a [u8],
     target: BufferSpan,
-    options: LoadOptions,
+    options: HostLoadOptions,
     copier: &'a Copier,
 }
 
@@ -197,14 +197,14 @@ impl VulkanDevice<'_> {
     /// `source.len()` bytes, and returns once the bytes are on the device.
     ///
     /// Device-only targets are filled by pipelined GPU copies from imported windows of
-    /// `source` (where [`LoadOptions::path`] allows and the device accepts the pages) or
+    /// `source` (where [`HostLoadOptions::path`] allows and the device accepts the pages) or
     /// from staging buffers holding at most `2 × staging_bytes`; host-visible targets are
     /// written through their mapping. Work queued before runs first.
     pub fn load_from_host(
         &mut self,
         source: &[u8],
         target: BufferSpan,
-        options: LoadOptions,
+        options: HostLoadOptions,
     ) -> Result<LoadStats, Error> {
         let rec = self.buffers.get(target.buffer)?;
         let info = rec.info;
@@ -329,7 +329,7 @@ impl VulkanDevice<'_> {
         source: &[u8],
         target: BufferSpan,
         at: u64,
-        options: LoadOptions,
+        options: HostLoadOptions,
         flight: &mut VecDeque<InFlight>,
     ) -> Result<Imported, Error> {
         let length = source.len() as u64;

@@ -4,7 +4,7 @@
 
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess};
 use hal_core::{BufferSpan, Device, Error};
-use hal_vulkan::{LoadOptions, LoadPath, VulkanConfig, VulkanDevice};
+use hal_vulkan::{HostLoadOptions, LoadPath, VulkanConfig, VulkanDevice};
 
 fn device(sparse: bool) -> VulkanDevice<'static> {
     VulkanDevice::new(VulkanConfig {
@@ -65,7 +65,7 @@ fn loads_through_import_and_staging_match_the_source() {
                 .load_from_host(
                     data,
                     span,
-                    LoadOptions {
+                    HostLoadOptions {
                         path,
                         import_window: window,
                         import_threads: 3,
@@ -102,7 +102,7 @@ fn host_visible_targets_are_written_through_the_mapping() {
         .allocate_buffer(BufferParams::host_visible(), data.len() as u64)
         .expect("allocate");
     let stats = dev
-        .load_from_host(data, BufferSpan::whole(target), LoadOptions::default())
+        .load_from_host(data, BufferSpan::whole(target), HostLoadOptions::default())
         .expect("load");
     assert_eq!(stats.mapped_bytes, data.len() as u64);
     assert_eq!(stats.windows, 0);
@@ -120,13 +120,13 @@ fn bad_loads_are_refused_and_change_nothing() {
     let short = dev.load_from_host(
         &data[..100],
         BufferSpan::whole(target),
-        LoadOptions::default(),
+        HostLoadOptions::default(),
     );
     assert!(matches!(short, Err(Error::InvalidArgument(_))), "{short:?}");
     let past = dev.load_from_host(
         &data,
         BufferSpan::new(target, 8, 4096),
-        LoadOptions::default(),
+        HostLoadOptions::default(),
     );
     assert!(past.is_err(), "{past:?}");
     let read_only = dev
@@ -138,7 +138,11 @@ fn bad_loads_are_refused_and_change_nothing() {
             4096,
         )
         .expect("allocate");
-    let refused = dev.load_from_host(&data, BufferSpan::whole(read_only), LoadOptions::default());
+    let refused = dev.load_from_host(
+        &data,
+        BufferSpan::whole(read_only),
+        HostLoadOptions::default(),
+    );
     assert!(matches!(refused, Err(Error::Access { .. })), "{refused:?}");
     let no_transfer = dev
         .allocate_buffer(
@@ -149,11 +153,15 @@ fn bad_loads_are_refused_and_change_nothing() {
     let refused = dev.load_from_host(
         &data,
         BufferSpan::whole(no_transfer),
-        LoadOptions::default(),
+        HostLoadOptions::default(),
     );
     assert!(matches!(refused, Err(Error::Usage { .. })), "{refused:?}");
     let empty = dev
-        .load_from_host(&[], BufferSpan::new(target, 0, 0), LoadOptions::default())
+        .load_from_host(
+            &[],
+            BufferSpan::new(target, 0, 0),
+            HostLoadOptions::default(),
+        )
         .expect("an empty load");
     assert_eq!(empty.bytes, 0);
     assert_eq!(
