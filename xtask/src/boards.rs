@@ -101,9 +101,14 @@ pub fn build(board: Board) -> Result {
     run(&format!("build the {} firmware", board.name), cargo(&args))
 }
 
-/// Where `board`'s binary `bin` lands.
+/// Where `board`'s binary `bin` lands: under `boards/target`, or under `CARGO_TARGET_DIR`
+/// (relative to `boards/`, where [`cargo`] runs) when that is set.
 pub fn elf(board: Board, bin: &str) -> PathBuf {
-    let mut dir = root().join("boards/target");
+    let boards = root().join("boards");
+    let mut dir = match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(target) if !target.is_empty() => boards.join(target),
+        _ => boards.join("target"),
+    };
     if let Some(target) = board.target {
         dir.push(target);
     }

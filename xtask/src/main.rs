@@ -6,13 +6,14 @@
 //! status. Nothing is skipped silently.
 //!
 //! ```text
-//! cargo xtask test          # fmt, clippy, tests, no_std builds, Miri
+//! cargo xtask test          # fmt, clippy, tests, HAL bench check, no_std builds, boards + size, Miri
 //! cargo xtask run           # the main job on the emulated host board
 //! cargo xtask run --board mps2-an386   # build a board's firmware, run it under QEMU, decode its logs
 //! cargo xtask build --board lm3s6965evb
-//! cargo xtask size          # flash and RAM per board → target/bench/size.json
+//! cargo xtask size          # flash and RAM per board → target/bench/size.json; runtime alone ≤ 12 KiB
 //! cargo xtask bench alloc   # allocator benchmark → target/bench/alloc.json
 //! cargo xtask bench hal     # dispatch replay, queue_alloca, memoization → target/bench/hal.json
+//! cargo xtask bench hal --check   # fails when a figure passes its bound against its same-run baseline
 //! cargo xtask bench module  # module load time vs pool size, digits inference → target/bench/module.json
 //! cargo xtask pack desc.json -o out.ember   # pack a module from its JSON description
 //! cargo xtask fuzz module   # cargo-fuzz on Module::parse for 60 s (--seconds N)
@@ -41,8 +42,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Every check CI runs: formatting, clippy -D warnings, all tests, no_std cross builds,
-    /// Miri over the crates with unsafe-free invariants to prove.
+    /// Every check CI runs: formatting, clippy -D warnings, all tests, the HAL bench check,
+    /// no_std cross builds, the boards and their footprint bounds, Miri over the crates with
+    /// unsafe-free invariants to prove.
     Test {
         /// Skip Miri (for a quick local loop; CI never passes this).
         #[arg(long)]
@@ -65,7 +67,8 @@ enum Command {
         #[arg(long)]
         board: String,
     },
-    /// Flash and RAM of every QEMU board's firmware → target/bench/size.json.
+    /// Flash and RAM of every QEMU board's firmware → target/bench/size.json; fails when the
+    /// runtime alone passes its bound (12 KiB on mps2-an386).
     Size,
     /// Benchmarks, run in release mode, each writing target/bench/<name>.json.
     Bench {
@@ -81,6 +84,10 @@ enum Command {
         /// vulkan: the constant pool in GiB (default: 64, or what the device holds).
         #[arg(long)]
         pool_gib: Option<u64>,
+        /// hal: a short run that fails when a figure's ratio to its same-run baseline passes
+        /// the bound beside it in tests/benches/hal.rs (`cargo xtask test` runs it).
+        #[arg(long)]
+        check: bool,
     },
     /// Packs a module from a JSON description (see the `ember-pack` crate).
     Pack {
@@ -132,7 +139,10 @@ fn main() -> ExitCode {
             smoke,
             full,
             pool_gib,
+            check,
         } => match which {
+            Bench::Hal if check => tasks::bench_hal_check(),
+            _ if check => Err("--check is for `bench hal`".to_string()),
             Bench::Alloc => tasks::bench("alloc", "allocator benchmark"),
             Bench::Hal => tasks::bench("hal", "HAL benchmark on the local driver"),
             Bench::Module => tasks::bench("module", "module benchmark"),

@@ -13,6 +13,15 @@ pub fn root() -> PathBuf {
     manifest.parent().unwrap_or(manifest).to_path_buf()
 }
 
+/// The workspace's target directory: `CARGO_TARGET_DIR` (relative to the workspace root when
+/// relative) where it is set, else `target/` at the root.
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => root().join(dir),
+        _ => root().join("target"),
+    }
+}
+
 /// A command to run at the workspace root, with `args` after `program`.
 pub fn cmd(program: &str, args: &[&str]) -> Command {
     let mut c = Command::new(program);

@@ -2,7 +2,7 @@
 
 use crate::boards;
 use crate::setup::{self, NO_STD_TARGET};
-use crate::step::{cmd, root, run, Result};
+use crate::step::{cmd, root, run, target_dir, Result};
 use std::time::Instant;
 
 /// Crates that are `#![no_std]` and must build for the Cortex-M target, with the feature
@@ -45,7 +45,9 @@ const MIRI_TESTS: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// `cargo xtask test`: everything CI checks, in order, stopping at the first failure.
+/// `cargo xtask test`: everything CI checks, in order, stopping at the first failure. Among
+/// them: the HAL bench check (each figure within its bound against its same-run baseline,
+/// right after the tests) and, with the boards, the footprint table and its bounds.
 pub fn test(with_miri: bool) -> Result {
     let started = Instant::now();
     setup::stable()?;
@@ -74,6 +76,7 @@ pub fn test(with_miri: bool) -> Result {
         "tests of every crate, every feature (local driver on its worker pool too)",
         cmd("cargo", &["test", "--workspace", "--all-features"]),
     )?;
+    hal_check()?;
     run(
         "the Vulkan bench at smoke sizes on lavapipe (validation on)",
         bench_vulkan_command(&["--smoke"], true),
@@ -227,12 +230,130 @@ pub fn bench(name: &str, what: &str) -> Result {
         &format!("{what} (release)"),
         cmd("cargo", &["bench", "-p", "ember-tests", "--bench", name]),
     )?;
-    let json = root().join(format!("target/bench/{name}.json"));
+    let json = target_dir().join(format!("bench/{name}.json"));
     if !json.is_file() {
         return Err(format!("the benchmark did not write {}", json.display()));
     }
     println!("\nwrote {}", json.display());
     Ok(())
+}
+
+/// How many processes `bench hal --check` may run. A figure fails only when it is past its
+/// bound in every one: a slower driver is slower in each process, while a busy shared
+/// machine now and then slows one whole process (its rounds with it).
+const HAL_CHECK_RUNS: usize = 3;
+
+/// `cargo xtask bench hal --check`: the HAL benchmark's guard. Each figure's ratio to its
+/// same-run baseline must stay within the bound written beside it (`BOUNDS` in
+/// `tests/benches/hal.rs`); about a second per run once built.
+pub fn bench_hal_check() -> Result {
+    setup::stable()?;
+    hal_check()
+}
+
+fn hal_check() -> Result {
+    run(
+        "HAL bench check: build the benchmark (release)",
+        cmd(
+            "cargo",
+            &["bench", "-p", "ember-tests", "--bench", "hal", "--no-run"],
+        ),
+    )?;
+    let json = target_dir().join("bench/hal.json");
+    let started = Instant::now();
+    // Figures past their bound in every run so far, each with its latest message.
+    let mut failing: Option<Vec<(String, String)>> = None;
+    for attempt in 1..=HAL_CHECK_RUNS {
+        let _ = std::fs::remove_file(&json);
+        let status = run(
+            &format!(
+                "HAL bench check, run {attempt} of at most {HAL_CHECK_RUNS}: every figure \
+                 against its same-run baseline, bounds in tests/benches/hal.rs (BOUNDS)"
+            ),
+            cmd(
+                "cargo",
+                &[
+                    "bench",
+                    "-p",
+                    "ember-tests",
+                    "--bench",
+                    "hal",
+                    "--",
+                    "--check",
+                ],
+            ),
+        );
+        let now = match (status, hal_failures(&json)) {
+            (Ok(()), Ok(now)) => now,
+            (Err(_), Ok(now)) if !now.is_empty() => now,
+            (Err(e), Ok(_)) => {
+                return Err(format!(
+                    "{e}, and {} names no figure past its bound",
+                    json.display()
+                ))
+            }
+            (Err(e), Err(json_error)) => return Err(format!("{e} ({json_error})")),
+            (Ok(()), Err(json_error)) => return Err(json_error),
+        };
+        let still: Vec<_> = match failing {
+            None => now,
+            Some(before) => now
+                .into_iter()
+                .filter(|(figure, _)| before.iter().any(|(f, _)| f == figure))
+                .collect(),
+        };
+        if still.is_empty() {
+            println!(
+                "\n    ok: HAL bench check, every figure within its bound ({:.1} s)",
+                started.elapsed().as_secs_f32()
+            );
+            return Ok(());
+        }
+        let names: Vec<_> = still.iter().map(|(f, _)| f.as_str()).collect();
+        println!(
+            "    HAL bench check: past its bound in {}: {}{}",
+            if attempt == 1 {
+                "run 1".to_string()
+            } else {
+                format!("each of runs 1 to {attempt}")
+            },
+            names.join(", "),
+            if attempt < HAL_CHECK_RUNS {
+                " (measuring again in a new process)"
+            } else {
+                ""
+            }
+        );
+        failing = Some(still);
+    }
+    let lines: Vec<_> = failing
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(_, message)| message)
+        .collect();
+    Err(format!(
+        "HAL bench check: past its bound in all {HAL_CHECK_RUNS} runs ({:.1} s):\n  {}",
+        started.elapsed().as_secs_f32(),
+        lines.join("\n  ")
+    ))
+}
+
+/// The figures `hal.json` records as past their bounds: (figure, message).
+fn hal_failures(json: &std::path::Path) -> Result<Vec<(String, String)>> {
+    let text = std::fs::read_to_string(json).map_err(|e| format!("{}: {e}", json.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", json.display()))?;
+    let checks = value["checks"]
+        .as_array()
+        .ok_or_else(|| format!("{}: no `checks` list", json.display()))?;
+    Ok(checks
+        .iter()
+        .filter_map(|check| {
+            let message = check["failure"].as_str()?;
+            let figure = check["figure"].as_str().unwrap_or("?");
+            Some((figure.to_string(), message.to_string()))
+        })
+        .collect())
 }
 
 /// The Vulkan bench's command: release build, JSON to target/bench/vulkan.json.
