@@ -5,7 +5,10 @@ use super::{
     alloc, dispatch, download, host_params, load, upload, upload_f32, values, with_device, Target,
 };
 use alloc::{vec, vec::Vec};
-use hal_core::{BufferRef, Device, Executable};
+use hal_core::{
+    BufferRef, BufferSpan, CommandBufferMode, Device, Error, Executable, Record, SemaphoreValue,
+    StatusCode, Submit, Timeout, Workgroups,
+};
 
 /// A kernel that refuses its workgroups (missing constants or bindings, a binding too small
 /// or misaligned) fails its submission with an error, never a panic, and writes nothing it
@@ -117,5 +120,59 @@ pub fn dispatch_respects_access<T: Target>() {
             "a dispatch writing a READ-only buffer must fail"
         );
         assert_eq!(after, before, "the READ-only buffer was written");
+    });
+}
+
+/// A failure carries its kind: a kernel's refusal is [`Error::Kernel`] where it is reported,
+/// and fails the submission's signals with [`StatusCode::InvalidArgument`], which work
+/// waiting on them inherits as it is.
+pub fn failures_carry_their_kind<T: Target>() {
+    with_device::<T>(|dev| {
+        let out = upload(dev, &[0xEE; 64]);
+        let fill = load::<T>(dev, "fill_u32");
+        let first = dev.create_semaphore(0).expect("semaphore");
+        let second = dev.create_semaphore(0).expect("semaphore");
+        let cb = dev
+            .create_command_buffer(CommandBufferMode::OneShot, 4, 0)
+            .expect("command buffer");
+        let bindings = [BufferRef::buffer(out)];
+        dev.record(
+            cb,
+            Record::Dispatch {
+                executable: fill,
+                workgroups: Workgroups::Direct([1, 1, 1]),
+                constants: &[],
+                bindings: &bindings,
+            },
+        )
+        .expect("recorded (the kernel checks its constants when it runs)");
+        dev.end(cb).expect("end");
+        let signal = [SemaphoreValue::new(first, 1)];
+        let result = dev.queue_execute(Submit::new(&[], &signal), cb, &[]);
+        assert!(
+            matches!(result, Ok(()) | Err(Error::Kernel(_))),
+            "a refused dispatch: {result:?}"
+        );
+        let code = StatusCode::InvalidArgument as u32;
+        assert_eq!(
+            dev.wait_semaphores(&signal, Timeout::Infinite),
+            Err(Error::SemaphoreFailed { code })
+        );
+        // Work waiting on the failed semaphore fails with the same status.
+        let waits = [SemaphoreValue::new(first, 1)];
+        let next = [SemaphoreValue::new(second, 1)];
+        dev.queue_fill(Submit::new(&waits, &next), BufferSpan::whole(out), &[0])
+            .expect("queued behind the failure");
+        assert_eq!(
+            dev.query_semaphore(second),
+            Err(Error::SemaphoreFailed { code })
+        );
+        assert_eq!(download(dev, out, 0, 64), vec![0xEE; 64], "nothing written");
+        dev.release_command_buffer(cb).expect("release");
+        dev.release_executable(fill).expect("release");
+        for s in [first, second] {
+            dev.release_semaphore(s).expect("release");
+        }
+        dev.release_buffer(out).expect("release");
     });
 }

@@ -159,7 +159,7 @@ macro_rules! __conformance_list {
             dispatch: dispatch_elementwise, dispatch_add, dispatch_matmul,
                 dispatch_matmul_bias_relu, dispatch_softmax, dispatch_copy_and_fill_kernels,
                 dispatch_noop, indirect_dispatch, dispatch_large;
-            dispatch_failures: kernel_errors_fail_the_submission, dispatch_respects_access;
+            dispatch_failures: kernel_errors_fail_the_submission, dispatch_respects_access, failures_carry_their_kind;
             barriers: barrier_orders_commands;
             command_validation: wrong_usage, out_of_range, overlapping_copy, bad_fill, limits,
                 unknown_executable;

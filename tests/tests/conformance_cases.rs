@@ -67,7 +67,7 @@ fn cases_are_listed_area_by_area() {
     );
     let names: HashSet<(&str, &str)> = cases.iter().map(|c| (c.area, c.name)).collect();
     assert_eq!(names.len(), cases.len(), "no case listed twice");
-    assert_eq!(cases.len(), 121);
+    assert_eq!(cases.len(), 122);
     assert_eq!(
         (cases[0].area, cases[0].name),
         ("buffer_allocation", "heaps")
