@@ -85,6 +85,22 @@ impl BufferInfo {
         }
     }
 
+    /// Checks a mapping with `access` for a use in `usage` (any of its bits): host-visible
+    /// memory, a mapping usage, and the access rights.
+    pub fn check_mapping(&self, access: MemoryAccess, usage: BufferUsage) -> Result<(), Error> {
+        if !self.memory_type.is_mappable() {
+            return Err(Error::NotMappable);
+        }
+        if !self.usage.intersects(usage) {
+            return Err(Error::Usage {
+                what: "map",
+                needed: usage.bits(),
+                allowed: self.usage.bits(),
+            });
+        }
+        self.require_access(access)
+    }
+
     /// Checks a host read (`access` READ) or write (WRITE) of `offset..offset + length`
     /// moving `len` bytes: the access right, the range, and a host slice of the same length.
     pub fn check_host_transfer(

@@ -130,6 +130,25 @@ pub struct ObjectCounts {
     pub pending: u32,
 }
 
+impl ObjectCounts {
+    /// The counts of a device holding these tables, its semaphores and parked operations
+    /// read from its queue.
+    pub fn of(
+        buffers: usize,
+        command_buffers: usize,
+        executables: usize,
+        queue: &impl QueueState,
+    ) -> Self {
+        Self {
+            buffers: buffers as u32,
+            semaphores: queue.semaphore_count() as u32,
+            command_buffers: command_buffers as u32,
+            executables: executables as u32,
+            pending: queue.parked_count() as u32,
+        }
+    }
+}
+
 /// A device: memory, executables, command buffers, semaphores and a queue.
 ///
 /// The semaphore and queue methods have one implementation, here, over the shared

@@ -13,7 +13,7 @@ use hal_core::executable::ExecutableKind;
 use hal_core::handle::{Handle, Kind, Table};
 use hal_core::memory::alloc::{Arena, Range, RangeAllocator, Tlsf};
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryHeap, MemoryType};
-use hal_core::queue::{Queue, QueueState};
+use hal_core::queue::Queue;
 use hal_core::{Buffer, BufferInfo, BufferSpan, DeviceId, Error, HostMemory, MemoryDomain, WHOLE};
 
 /// The slot pool's allocator counts in units of this many per slot, so its 16-unit granule
@@ -277,13 +277,12 @@ impl<
     }
 
     pub(crate) fn counts(&self) -> ObjectCounts {
-        ObjectCounts {
-            buffers: self.buffers.len() as u32,
-            semaphores: self.queue.semaphore_count() as u32,
-            command_buffers: self.command_buffers.len() as u32,
-            executables: self.executables.len() as u32,
-            pending: self.queue.parked_count() as u32,
-        }
+        ObjectCounts::of(
+            self.buffers.len(),
+            self.command_buffers.len(),
+            self.executables.len(),
+            &self.queue,
+        )
     }
 
     /// Allocates a buffer of `size` bytes, from the transient arena when `transient` (falling

@@ -39,18 +39,10 @@ impl<
         access: MemoryAccess,
         usage: BufferUsage,
     ) -> Result<(), Error> {
-        let info = self.buffers.get(span.buffer)?.info;
-        if !info.memory_type.is_mappable() {
-            return Err(Error::NotMappable);
-        }
-        if !info.usage.intersects(usage) {
-            return Err(Error::Usage {
-                what: "map",
-                needed: usage.bits(),
-                allowed: info.usage.bits(),
-            });
-        }
-        info.require_access(access)
+        self.buffers
+            .get(span.buffer)?
+            .info
+            .check_mapping(access, usage)
     }
 
     /// Records `record` into `command_buffer`'s slots (its replay registered already: see

@@ -341,18 +341,10 @@ impl<'m> VulkanDevice<'m> {
         usage: hal_core::memory::BufferUsage,
     ) -> Result<(Piece, BufferSpan), Error> {
         let rec = self.buffers.get(span.buffer)?;
-        let info = rec.info;
-        if !info.memory_type.is_mappable() || !rec.host_visible {
+        if !rec.host_visible {
             return Err(Error::NotMappable);
         }
-        if !info.usage.intersects(usage) {
-            return Err(Error::Usage {
-                what: "map",
-                needed: usage.bits(),
-                allowed: info.usage.bits(),
-            });
-        }
-        info.require_access(access)?;
+        rec.info.check_mapping(access, usage)?;
         let (piece, _) = self.single_piece(span, "map")?;
         Ok((piece, BufferSpan::new(span.buffer, span.offset, piece.len)))
     }

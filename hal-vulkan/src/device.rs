@@ -15,7 +15,7 @@ use hal_core::device::{MappingKind, ObjectCounts};
 use hal_core::executable::ExecutableKind;
 use hal_core::handle::Table;
 use hal_core::memory::MemoryAccess;
-use hal_core::queue::{Queue, QueueState};
+use hal_core::queue::Queue;
 use hal_core::{BufferSpan, DeviceId, Error};
 use std::marker::PhantomData;
 
@@ -181,13 +181,12 @@ impl<'m> VulkanDevice<'m> {
     }
 
     pub(crate) fn counts(&self) -> ObjectCounts {
-        ObjectCounts {
-            buffers: self.buffers.len() as u32,
-            semaphores: self.queue.semaphore_count() as u32,
-            command_buffers: self.command_buffers.len() as u32,
-            executables: self.executables.len() as u32,
-            pending: self.queue.parked_count() as u32,
-        }
+        ObjectCounts::of(
+            self.buffers.len(),
+            self.command_buffers.len(),
+            self.executables.len(),
+            &*self.queue,
+        )
     }
 
     /// Destroys every Vulkan object the device made but the context itself.
