@@ -600,10 +600,27 @@ impl CommandList {
 
     /// The recorded commands, decoded, from this list's slots.
     pub fn ops<'s>(&self, slots: &'s [Command]) -> Ops<'s> {
-        Ops {
-            slots: slots.get(..self.len as usize).unwrap_or(&[]),
-        }
+        Ops::new(slots.get(..self.len as usize).unwrap_or(&[]))
     }
+}
+
+/// The payload of a dispatch whose [`Command::Dispatch`] slot (with `bindings` bindings and
+/// `constants` push constants) is followed by `rest`: its binding slots, its constant slots,
+/// and the slots after them. A payload cut short by the end of `rest` is shortened.
+///
+/// What [`Ops`] decodes a dispatch with; a driver that walks the slots itself (to run
+/// dispatches without going through [`Op`]) splits the payload the same way with it.
+#[inline(always)]
+pub fn dispatch_payload(
+    rest: &[Command],
+    bindings: u8,
+    constants: u8,
+) -> (&[Command], &[Command], &[Command]) {
+    let b = (bindings as usize).min(rest.len());
+    let (binding_slots, rest) = rest.split_at(b);
+    let c = (constants as usize).div_ceil(4).min(rest.len());
+    let (constant_slots, rest) = rest.split_at(c);
+    (binding_slots, constant_slots, rest)
 }
 
 /// `r` cut to `length` bytes; its own length, when given, must hold them.
@@ -709,6 +726,18 @@ pub struct Ops<'s> {
     slots: &'s [Command],
 }
 
+impl<'s> Ops<'s> {
+    /// Decodes `slots`, recorded commands (with their payload slots) from the first.
+    pub const fn new(slots: &'s [Command]) -> Self {
+        Self { slots }
+    }
+
+    /// The slots not decoded yet.
+    pub const fn rest(&self) -> &'s [Command] {
+        self.slots
+    }
+}
+
 impl<'s> Iterator for Ops<'s> {
     type Item = Op<'s>;
 
@@ -760,16 +789,16 @@ impl<'s> Iterator for Ops<'s> {
                 bindings,
                 constants,
             } => {
-                let b = (bindings as usize).min(rest.len());
-                let c = (constants as usize).div_ceil(4).min(rest.len() - b);
+                let (binding_slots, constant_slots, _) =
+                    dispatch_payload(rest, bindings, constants);
                 (
                     Op::Dispatch {
                         executable,
                         workgroups,
-                        bindings: &rest[..b],
-                        constants: (&rest[b..b + c], constants),
+                        bindings: binding_slots,
+                        constants: (constant_slots, constants),
                     },
-                    b + c,
+                    binding_slots.len() + constant_slots.len(),
                 )
             }
             // Payload slots are consumed with their command; a stray one is skipped.

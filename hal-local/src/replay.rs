@@ -4,7 +4,8 @@ use crate::alloc::DeviceAllocator;
 use crate::device::{read_only, LocalDevice};
 use crate::kernel::{Binding, Workgroup};
 use hal_core::command::{
-    BufferRef, Command, Op, RefTarget, Workgroups, MAX_BINDINGS, MAX_CONSTANTS, MAX_WORKGROUP_COUNT,
+    dispatch_payload, BufferRef, Command, Op, Ops, RefTarget, Workgroups, MAX_BINDINGS,
+    MAX_CONSTANTS, MAX_WORKGROUP_COUNT,
 };
 use hal_core::memory::{BufferUsage, MemoryAccess};
 use hal_core::{BufferSpan, CommandBuffer, Error, Executable, Record};
@@ -14,16 +15,17 @@ use hal_core::{BufferSpan, CommandBuffer, Error, Executable, Record};
 pub(crate) type Replay<const O: usize, const S: usize, const N: usize, const P: usize, A> =
     fn(&LocalDevice<'_, O, S, N, P, A>, Op<'_>, &[BufferSpan]) -> Result<(), Error>;
 
-/// The replay of each command kind this device has recorded (`None`: never recorded).
+/// The replay of each transfer command kind this device has recorded (`None`: never
+/// recorded). Dispatches are not in here: every firmware dispatches, so
+/// [`execute`](LocalDevice::execute) runs them directly, inlined in its loop.
 ///
 /// Filled in at record time ([`LocalDevice::register_replay`]) rather than matched at
 /// replay time, so a firmware that records only dispatches links no fill, update or copy
-/// replay (1.4 KB on Cortex-M4). All `None` is all zero bytes, as `LocalDevice::EMPTY` needs.
+/// replay (2.6 KB on Cortex-M4). All `None` is all zero bytes, as `LocalDevice::EMPTY` needs.
 pub(crate) struct Replayers<const O: usize, const S: usize, const N: usize, const P: usize, A> {
     pub(crate) fill: Option<Replay<O, S, N, P, A>>,
     pub(crate) update: Option<Replay<O, S, N, P, A>>,
     pub(crate) copy: Option<Replay<O, S, N, P, A>>,
-    pub(crate) dispatch: Option<Replay<O, S, N, P, A>>,
 }
 
 impl<const O: usize, const S: usize, const N: usize, const P: usize, A> Replayers<O, S, N, P, A> {
@@ -31,7 +33,6 @@ impl<const O: usize, const S: usize, const N: usize, const P: usize, A> Replayer
         fill: None,
         update: None,
         copy: None,
-        dispatch: None,
     };
 }
 
@@ -141,34 +142,20 @@ fn replay_copy<
     dev.copy_spans(source, target, length)
 }
 
-fn replay_dispatch<
-    const O: usize,
-    const S: usize,
-    const N: usize,
-    const P: usize,
-    A: DeviceAllocator,
->(
-    dev: &LocalDevice<'_, O, S, N, P, A>,
-    op: Op<'_>,
-    table: &[BufferSpan],
-) -> Result<(), Error> {
-    let Op::Dispatch {
-        executable,
-        workgroups,
-        bindings,
-        constants: (constant_slots, count),
-    } = op
-    else {
-        return Err(wrong_kind());
-    };
-    dev.dispatch(
-        executable,
-        workgroups,
-        bindings,
-        constant_slots,
-        count,
-        table,
-    )
+/// Appends to `constants` (empty) the push constants of a dispatch spread over several
+/// [`Command::Constants`] slots, in order: `count` of them (fewer if the slots hold fewer).
+#[inline(never)]
+fn gather_constants(
+    slots: &[Command],
+    count: u8,
+    constants: &mut heapless::Vec<u32, MAX_CONSTANTS>,
+) {
+    for slot in slots {
+        if let Command::Constants(words) = slot {
+            let room = (count as usize).saturating_sub(constants.len()).min(4);
+            let _ = constants.extend_from_slice(&words[..room]);
+        }
+    }
 }
 
 impl<
@@ -179,8 +166,14 @@ impl<
         A: DeviceAllocator,
     > LocalDevice<'_, OBJECTS, SLOTS, NODES, PENDING, A>
 {
-    /// Runs every command of `command_buffer` with `bindings` as its binding table, each
-    /// through the [`Replayers`] entry its kind registered when it was recorded.
+    /// Runs every command of `command_buffer` with `bindings` as its binding table:
+    /// dispatches directly, in this loop; the transfer commands through the [`Replayers`]
+    /// entry their kind registered when it was recorded.
+    ///
+    /// The loop matches the stored slots itself rather than decoding each into an [`Op`]
+    /// first: a dispatch's fields stay in registers (decoding, then matching the `Op` again,
+    /// built every command on the stack and read it back), and the transfer commands, rare
+    /// in a replay, are decoded out of line by [`replay_transfer`](Self::replay_transfer).
     pub(crate) fn execute(
         &self,
         command_buffer: CommandBuffer,
@@ -192,21 +185,62 @@ impl<
             .slots
             .get(start..start + cb.list.len())
             .ok_or(Error::Internal("command slots outside the pool"))?;
-        for op in cb.list.ops(slots) {
-            let replay = match op {
-                Op::Barrier => continue,
-                Op::Fill { .. } => self.replayers.fill,
-                Op::Update { .. } => self.replayers.update,
-                Op::Copy { .. } => self.replayers.copy,
-                Op::Dispatch { .. } => self.replayers.dispatch,
+        let mut rest = cb.list.ops(slots).rest();
+        while let Some((first, tail)) = rest.split_first() {
+            rest = match *first {
+                Command::Dispatch {
+                    executable,
+                    workgroups,
+                    bindings: binding_count,
+                    constants,
+                } => {
+                    let (refs, constant_slots, after) =
+                        dispatch_payload(tail, binding_count, constants);
+                    self.dispatch(
+                        executable,
+                        workgroups,
+                        refs,
+                        constant_slots,
+                        constants,
+                        bindings,
+                    )?;
+                    after
+                }
+                // Barriers, and payload slots (never reached: their command consumes them).
+                Command::Barrier
+                | Command::Binding(_)
+                | Command::Constants(_)
+                | Command::Data(_) => tail,
+                Command::Fill { .. } | Command::Update { .. } | Command::Copy { .. } => {
+                    self.replay_transfer(rest, bindings)?
+                }
             };
-            // Recording registers its kind first, so a recorded command always has one.
-            let replay = replay.ok_or(Error::Internal(
-                "no replay registered for a recorded command",
-            ))?;
-            replay(self, op, bindings)?;
         }
         Ok(())
+    }
+
+    /// Replays the transfer command that starts `slots` through its registered replay;
+    /// returns the slots after it (and its payload).
+    #[inline(never)]
+    fn replay_transfer<'s>(
+        &self,
+        slots: &'s [Command],
+        table: &[BufferSpan],
+    ) -> Result<&'s [Command], Error> {
+        let mut ops = Ops::new(slots);
+        let replay = match ops.next() {
+            Some(op @ Op::Fill { .. }) => self.replayers.fill.map(|r| (r, op)),
+            Some(op @ Op::Update { .. }) => self.replayers.update.map(|r| (r, op)),
+            Some(op @ Op::Copy { .. }) => self.replayers.copy.map(|r| (r, op)),
+            // `execute` runs the others itself.
+            Some(Op::Dispatch { .. } | Op::Barrier) | None => return Ok(ops.rest()),
+        };
+        // Recording registers its kind first, so a recorded command always has one.
+        let (replay, op) = replay.ok_or(Error::Internal(
+            "no replay registered for a recorded command",
+        ))?;
+        replay(self, op, table)?;
+        Ok(ops.rest())
     }
 
     /// Registers the replay of `record`'s kind, so [`execute`](Self::execute) can run it.
@@ -221,10 +255,8 @@ impl<
                 r.update = Some(replay_update::<OBJECTS, SLOTS, NODES, PENDING, A>)
             }
             Record::Copy { .. } => r.copy = Some(replay_copy::<OBJECTS, SLOTS, NODES, PENDING, A>),
-            Record::Dispatch { .. } => {
-                r.dispatch = Some(replay_dispatch::<OBJECTS, SLOTS, NODES, PENDING, A>)
-            }
-            Record::Barrier => {}
+            // Dispatches are replayed directly (see `execute`).
+            Record::Dispatch { .. } | Record::Barrier => {}
         }
     }
 
@@ -291,7 +323,8 @@ impl<
         Ok(span)
     }
 
-    #[inline]
+    /// Runs one dispatch. Always inlined: its one caller is the replay loop.
+    #[inline(always)]
     fn dispatch(
         &self,
         executable: Executable,
@@ -306,15 +339,16 @@ impl<
             Workgroups::Direct(count) => count,
             Workgroups::Indirect(params) => self.read_indirect(params, table)?,
         };
-        let mut constants = heapless::Vec::<u32, MAX_CONSTANTS>::new();
-        for slot in constant_slots {
-            if let Command::Constants(words) = slot {
-                let room = (constant_count as usize)
-                    .saturating_sub(constants.len())
-                    .min(4);
-                let _ = constants.extend_from_slice(&words[..room]);
+        // Up to four constants (one slot) are read in place; more are gathered.
+        let mut gathered = heapless::Vec::<u32, MAX_CONSTANTS>::new();
+        let constants: &[u32] = match constant_slots {
+            [] => &[],
+            [Command::Constants(words)] => words.get(..constant_count as usize).unwrap_or(words),
+            _ => {
+                gather_constants(constant_slots, constant_count, &mut gathered);
+                &gathered
             }
-        }
+        };
         let mut bindings = heapless::Vec::<Binding<'_>, MAX_BINDINGS>::new();
         for slot in refs {
             let Command::Binding(r) = slot else {
@@ -335,7 +369,7 @@ impl<
             // returns (replay makes no other slice meanwhile).
             let _ = bindings.push(unsafe { raw.binding() });
         }
-        let (constants, bindings) = (constants.as_slice(), bindings.as_slice());
+        let bindings = bindings.as_slice();
         #[cfg(feature = "threads")]
         if let Some(pool) = &self.pool {
             let total = u64::from(count[0]) * u64::from(count[1]) * u64::from(count[2]);
@@ -391,14 +425,9 @@ mod tests {
             LocalDevice::new(&mut memory, crate::LocalConfig::DEFAULT).unwrap();
         let kinds = |d: &LocalDevice<'_, 4, 8, 4, 0>| {
             let r = &d.replayers;
-            [
-                r.fill.is_some(),
-                r.update.is_some(),
-                r.copy.is_some(),
-                r.dispatch.is_some(),
-            ]
+            [r.fill.is_some(), r.update.is_some(), r.copy.is_some()]
         };
-        assert_eq!(kinds(&dev), [false; 4]);
+        assert_eq!(kinds(&dev), [false; 3]);
         let buffer = dev
             .allocate_buffer(BufferParams::host_visible(), 64)
             .unwrap();
@@ -407,7 +436,7 @@ mod tests {
             .unwrap();
         let target = BufferRef::buffer(buffer);
         dev.record(cb, Record::Barrier).unwrap();
-        assert_eq!(kinds(&dev), [false; 4]);
+        assert_eq!(kinds(&dev), [false; 3]);
         dev.record(
             cb,
             Record::Fill {
@@ -416,13 +445,13 @@ mod tests {
             },
         )
         .unwrap();
-        assert_eq!(kinds(&dev), [true, false, false, false]);
+        assert_eq!(kinds(&dev), [true, false, false]);
         dev.end(cb).unwrap();
         dev.queue_execute(Submit::NOW, cb, &[]).unwrap();
         // A queue operation registers the kind of the command it records.
         dev.queue_update(Submit::NOW, &[1, 2, 3, 4], BufferSpan::new(buffer, 0, 4))
             .unwrap();
-        assert_eq!(kinds(&dev), [true, true, false, false]);
+        assert_eq!(kinds(&dev), [true, true, false]);
         let mut out = [0u8; 8];
         dev.read_buffer(BufferSpan::new(buffer, 0, 8), &mut out)
             .unwrap();
