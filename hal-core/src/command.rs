@@ -117,6 +117,27 @@ impl BufferRef {
                 .subspan(self.offset, self.length),
         }
     }
+
+    /// [`resolve`](Self::resolve), then, for a binding-table slot, the bound buffer checked
+    /// for `usage` and `access` (a buffer named when recording was checked then; `info`
+    /// looks a buffer up, so a released one is refused either way).
+    #[inline]
+    pub fn resolve_checked(
+        &self,
+        table: &[BufferSpan],
+        info: impl FnOnce(Buffer) -> Result<BufferInfo, Error>,
+        what: &'static str,
+        usage: BufferUsage,
+        access: MemoryAccess,
+    ) -> Result<BufferSpan, Error> {
+        let span = self.resolve(table)?;
+        let info = info(span.buffer)?;
+        if let RefTarget::Slot(_) = self.target {
+            info.require_usage(what, usage)?;
+            info.require_access(access)?;
+        }
+        Ok(span)
+    }
 }
 
 /// How many workgroups a dispatch runs.

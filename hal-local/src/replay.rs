@@ -4,8 +4,8 @@ use crate::alloc::DeviceAllocator;
 use crate::device::{read_only, LocalDevice};
 use crate::kernel::{Binding, Workgroup};
 use hal_core::command::{
-    dispatch_payload, BufferRef, Command, Op, Ops, RefTarget, Workgroups, MAX_BINDINGS,
-    MAX_CONSTANTS, MAX_WORKGROUP_COUNT,
+    dispatch_payload, BufferRef, Command, Op, Ops, Workgroups, MAX_BINDINGS, MAX_CONSTANTS,
+    MAX_WORKGROUP_COUNT,
 };
 use hal_core::memory::{BufferUsage, MemoryAccess};
 use hal_core::{BufferSpan, CommandBuffer, Error, Executable, Record};
@@ -314,13 +314,13 @@ impl<
         usage: BufferUsage,
         access: MemoryAccess,
     ) -> Result<BufferSpan, Error> {
-        let span = r.resolve(table)?;
-        if let RefTarget::Slot(_) = r.target {
-            let info = self.buffers.get(span.buffer)?.info;
-            info.require_usage(what, usage)?;
-            info.require_access(access)?;
-        }
-        Ok(span)
+        r.resolve_checked(
+            table,
+            |b| Ok(self.buffers.get(b)?.info),
+            what,
+            usage,
+            access,
+        )
     }
 
     /// Runs one dispatch. Always inlined: its one caller is the replay loop.

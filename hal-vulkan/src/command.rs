@@ -17,8 +17,7 @@ use crate::staging::InternalBuffer;
 use ash::vk;
 use ember_kernels_wgsl::{BindingInfo, PushConstants};
 use hal_core::command::{
-    BufferRef, Command, CommandBufferMode, CommandList, Op, RefTarget, Workgroups, MAX_BINDINGS,
-    MAX_CONSTANTS,
+    BufferRef, Command, CommandBufferMode, CommandList, Op, Workgroups, MAX_BINDINGS, MAX_CONSTANTS,
 };
 use hal_core::kernel::KernelError;
 use hal_core::memory::{BufferUsage, MemoryAccess};
@@ -108,13 +107,13 @@ impl VulkanDevice<'_> {
         usage: BufferUsage,
         access: MemoryAccess,
     ) -> Result<BufferSpan, Error> {
-        let span = r.resolve(table)?;
-        let info = self.buffers.get(span.buffer)?.info;
-        if let RefTarget::Slot(_) = r.target {
-            info.require_usage(what, usage)?;
-            info.require_access(access)?;
-        }
-        Ok(span)
+        r.resolve_checked(
+            table,
+            |b| Ok(self.buffers.get(b)?.info),
+            what,
+            usage,
+            access,
+        )
     }
 
     /// Plans every command of a command buffer for `table`.
