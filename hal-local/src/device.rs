@@ -312,8 +312,69 @@ impl<
                 },
             ));
         }
-        let layout = ChunkLayout::new(size, heap.max_allocation_size, alignment)?;
-        // The first chunk lives in the buffer's record; further ones in the chunk table.
+        if size > heap.max_allocation_size || alignment > heap.max_allocation_size {
+            return self.allocate_chunked(params, size, alignment, transient);
+        }
+        // One chunk (the common case), kept in the buffer's record. The record is built from
+        // values in registers and stored field by field into the table: assembled on the
+        // stack (as when both paths met here), it was copied in wide, misaligned moves that
+        // stalled on the narrower stores that had just built it, and `release` stalled
+        // again reading it back.
+        let first = self.allocate_chunk(size, alignment, transient)?;
+        self.insert_buffer(params, size, size, first)
+    }
+
+    /// Records a device buffer whose first chunk is `first`; gives its chunks back if the
+    /// table is full.
+    #[inline]
+    fn insert_buffer(
+        &mut self,
+        params: BufferParams,
+        size: u64,
+        chunk_size: u64,
+        first: ChunkRec,
+    ) -> Result<Buffer, Error> {
+        let info = BufferInfo {
+            size,
+            memory_type: self.heaps[0].types,
+            usage: params.usage,
+            access: params.access,
+            chunk_size,
+            imported: false,
+        };
+        let rec = BufferRec {
+            info,
+            backing: Backing::Device(first),
+        };
+        self.buffers
+            .insert(rec)
+            .inspect_err(|_| self.free_chunks(first))
+    }
+
+    /// [`allocate`](Self::allocate) for a buffer of several chunks (or one the chunk layout
+    /// refuses), out of line.
+    #[inline(never)]
+    fn allocate_chunked(
+        &mut self,
+        params: BufferParams,
+        size: u64,
+        alignment: u64,
+        transient: bool,
+    ) -> Result<Buffer, Error> {
+        let layout = ChunkLayout::new(size, self.heaps[0].max_allocation_size, alignment)?;
+        let first = self.allocate_chunks(layout, alignment, transient)?;
+        self.insert_buffer(params, size, layout.chunk_size(), first)
+    }
+
+    /// The chunks of a buffer `layout` cuts into several, linked in order: the first (to be
+    /// kept in the buffer's record) and the rest in the chunk table.
+    #[inline(never)]
+    fn allocate_chunks(
+        &mut self,
+        layout: ChunkLayout,
+        alignment: u64,
+        transient: bool,
+    ) -> Result<ChunkRec, Error> {
         let mut first = self.allocate_chunk(layout.chunk_len(0), alignment, transient)?;
         let mut tail: Option<Handle<ChunkKind>> = None;
         for index in 1..layout.count() {
@@ -337,24 +398,12 @@ impl<
             }
             tail = Some(handle);
         }
-        let info = BufferInfo {
-            size,
-            memory_type: heap.types,
-            usage: params.usage,
-            access: params.access,
-            chunk_size: layout.chunk_size(),
-            imported: false,
-        };
-        let rec = BufferRec {
-            info,
-            backing: Backing::Device(first),
-        };
-        self.buffers
-            .insert(rec)
-            .inspect_err(|_| self.free_chunks(first))
+        Ok(first)
     }
 
-    #[inline]
+    /// Always inlined, so a queue-ordered allocation's bump from the transient arena stays
+    /// in registers; the general allocator (TLSF by default: large once inlined) is called.
+    #[inline(always)]
     fn allocate_chunk(
         &mut self,
         len: u64,
@@ -364,7 +413,7 @@ impl<
         let (range, origin, offset) = match self.transient_allocate(len, alignment, transient) {
             Some(range) => (range, Origin::Transient, self.transient_base + range.offset),
             None => {
-                let range = self.general.allocate(len, alignment)?;
+                let range = self.general_allocate(len, alignment)?;
                 (range, Origin::General, range.offset)
             }
         };
@@ -376,6 +425,12 @@ impl<
         })
     }
 
+    /// A range from the general allocator.
+    #[inline(never)]
+    fn general_allocate(&mut self, len: u64, alignment: u64) -> Result<Range, Error> {
+        Ok(self.general.allocate(len, alignment)?)
+    }
+
     #[inline(always)]
     fn transient_allocate(&mut self, len: u64, alignment: u64, transient: bool) -> Option<Range> {
         if !transient || self.transient.capacity() == 0 {
@@ -384,20 +439,47 @@ impl<
         self.transient.allocate(len, alignment).ok()
     }
 
-    #[inline]
+    #[inline(always)]
     fn release_range(&mut self, range: Range, origin: Origin) -> Result<(), Error> {
         match origin {
-            Origin::General => self.general.free(range)?,
-            Origin::Transient => self.transient.free(range)?,
+            Origin::General => self.general_free(range.offset, range.size, range.token()),
+            Origin::Transient => Ok(self.transient.free(range)?),
         }
-        Ok(())
+    }
+
+    /// Gives a range back to the general allocator (called, like
+    /// [`general_allocate`](Self::general_allocate)). The range comes in its parts, in
+    /// registers: as one value it was copied through the stack in wide loads that straddle
+    /// the narrower stores that had just written the buffer's record.
+    #[inline(never)]
+    fn general_free(&mut self, offset: u64, size: u64, token: u64) -> Result<(), Error> {
+        Ok(self.general.free(Range::new(offset, size, token))?)
     }
 
     /// Frees a buffer's chunks: `first` (in its record) and the list that follows it.
     #[inline]
     pub(crate) fn free_chunks(&mut self, first: ChunkRec) {
-        let _ = self.release_range(first.range, first.origin);
-        let mut next = first.next;
+        let range = first.range;
+        self.free_chunk_parts(
+            range.offset,
+            range.size,
+            range.token(),
+            first.origin,
+            first.next,
+        );
+    }
+
+    /// [`free_chunks`](Self::free_chunks) with the first chunk's range in its parts.
+    #[inline(never)]
+    fn free_chunk_parts(
+        &mut self,
+        offset: u64,
+        size: u64,
+        token: u64,
+        origin: Origin,
+        mut next: Option<Handle<ChunkKind>>,
+    ) {
+        let _ = self.release_range(Range::new(offset, size, token), origin);
         while let Some(handle) = next {
             match self.chunks.remove(handle) {
                 Ok(chunk) => {
@@ -450,10 +532,18 @@ impl<
     /// Releases a buffer: its memory, and any persistent mapping of it.
     #[inline]
     pub(crate) fn release(&mut self, buffer: Buffer) -> Result<(), Error> {
-        let rec = self.buffers.remove(buffer)?;
+        // Only the first chunk's parts are read out of the record, field by field, and passed
+        // on in registers: moving the record (or its first chunk) out as one value copied it
+        // through the stack in wide loads that straddle the narrower stores `allocate` had
+        // just made, and stalled on them.
+        let first = match &self.buffers.get(buffer)?.backing {
+            Backing::Device(first) => Some((first.range, first.origin, first.next)),
+            Backing::Imported(_) => None,
+        };
+        self.buffers.remove(buffer)?;
         self.mappings.retain(|m| m.span.buffer != buffer);
-        if let Backing::Device(first) = rec.backing {
-            self.free_chunks(first);
+        if let Some((range, origin, next)) = first {
+            self.free_chunk_parts(range.offset, range.size, range.token(), origin, next);
         }
         Ok(())
     }

@@ -10,10 +10,12 @@ use hal_core::command::{
 use hal_core::memory::{BufferUsage, MemoryAccess};
 use hal_core::{BufferSpan, CommandBuffer, Error, Executable, Record};
 
-/// How one kind of recorded command is replayed: the device, the decoded command, the
-/// binding table of the submission.
+/// How one kind of recorded command is replayed: the device, the command's slots (its own
+/// first, its payload after it, then the rest of the list), the binding table of the
+/// submission. Returns how many slots the command took. Each replay decodes its own kind, so
+/// a firmware that never records it links neither its replay nor its decoding.
 pub(crate) type Replay<const O: usize, const S: usize, const N: usize, const P: usize, A> =
-    fn(&LocalDevice<'_, O, S, N, P, A>, Op<'_>, &[BufferSpan]) -> Result<(), Error>;
+    fn(&LocalDevice<'_, O, S, N, P, A>, &[Command], &[BufferSpan]) -> Result<usize, Error>;
 
 /// The replay of each transfer command kind this device has recorded (`None`: never
 /// recorded). Dispatches are not in here: every firmware dispatches, so
@@ -50,14 +52,14 @@ fn replay_fill<
     A: DeviceAllocator,
 >(
     dev: &LocalDevice<'_, O, S, N, P, A>,
-    op: Op<'_>,
+    slots: &[Command],
     table: &[BufferSpan],
-) -> Result<(), Error> {
-    let Op::Fill {
+) -> Result<usize, Error> {
+    let Some(&Command::Fill {
         target,
         pattern,
         pattern_len,
-    } = op
+    }) = slots.first()
     else {
         return Err(wrong_kind());
     };
@@ -73,7 +75,8 @@ fn replay_fill<
         .ok_or(Error::InvalidArgument(
             "fill pattern must be 1, 2 or 4 bytes",
         ))?;
-    dev.fill_span(target, pattern)
+    dev.fill_span(target, pattern)?;
+    Ok(1)
 }
 
 fn replay_update<
@@ -84,10 +87,12 @@ fn replay_update<
     A: DeviceAllocator,
 >(
     dev: &LocalDevice<'_, O, S, N, P, A>,
-    op: Op<'_>,
+    slots: &[Command],
     table: &[BufferSpan],
-) -> Result<(), Error> {
-    let Op::Update { target, data } = op else {
+) -> Result<usize, Error> {
+    // The data slots follow: `Ops` knows how many.
+    let mut ops = Ops::new(slots);
+    let Some(Op::Update { target, data }) = ops.next() else {
         return Err(wrong_kind());
     };
     let target = dev.resolve_for(
@@ -103,7 +108,7 @@ fn replay_update<
         dev.write_span(span, piece)?;
         at += piece.len() as u64;
     }
-    Ok(())
+    Ok(slots.len() - ops.rest().len())
 }
 
 fn replay_copy<
@@ -114,14 +119,14 @@ fn replay_copy<
     A: DeviceAllocator,
 >(
     dev: &LocalDevice<'_, O, S, N, P, A>,
-    op: Op<'_>,
+    slots: &[Command],
     table: &[BufferSpan],
-) -> Result<(), Error> {
-    let Op::Copy {
+) -> Result<usize, Error> {
+    let Some(&Command::Copy {
         source,
         target,
         length,
-    } = op
+    }) = slots.first()
     else {
         return Err(wrong_kind());
     };
@@ -139,7 +144,8 @@ fn replay_copy<
         BufferUsage::TRANSFER_TARGET,
         MemoryAccess::WRITE,
     )?;
-    dev.copy_spans(source, target, length)
+    dev.copy_spans(source, target, length)?;
+    Ok(1)
 }
 
 /// Appends to `constants` (empty) the push constants of a dispatch spread over several
@@ -172,8 +178,8 @@ impl<
     ///
     /// The loop matches the stored slots itself rather than decoding each into an [`Op`]
     /// first: a dispatch's fields stay in registers (decoding, then matching the `Op` again,
-    /// built every command on the stack and read it back), and the transfer commands, rare
-    /// in a replay, are decoded out of line by [`replay_transfer`](Self::replay_transfer).
+    /// built every command on the stack and read it back), and each transfer command, rare
+    /// in a replay, is decoded by its own registered replay.
     pub(crate) fn execute(
         &self,
         command_buffer: CommandBuffer,
@@ -219,28 +225,27 @@ impl<
         Ok(())
     }
 
-    /// Replays the transfer command that starts `slots` through its registered replay;
-    /// returns the slots after it (and its payload).
+    /// Replays the transfer command that starts `slots` through the entry its kind
+    /// registered when it was recorded; returns the slots after it (and its payload). Out of
+    /// line: a call in the loop would tie up registers the dispatches need.
     #[inline(never)]
     fn replay_transfer<'s>(
         &self,
         slots: &'s [Command],
         table: &[BufferSpan],
     ) -> Result<&'s [Command], Error> {
-        let mut ops = Ops::new(slots);
-        let replay = match ops.next() {
-            Some(op @ Op::Fill { .. }) => self.replayers.fill.map(|r| (r, op)),
-            Some(op @ Op::Update { .. }) => self.replayers.update.map(|r| (r, op)),
-            Some(op @ Op::Copy { .. }) => self.replayers.copy.map(|r| (r, op)),
-            // `execute` runs the others itself.
-            Some(Op::Dispatch { .. } | Op::Barrier) | None => return Ok(ops.rest()),
+        let replay = match slots.first() {
+            Some(Command::Fill { .. }) => self.replayers.fill,
+            Some(Command::Update { .. }) => self.replayers.update,
+            Some(Command::Copy { .. }) => self.replayers.copy,
+            _ => None,
         };
         // Recording registers its kind first, so a recorded command always has one.
-        let (replay, op) = replay.ok_or(Error::Internal(
+        let replay = replay.ok_or(Error::Internal(
             "no replay registered for a recorded command",
         ))?;
-        replay(self, op, table)?;
-        Ok(ops.rest())
+        let used = replay(self, slots, table)?;
+        Ok(slots.get(used..).unwrap_or(&[]))
     }
 
     /// Registers the replay of `record`'s kind, so [`execute`](Self::execute) can run it.
@@ -323,6 +328,37 @@ impl<
         )
     }
 
+    /// Appends to `bound` (empty) a kernel binding for each of a dispatch's binding slots,
+    /// resolved against the submission's binding `table` and checked for dispatch use.
+    #[inline(never)]
+    fn bind<'d>(
+        &'d self,
+        refs: &[Command],
+        table: &[BufferSpan],
+        bound: &mut heapless::Vec<Binding<'d>, MAX_BINDINGS>,
+    ) -> Result<(), Error> {
+        for slot in refs {
+            let Command::Binding(r) = slot else {
+                return Err(Error::Internal("dispatch payload is not a binding"));
+            };
+            let span = r.resolve(table)?;
+            let (raw, info) =
+                self.raw(span.buffer, "dispatch binding", span.offset, span.length)?;
+            info.require_usage("dispatch binding", BufferUsage::DISPATCH_STORAGE_READ)?;
+            let device_writable = info.access.contains(MemoryAccess::WRITE)
+                && info.usage.contains(BufferUsage::DISPATCH_STORAGE_WRITE);
+            let raw = if device_writable {
+                raw
+            } else {
+                raw.read_only()
+            };
+            // SAFETY: these bindings are the only views of device memory until the dispatch
+            // returns (replay makes no other slice meanwhile).
+            let _ = bound.push(unsafe { raw.binding() });
+        }
+        Ok(())
+    }
+
     /// Runs one dispatch. Always inlined: its one caller is the replay loop.
     #[inline(always)]
     fn dispatch(
@@ -349,27 +385,12 @@ impl<
                 &gathered
             }
         };
-        let mut bindings = heapless::Vec::<Binding<'_>, MAX_BINDINGS>::new();
-        for slot in refs {
-            let Command::Binding(r) = slot else {
-                return Err(Error::Internal("dispatch payload is not a binding"));
-            };
-            let span = r.resolve(table)?;
-            let (raw, info) =
-                self.raw(span.buffer, "dispatch binding", span.offset, span.length)?;
-            info.require_usage("dispatch binding", BufferUsage::DISPATCH_STORAGE_READ)?;
-            let device_writable = info.access.contains(MemoryAccess::WRITE)
-                && info.usage.contains(BufferUsage::DISPATCH_STORAGE_WRITE);
-            let raw = if device_writable {
-                raw
-            } else {
-                raw.read_only()
-            };
-            // SAFETY: these bindings are the only views of device memory until the dispatch
-            // returns (replay makes no other slice meanwhile).
-            let _ = bindings.push(unsafe { raw.binding() });
+        // Bindings are resolved out of line: a dispatch without any keeps the loop short.
+        let mut bound = heapless::Vec::<Binding<'_>, MAX_BINDINGS>::new();
+        if !refs.is_empty() {
+            self.bind(refs, table, &mut bound)?;
         }
-        let bindings = bindings.as_slice();
+        let bindings = bound.as_slice();
         #[cfg(feature = "threads")]
         if let Some(pool) = &self.pool {
             let total = u64::from(count[0]) * u64::from(count[1]) * u64::from(count[2]);
@@ -393,20 +414,35 @@ impl<
                 return pool.run(total, &run);
             }
         }
-        for z in 0..count[2] {
-            for y in 0..count[1] {
-                for x in 0..count[0] {
-                    let workgroup = Workgroup {
-                        id: [x, y, z],
-                        count,
-                        constants,
-                        bindings,
-                    };
-                    entry(&workgroup).map_err(Error::Kernel)?;
+        if count[0] == 0 || count[1] == 0 || count[2] == 0 {
+            // An indirect grid with an empty dimension: nothing to run.
+            return Ok(());
+        }
+        // One workgroup description, its id stepped in place (x fastest): a single compare
+        // per workgroup in the common case, and a one-workgroup dispatch runs straight
+        // through.
+        let mut workgroup = Workgroup {
+            id: [0; 3],
+            count,
+            constants,
+            bindings,
+        };
+        loop {
+            entry(&workgroup).map_err(Error::Kernel)?;
+            let id = &mut workgroup.id;
+            id[0] += 1;
+            if id[0] == count[0] {
+                id[0] = 0;
+                id[1] += 1;
+                if id[1] == count[1] {
+                    id[1] = 0;
+                    id[2] += 1;
+                    if id[2] == count[2] {
+                        return Ok(());
+                    }
                 }
             }
         }
-        Ok(())
     }
 }
 
