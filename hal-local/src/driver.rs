@@ -2,7 +2,8 @@
 //! `replay`; the queue and semaphores are hal-core's, over [`QueueDriver`].
 
 use crate::alloc::DeviceAllocator;
-use crate::device::{LocalDevice, LocalMapping, MappingRec};
+use crate::device::{LocalDevice, MappingRec};
+use crate::mapping::LocalMapping;
 use hal_core::buffer::BufferInfo;
 use hal_core::command::{BufferLookup, CommandBufferMode, CommandList, Record};
 use hal_core::device::{HostSource, ObjectCounts, PersistentMapping, ReadStats};
@@ -16,7 +17,7 @@ use hal_core::{
 };
 
 struct Buffers<'a, const OBJECTS: usize>(
-    &'a hal_core::handle::Table<hal_core::buffer::BufferKind, crate::device::BufferRec, OBJECTS>,
+    &'a hal_core::handle::Table<hal_core::buffer::BufferKind, crate::buffer::BufferRec, OBJECTS>,
 );
 
 impl<const OBJECTS: usize> BufferLookup for Buffers<'_, OBJECTS> {
@@ -302,7 +303,7 @@ impl<
             result = self.for_each_piece(chunk, "streaming read", &mut |raw, at| {
                 // SAFETY: `queue_read` holds `&mut self`; the source is caller memory the
                 // device does not own, so this is the only view of these bytes.
-                let bytes = unsafe { raw.bytes_mut() }.ok_or_else(crate::device::read_only)?;
+                let bytes = unsafe { raw.bytes_mut() }.ok_or_else(crate::mapping::read_only)?;
                 source.read_at(base + at, bytes)
             });
             if result.is_err() {

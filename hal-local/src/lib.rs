@@ -38,16 +38,19 @@
 extern crate std;
 
 pub mod alloc;
+mod buffer;
 pub mod config;
 pub mod device;
 mod driver;
 pub mod kernel;
 pub mod kernels;
+mod mapping;
 mod memory;
 #[cfg(feature = "threads")]
 mod pool;
 mod replay;
 
 pub use config::LocalConfig;
-pub use device::{LocalDevice, LocalMapping, MIN_ALIGNMENT};
+pub use device::{LocalDevice, MIN_ALIGNMENT};
 pub use hal_core::HostMemory;
+pub use mapping::LocalMapping;

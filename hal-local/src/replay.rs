@@ -1,8 +1,9 @@
 //! Replaying a command list: the local driver executes each command in order, inline.
 
 use crate::alloc::DeviceAllocator;
-use crate::device::{read_only, LocalDevice};
+use crate::device::LocalDevice;
 use crate::kernel::{Binding, Workgroup};
+use crate::mapping::read_only;
 use hal_core::command::{
     dispatch_payload, BufferRef, Command, Op, Ops, Workgroups, MAX_BINDINGS, MAX_CONSTANTS,
     MAX_WORKGROUP_COUNT,
