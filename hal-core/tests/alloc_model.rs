@@ -7,7 +7,7 @@
 //! freeing everything gives back one free range covering the whole block.
 
 use hal_core::memory::alloc::{
-    AllocError, AllocStats, Arena, Caching, Range, RangeAllocator, Slab, Tlsf,
+    first_levels, AllocError, AllocStats, Arena, Caching, Range, RangeAllocator, Slab, Tlsf,
 };
 use proptest::prelude::*;
 
@@ -208,6 +208,13 @@ proptest! {
     #[test]
     fn tlsf_with_few_nodes_keeps_the_contract(ops in ops(16 << 10)) {
         let mut tlsf = Tlsf::<9>::new(CAPACITY);
+        run(&mut tlsf, &ops, |_| {});
+    }
+
+    #[test]
+    fn tlsf_with_bounded_first_levels_keeps_the_contract(ops in ops(64 << 10)) {
+        // 13 first levels (1.6 KiB of list heads) for 1 MiB, instead of all 56 (7 KiB).
+        let mut tlsf = Tlsf::<256, { first_levels(CAPACITY) }>::new(CAPACITY);
         run(&mut tlsf, &ops, |_| {});
     }
 

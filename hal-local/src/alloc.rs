@@ -4,12 +4,12 @@
 //!
 //! | allocator | frees | code on Cortex-M4 (`opt-level = "z"`) | metadata (RAM) |
 //! |---|---|---|---|
-//! | [`Tlsf`] (the default) | any order, O(1), space back at once | about 4.5 KB | about 7 KB of list heads, plus nodes |
+//! | [`Tlsf`] (the default) | any order, O(1), space back at once | about 4.5 KB | 3 KiB of list heads on a 32-bit target (7 KiB on a 64-bit host; fewer with [`Tlsf`]'s first-level bound), plus nodes |
 //! | [`Bump`] ([`Arena`]) | LIFO at once; out of order only when all above are freed | about 0.5 KB | 24 B per record |
 //!
 //! (The `minimal` firmware of `cargo xtask size` on `thumbv7em-none-eabihf`: 4.2 KB less
 //! flash with the bump allocator for its memory and its command slots, and two sets of
-//! TLSF list heads, about 7 KB each, gone from RAM.)
+//! TLSF list heads, 3 KiB each on a 32-bit target, gone from RAM.)
 //!
 //! The bump allocator suits firmware that allocates its buffers and command buffers at
 //! start-up and releases them in reverse order (or never): the `minimal` firmware of
@@ -53,7 +53,7 @@ pub trait DeviceAllocator: RangeAllocator {
     fn over(capacity: u64) -> Self;
 }
 
-impl<const NODES: usize> DeviceAllocator for Tlsf<NODES> {
+impl<const NODES: usize, const FL: usize> DeviceAllocator for Tlsf<NODES, FL> {
     const EMPTY: Self = Tlsf::new(0);
 
     fn over(capacity: u64) -> Self {

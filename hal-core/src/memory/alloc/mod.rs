@@ -109,7 +109,7 @@ pub use error::AllocError;
 pub use range::Range;
 pub use slab::{Slab, MAX_SIZE_CLASSES, SLOTS_PER_SPAN};
 pub use stats::AllocStats;
-pub use tlsf::Tlsf;
+pub use tlsf::{first_levels, Tlsf, ALL_FIRST_LEVELS, DEFAULT_FIRST_LEVELS};
 
 /// An allocator of ranges inside one block of `capacity()` bytes that it never touches.
 ///

@@ -53,6 +53,40 @@ const FL_SHIFT: u32 = SL_LOG2 + GRANULE_LOG2 - 1;
 /// First-level classes: the linear one plus one per bit from 9 to 63.
 const FL_COUNT: usize = (64 - FL_SHIFT) as usize;
 
+/// First-level classes that cover every `u64` size (56: 7 KiB of list heads).
+pub const ALL_FIRST_LEVELS: usize = FL_COUNT;
+
+/// [`Tlsf`]'s default first-level count: enough for any size this target can address, as
+/// `usize` does: all 56 on a 64-bit target, 24 (3 KiB of list heads) on a 32-bit one. A
+/// 32-bit host managing more device memory than it can address names [`ALL_FIRST_LEVELS`].
+pub const DEFAULT_FIRST_LEVELS: usize = first_levels(usize::MAX as u64);
+
+/// The first-level classes a [`Tlsf`] needs to manage `max_capacity` bytes (at least 1, at
+/// most [`ALL_FIRST_LEVELS`]): a `const fn`, for the type's second parameter.
+///
+/// ```
+/// use hal_core::memory::alloc::{first_levels, RangeAllocator, Tlsf};
+///
+/// // 64 KiB of device memory: 9 first levels, 1.1 KiB of list heads instead of 7 KiB.
+/// let mut tlsf = Tlsf::<16, { first_levels(64 << 10) }>::new(64 << 10);
+/// let a = tlsf.allocate(60 << 10, 16)?;
+/// tlsf.free(a)?;
+/// # Ok::<(), hal_core::memory::alloc::AllocError>(())
+/// ```
+pub const fn first_levels(max_capacity: u64) -> usize {
+    if max_capacity < SMALL_LIMIT {
+        return 1;
+    }
+    // Blocks of up to `max_capacity` bytes: the largest's first level is its top bit's.
+    let top = 63 - max_capacity.leading_zeros();
+    let levels = (top - FL_SHIFT + 1) as usize;
+    if levels > FL_COUNT {
+        FL_COUNT
+    } else {
+        levels
+    }
+}
+
 /// One physical block of the managed range, free or used, or an unused table entry.
 ///
 /// Invariants: the physical blocks tile `0..usable` in `prev_phys`/`next_phys` order; a free
@@ -135,13 +169,20 @@ const fn align_up(x: u64, align: u64) -> Option<u64> {
 }
 
 /// Two-level segregated fit over a block of `capacity` bytes, with room for `NODES` physical
-/// blocks (free or used) of metadata.
+/// blocks (free or used) of metadata and `FL` first-level size classes.
 ///
 /// O(1) [`allocate`](RangeAllocator::allocate) and [`free`](RangeAllocator::free), any
 /// power-of-two alignment, `u64` offsets. Offsets and sizes are kept in multiples of 16
 /// bytes; a capacity that is not a multiple of 16 loses its last partial granule. One live
 /// allocation needs up to three nodes while its neighbours are free, so size `NODES` at about
 /// twice the number of live ranges expected, plus a few.
+///
+/// Each first level holds 32 list heads (128 bytes) and covers one power of two of block
+/// sizes: `FL` levels manage up to `2^(FL + 8) - 16` bytes, and a larger capacity is cut to
+/// that. The default, [`DEFAULT_FIRST_LEVELS`], covers every size the target can address
+/// (7 KiB of list heads on a 64-bit target, 3 KiB on a 32-bit one); a small memory needs
+/// far fewer ([`first_levels`] says how many): `Tlsf<16, { first_levels(64 << 10) }>` keeps
+/// 1.1 KiB of heads for 64 KiB.
 ///
 /// ```
 /// use hal_core::memory::alloc::{RangeAllocator, Tlsf};
@@ -154,15 +195,15 @@ const fn align_up(x: u64, align: u64) -> Option<u64> {
 /// # Ok::<(), hal_core::memory::alloc::AllocError>(())
 /// ```
 #[derive(Clone, Debug)]
-pub struct Tlsf<const NODES: usize> {
+pub struct Tlsf<const NODES: usize, const FL: usize = DEFAULT_FIRST_LEVELS> {
     /// The block table.
     nodes: [Node; NODES],
     /// Bit `f` set iff some list of first level `f` is non-empty.
     fl_bitmap: u64,
     /// Bit `s` of entry `f` set iff list `(f, s)` is non-empty.
-    sl_bitmap: [u32; FL_COUNT],
+    sl_bitmap: [u32; FL],
     /// Head of each free list; [`NONE`] when empty.
-    heads: [[u32; SL_COUNT]; FL_COUNT],
+    heads: [[u32; SL_COUNT]; FL],
     /// Top of the stack of recycled unused nodes.
     spare_head: u32,
     /// Nodes above this index have never been taken since the last reset.
@@ -171,7 +212,8 @@ pub struct Tlsf<const NODES: usize> {
     taken: u32,
     /// Capacity as given.
     capacity: u64,
-    /// Capacity rounded down to [`GRANULE`]: the part handed out.
+    /// Capacity rounded down to [`GRANULE`] and cut to what `FL` first levels index: the
+    /// part handed out.
     usable: u64,
     /// Sum of requested sizes of live ranges.
     in_use: u64,
@@ -181,7 +223,7 @@ pub struct Tlsf<const NODES: usize> {
     live: u64,
 }
 
-impl<const NODES: usize> Tlsf<NODES> {
+impl<const NODES: usize, const FL: usize> Tlsf<NODES, FL> {
     /// Nodes that can describe blocks: `NODES` less node 0 (the null index), capped to `u32`.
     const LIMIT: u32 = if NODES == 0 {
         0
@@ -191,21 +233,39 @@ impl<const NODES: usize> Tlsf<NODES> {
         NODES as u32 - 1
     };
 
+    /// The most bytes `FL` first levels can hand out: block sizes below `2^(FL + 8)`, in
+    /// granules.
+    const MAX_USABLE: u64 = if FL == 0 {
+        0
+    } else if FL >= FL_COUNT {
+        !(GRANULE - 1)
+    } else {
+        (1 << (FL as u32 + FL_SHIFT)) - GRANULE
+    };
+
     /// An empty allocator over `capacity` bytes. `const`, so it can initialise a `static`.
     ///
-    /// A capacity below 16 bytes, or `NODES < 2`, gives an allocator that refuses every
-    /// request cleanly.
+    /// A capacity below 16 bytes, `NODES < 2` or `FL == 0` gives an allocator that refuses
+    /// every request cleanly; one above what `FL` first levels index is cut to it.
     pub const fn new(capacity: u64) -> Self {
+        const {
+            assert!(FL <= FL_COUNT, "more first levels than u64 sizes need");
+        }
+        let usable = capacity & !(GRANULE - 1);
         let mut this = Self {
             nodes: [Node::EMPTY; NODES],
             fl_bitmap: 0,
-            sl_bitmap: [0; FL_COUNT],
-            heads: [[NONE; SL_COUNT]; FL_COUNT],
+            sl_bitmap: [0; FL],
+            heads: [[NONE; SL_COUNT]; FL],
             spare_head: NONE,
             fresh: 0,
             taken: 0,
             capacity,
-            usable: capacity & !(GRANULE - 1),
+            usable: if usable > Self::MAX_USABLE {
+                Self::MAX_USABLE
+            } else {
+                usable
+            },
             in_use: 0,
             peak: 0,
             live: 0,
@@ -296,8 +356,11 @@ impl<const NODES: usize> Tlsf<NODES> {
     #[inline(always)]
     fn find_good_fit(&self, size: u64) -> Option<(usize, usize, u32)> {
         let (mut fl, sl) = mapping_search(size)?;
-        // `fl < FL_COUNT <= 63` and `sl < 32`, so the shifts are in range.
-        let mut sl_map = self.sl_bitmap[fl] & (u32::MAX << sl);
+        // A class above the last first level holds no block (the fallback may still find
+        // one in the request's own class).
+        let &sl_bits = self.sl_bitmap.get(fl)?;
+        // `fl < FL <= 56` and `sl < 32`, so the shifts are in range.
+        let mut sl_map = sl_bits & (u32::MAX << sl);
         if sl_map == 0 {
             let fl_map = self.fl_bitmap & (u64::MAX << (fl + 1));
             if fl_map == 0 {
@@ -385,7 +448,7 @@ impl<const NODES: usize> Tlsf<NODES> {
     }
 }
 
-impl<const NODES: usize> Tlsf<NODES> {
+impl<const NODES: usize, const FL: usize> Tlsf<NODES, FL> {
     /// Takes a spare node for a free, unlisted block at `offset` of `size` bytes that
     /// follows `at` physically, and links it between `at` and `at`'s old successor. The
     /// caller shrinks `at` (or has already) so the two do not overlap. Needs a spare node.
@@ -412,7 +475,7 @@ impl<const NODES: usize> Tlsf<NODES> {
     }
 }
 
-impl<const NODES: usize> RangeAllocator for Tlsf<NODES> {
+impl<const NODES: usize, const FL: usize> RangeAllocator for Tlsf<NODES, FL> {
     #[inline]
     fn capacity(&self) -> u64 {
         self.capacity
@@ -582,8 +645,8 @@ impl<const NODES: usize> RangeAllocator for Tlsf<NODES> {
             }
         }
         self.fl_bitmap = 0;
-        self.sl_bitmap = [0; FL_COUNT];
-        self.heads = [[NONE; SL_COUNT]; FL_COUNT];
+        self.sl_bitmap = [0; FL];
+        self.heads = [[NONE; SL_COUNT]; FL];
         self.spare_head = NONE;
         self.fresh = 0;
         self.taken = 0;
@@ -617,8 +680,8 @@ mod tests {
     use super::*;
 
     /// Walks the physical list and the free lists and checks every invariant.
-    fn check<const N: usize>(t: &Tlsf<N>) {
-        let mut cur = if t.usable != 0 && Tlsf::<N>::LIMIT != 0 {
+    fn check<const N: usize, const F: usize>(t: &Tlsf<N, F>) {
+        let mut cur = if t.usable != 0 && Tlsf::<N, F>::LIMIT != 0 {
             // Find the block at offset 0: the one with no previous neighbour.
             (1..=t.fresh)
                 .find(|&i| {
@@ -660,7 +723,8 @@ mod tests {
         assert_eq!(live, t.live);
         assert_eq!(blocks, t.taken);
         let mut listed = 0;
-        for fl in 0..FL_COUNT {
+        assert_eq!(t.fl_bitmap >> F, 0);
+        for fl in 0..F {
             assert_eq!(t.fl_bitmap >> fl & 1 == 1, t.sl_bitmap[fl] != 0);
             for sl in 0..SL_COUNT {
                 let head = t.heads[fl][sl];
@@ -681,7 +745,7 @@ mod tests {
         assert_eq!(listed, free_blocks);
     }
 
-    fn is_block<const N: usize>(t: &Tlsf<N>, idx: u32) -> bool {
+    fn is_block<const N: usize, const F: usize>(t: &Tlsf<N, F>, idx: u32) -> bool {
         let mut c = t.spare_head;
         while c != NONE {
             if c == idx {
@@ -1000,6 +1064,87 @@ mod tests {
             Err(AllocError::NotAllocated { offset: c.offset })
         );
         t.free(d).unwrap();
+    }
+
+    #[test]
+    fn first_levels_cover_the_capacity() {
+        assert_eq!(first_levels(0), 1);
+        assert_eq!(first_levels(SMALL_LIMIT - 1), 1);
+        assert_eq!(first_levels(SMALL_LIMIT), 2);
+        assert_eq!(first_levels(64 << 10), 9);
+        assert_eq!(first_levels(1 << 32), 25);
+        assert_eq!(first_levels(u64::MAX), ALL_FIRST_LEVELS);
+        assert_eq!(
+            DEFAULT_FIRST_LEVELS,
+            if usize::BITS == 32 { 24 } else { 56 }
+        );
+        // Exactly enough: the capacity fits, one first level less would cut it.
+        for cap in [
+            SMALL_LIMIT - 16,
+            SMALL_LIMIT,
+            4096,
+            (64 << 10) - 16,
+            64 << 10,
+            5 << 30,
+        ] {
+            let fl = first_levels(cap);
+            assert!(cap & !(GRANULE - 1) <= (1u64 << (fl as u32 + FL_SHIFT)) - GRANULE);
+            assert!(fl == 1 || cap >= (1u64 << (fl as u32 - 1 + FL_SHIFT)) - GRANULE);
+        }
+    }
+
+    #[test]
+    fn few_first_levels_manage_a_small_block() {
+        const FL: usize = first_levels(4096);
+        let mut t = Tlsf::<16, FL>::new(4096);
+        assert_eq!(
+            (FL, core::mem::size_of_val(&t.heads)),
+            (5, 5 * SL_COUNT * 4)
+        );
+        check(&t);
+        let whole = t.allocate(4096, 16).unwrap();
+        check(&t);
+        t.free(whole).unwrap();
+        let a = t.allocate(1000, 256).unwrap();
+        let b = t.allocate(2000, 16).unwrap();
+        assert_eq!(a.offset % 256, 0);
+        check(&t);
+        t.free(a).unwrap();
+        t.free(b).unwrap();
+        check(&t);
+        assert_eq!(t.stats().largest_free_range, 4096);
+        // All zero bytes when empty, as for the full table.
+        let empty = Tlsf::<4, FL>::new(0);
+        assert_eq!(
+            (empty.usable, empty.fl_bitmap, empty.heads),
+            (0, 0, [[NONE; SL_COUNT]; FL])
+        );
+    }
+
+    #[test]
+    fn a_capacity_past_the_first_levels_is_cut() {
+        // Two first levels index blocks below 1 KiB: 1008 bytes of the 4096 are handed out.
+        let mut t = Tlsf::<8, 2>::new(4096);
+        check(&t);
+        assert_eq!(t.capacity(), 4096);
+        assert_eq!(t.stats().largest_free_range, 1008);
+        let a = t.allocate(1008, 16).unwrap();
+        assert!(matches!(
+            t.allocate(16, 16),
+            Err(AllocError::OutOfMemory { .. })
+        ));
+        t.free(a).unwrap();
+        // A request whose padded size classes past the last first level (1008 + 16 bytes of
+        // alignment slack) still finds the block, by the fallback scan of its own class.
+        let b = t.allocate(1008, 32).unwrap();
+        assert_eq!(b.offset, 0);
+        check(&t);
+        t.free(b).unwrap();
+        // No first level at all: every request refused cleanly.
+        let mut none = Tlsf::<8, 0>::new(4096);
+        assert!(none.allocate(16, 16).is_err());
+        t.reset();
+        check(&t);
     }
 
     /// Small deterministic generator for the randomised tests.
