@@ -411,18 +411,6 @@ fn park<D: Device>(
     action: Action,
     table: &[BufferSpan],
 ) -> Result<(), Error> {
-    let mut op = Parked {
-        seq: 0,
-        waits: copy_list(submit.waits),
-        wait_count: submit.waits.len() as u8,
-        signals: copy_list(submit.signals),
-        signal_count: submit.signals.len() as u8,
-        action,
-        bindings: [BufferSpan::whole(Buffer::from_parts(u32::MAX, 0)); MAX_BINDING_SLOTS as usize],
-        bound: table.len().min(MAX_BINDING_SLOTS as usize) as u8,
-    };
-    let bound = op.bound as usize;
-    op.bindings[..bound].copy_from_slice(&table[..bound]);
     if !dev.queue().has_room() {
         // Refused: what the operation holds goes back (a queue operation's own one-shot
         // command buffer, a buffer to free).
@@ -432,7 +420,20 @@ fn park<D: Device>(
     if let Action::Execute { command_buffer, .. } = action {
         dev.command_list(command_buffer)?.add_pending_use();
     }
-    op.seq = dev.queue_mut().next_seq();
+    let bound = table.len().min(MAX_BINDING_SLOTS as usize);
+    let mut bindings =
+        [BufferSpan::whole(Buffer::from_parts(u32::MAX, 0)); MAX_BINDING_SLOTS as usize];
+    bindings[..bound].copy_from_slice(&table[..bound]);
+    let op = Parked {
+        seq: dev.queue_mut().next_seq(),
+        waits: copy_list(submit.waits),
+        wait_count: submit.waits.len() as u8,
+        signals: copy_list(submit.signals),
+        signal_count: submit.signals.len() as u8,
+        action,
+        bindings,
+        bound: bound as u8,
+    };
     dev.queue_mut()
         .park(op)
         .inspect_err(|_| abandon(dev, action))
