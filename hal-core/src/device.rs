@@ -236,7 +236,7 @@ pub trait Device: QueueDriver + Sized {
     /// Releases it; queued work waiting on it fails.
     fn release_semaphore(&mut self, semaphore: Semaphore) -> Result<(), Error> {
         self.queue_mut().remove_timeline(semaphore)?;
-        queue::drain(self);
+        self.drain_unblocked();
         Ok(())
     }
     /// Its value, or its failure.
@@ -246,18 +246,18 @@ pub trait Device: QueueDriver + Sized {
     /// Host signal: moves it forward and runs queued work now unblocked.
     fn signal_semaphore(&mut self, semaphore: Semaphore, value: u64) -> Result<(), Error> {
         self.queue_mut().timeline_mut(semaphore)?.signal(value)?;
-        queue::drain(self);
+        self.drain_unblocked();
         Ok(())
     }
     /// Fails it with `code`; queued work waiting on it fails too.
     fn fail_semaphore(&mut self, semaphore: Semaphore, code: u32) -> Result<(), Error> {
         self.queue_mut().timeline_mut(semaphore)?.fail(code);
-        queue::drain(self);
+        self.drain_unblocked();
         Ok(())
     }
     /// Waits until every pair is reached.
     fn wait_semaphores(&mut self, waits: &[SemaphoreValue], timeout: Timeout) -> Result<(), Error> {
-        queue::drain(self);
+        self.drain_unblocked();
         self.queue().check_reached(waits, timeout)
     }
 

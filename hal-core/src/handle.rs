@@ -10,6 +10,7 @@ use crate::Error;
 use core::fmt;
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
+use core::ops::{Deref, DerefMut};
 
 /// The kind of object a handle names; gives tables their name in errors.
 pub trait Kind {
@@ -90,7 +91,8 @@ const fn is_live(generation: u32) -> bool {
     generation & 1 == 1
 }
 
-struct Slot<T> {
+/// One entry of a [`Table`]: a value and the generation that says whether it is there.
+pub struct Slot<T> {
     /// Odd while the slot holds a value, even while it is free: bumped when a value is
     /// inserted and again when it is removed. An empty table's slots are generation 0.
     generation: u32,
@@ -100,7 +102,30 @@ struct Slot<T> {
     value: MaybeUninit<T>,
 }
 
-/// A fixed-capacity table of `N` objects addressed by [`Handle`]s.
+impl<T> Slot<T> {
+    /// A free slot, all zero bytes.
+    pub const EMPTY: Self = Self {
+        generation: 0,
+        next_free: NO_SLOT,
+        value: MaybeUninit::zeroed(),
+    };
+}
+
+impl<T> Drop for Slot<T> {
+    fn drop(&mut self) {
+        if core::mem::needs_drop::<T>() && is_live(self.generation) {
+            self.generation = self.generation.wrapping_add(1);
+            // SAFETY: the generation was odd, so the value is initialized; it is now marked
+            // free and never read again.
+            unsafe { self.value.assume_init_drop() };
+        }
+    }
+}
+
+/// A table of objects addressed by [`Handle`]s, over the slots `S`: `[Slot<T>; N]` in a
+/// [`Table`] (its capacity in its type), `[Slot<T>]` in a [`TableView`] (its capacity in
+/// the slice; a `&mut Table` coerces to a `&mut TableView`, so code over a view serves
+/// every capacity with one copy).
 ///
 /// Invariants: a slot holds a value exactly when its generation is odd, and then it is not
 /// on the free list; a slot's generation changes every time a value is inserted or removed,
@@ -108,21 +133,27 @@ struct Slot<T> {
 /// one comparison of the handle's generation with the slot's (plus the handle's parity).
 ///
 /// An empty table is all zero bytes (generation 0, no links, zeroed value storage), so a
-/// `static` device built from a `const` empty value lands in `.bss`. The values are kept
-/// as `MaybeUninit<T>` with the generation's parity as the tag, rather than in an enum such
-/// as [`ZeroOption`](crate::zeroed::ZeroOption) whose `None` is zero: that tag byte, written
-/// and copied apart from the value, made every insert, lookup and removal slower (a
+/// `static` holding one built from a `const` empty value lands in `.bss`. The values are
+/// kept as `MaybeUninit<T>` with the generation's parity as the tag, rather than in an enum
+/// such as [`ZeroOption`](crate::zeroed::ZeroOption) whose `None` is zero: that tag byte,
+/// written and copied apart from the value, made every insert, lookup and removal slower (a
 /// `queue_alloca` + `queue_dealloca` pair 10 ns slower on the host, a semaphore-ordered pair
 /// 14 ns).
-pub struct Table<K, T, const N: usize> {
-    slots: [Slot<T>; N],
+pub struct TableOf<K, T, S: ?Sized> {
     /// Head of the list of freed slots, as `index + 1`, or [`NO_SLOT`].
     free_head: u32,
     /// Slots at or past this index have never been used.
     untouched: u32,
     len: u32,
-    kind: PhantomData<fn() -> K>,
+    kind: PhantomData<fn() -> (K, T)>,
+    slots: S,
 }
+
+/// A table of `N` objects, its capacity in its type.
+pub type Table<K, T, const N: usize> = TableOf<K, T, [Slot<T>; N]>;
+
+/// A table whose capacity is not in its type: what a `&mut Table<K, T, N>` coerces to.
+pub type TableView<K, T> = TableOf<K, T, [Slot<T>]>;
 
 impl<K: Kind, T, const N: usize> Default for Table<K, T, N> {
     fn default() -> Self {
@@ -130,43 +161,40 @@ impl<K: Kind, T, const N: usize> Default for Table<K, T, N> {
     }
 }
 
-impl<K, T, const N: usize> Drop for Table<K, T, N> {
-    fn drop(&mut self) {
-        if !core::mem::needs_drop::<T>() {
-            return;
-        }
-        for slot in self.slots.iter_mut().take(self.untouched as usize) {
-            if is_live(slot.generation) {
-                slot.generation = slot.generation.wrapping_add(1);
-                // SAFETY: the generation was odd, so the value is initialized; it is now
-                // marked free and never read again.
-                unsafe { slot.value.assume_init_drop() };
-            }
-        }
-    }
-}
-
-impl<K: Kind, T, const N: usize> Table<K, T, N> {
+impl<K, T, const N: usize> Table<K, T, N> {
     /// An empty table.
     pub const fn new() -> Self {
         Self {
-            slots: [const {
-                Slot {
-                    generation: 0,
-                    next_free: NO_SLOT,
-                    value: MaybeUninit::zeroed(),
-                }
-            }; N],
             free_head: NO_SLOT,
             untouched: 0,
             len: 0,
             kind: PhantomData,
+            slots: [const { Slot::EMPTY }; N],
         }
     }
+}
 
+impl<K, T, const N: usize> Deref for Table<K, T, N> {
+    type Target = TableView<K, T>;
+
+    #[inline(always)]
+    fn deref(&self) -> &TableView<K, T> {
+        self
+    }
+}
+
+impl<K, T, const N: usize> DerefMut for Table<K, T, N> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut TableView<K, T> {
+        self
+    }
+}
+
+impl<K: Kind, T> TableView<K, T> {
     /// How many objects the table can hold.
+    #[inline(always)]
     pub const fn capacity(&self) -> usize {
-        N
+        self.slots.len()
     }
 
     /// How many objects it holds now.
@@ -179,20 +207,20 @@ impl<K: Kind, T, const N: usize> Table<K, T, N> {
         self.len == 0
     }
 
-    /// Stores `value`; [`Error::TableFull`] when all `N` slots are taken.
+    /// Stores `value`; [`Error::TableFull`] when every slot is taken.
     #[inline]
     pub fn insert(&mut self, value: T) -> Result<Handle<K>, Error> {
         let index = if self.free_head != NO_SLOT {
             let index = self.free_head - 1;
             self.free_head = self.slots[index as usize].next_free;
             index
-        } else if (self.untouched as usize) < N {
+        } else if (self.untouched as usize) < self.slots.len() {
             self.untouched += 1;
             self.untouched - 1
         } else {
             return Err(Error::TableFull {
                 table: K::NAME,
-                capacity: N as u32,
+                capacity: self.slots.len() as u32,
             });
         };
         let slot = &mut self.slots[index as usize];

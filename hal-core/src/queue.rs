@@ -20,11 +20,12 @@
 use crate::buffer::{Buffer, BufferSpan};
 use crate::command::{CommandBuffer, CommandBufferMode, CommandList, Record, MAX_BINDING_SLOTS};
 use crate::device::Device;
-use crate::handle::Table;
+use crate::handle::{Table, TableView};
 use crate::memory::BufferParams;
 use crate::semaphore::{Semaphore, SemaphoreKind, SemaphoreValue, Submit, Timeline, Timeout};
 use crate::zeroed::ZeroOption;
 use crate::Error;
+use core::ops::DerefMut;
 
 /// Most waits or signals one queue operation may carry.
 pub const MAX_SUBMIT_SEMAPHORES: usize = 8;
@@ -83,15 +84,27 @@ pub enum Readiness {
     Failed(u32),
 }
 
-/// The queue's state: a table of `SEMAPHORES` timelines and room for `PENDING` parked
-/// operations. [`Queue::EMPTY`] is all zero bytes, so a device in a `static` keeps it in
-/// `.bss`.
-pub struct Queue<const SEMAPHORES: usize, const PENDING: usize> {
-    semaphores: Table<SemaphoreKind, Timeline, SEMAPHORES>,
-    parked: [ZeroOption<Parked>; PENDING],
+/// A parked operation's place in a queue: `None` (all zero bytes) while free.
+pub type ParkedSlot = ZeroOption<Parked>;
+
+/// The queue's state over its storage: a table of timelines `S` and room for parked
+/// operations `P`, owned by a [`Queue`] (its capacities in its type) or borrowed by a
+/// [`QueueView`] (from storage the driver was given).
+pub struct QueueOf<S, P> {
+    semaphores: S,
+    parked: P,
     parked_count: usize,
     next_seq: u64,
 }
+
+/// A queue that owns a table of `SEMAPHORES` timelines and room for `PENDING` parked
+/// operations. [`Queue::EMPTY`] is all zero bytes, so a device in a `static` keeps it in
+/// `.bss`.
+pub type Queue<const SEMAPHORES: usize, const PENDING: usize> =
+    QueueOf<Table<SemaphoreKind, Timeline, SEMAPHORES>, [ParkedSlot; PENDING]>;
+
+/// A queue over borrowed storage, whatever its capacities.
+pub type QueueView<'a> = QueueOf<&'a mut TableView<SemaphoreKind, Timeline>, &'a mut [ParkedSlot]>;
 
 impl<const SEMAPHORES: usize, const PENDING: usize> Queue<SEMAPHORES, PENDING> {
     /// No semaphores, nothing parked.
@@ -106,6 +119,23 @@ impl<const SEMAPHORES: usize, const PENDING: usize> Queue<SEMAPHORES, PENDING> {
 impl<const SEMAPHORES: usize, const PENDING: usize> Default for Queue<SEMAPHORES, PENDING> {
     fn default() -> Self {
         Self::EMPTY
+    }
+}
+
+impl<'a> QueueView<'a> {
+    /// A queue over `semaphores` and `parked`, both empty (a semaphore found there stays
+    /// reachable by its handle; an operation found parked there never runs, and its place is
+    /// never free).
+    pub fn over(
+        semaphores: &'a mut TableView<SemaphoreKind, Timeline>,
+        parked: &'a mut [ParkedSlot],
+    ) -> Self {
+        Self {
+            semaphores,
+            parked,
+            parked_count: 0,
+            next_seq: 0,
+        }
     }
 }
 
@@ -134,6 +164,7 @@ pub trait QueueState {
     fn next_seq(&mut self) -> u64;
 
     /// Whether `waits` can go now.
+    #[inline(always)]
     fn readiness(&self, waits: &[SemaphoreValue]) -> Readiness {
         let mut ready = true;
         for wait in waits {
@@ -194,6 +225,7 @@ pub trait QueueState {
     fn full(&self) -> Error;
 
     /// Signals (or, given an error, fails) every semaphore in `signals`.
+    #[inline(always)]
     fn complete(&mut self, signals: &[SemaphoreValue], result: Result<(), Error>) {
         for signal in signals {
             if let Ok(timeline) = self.timeline_mut(signal.semaphore) {
@@ -227,7 +259,11 @@ pub trait QueueState {
     }
 }
 
-impl<const SEMAPHORES: usize, const PENDING: usize> QueueState for Queue<SEMAPHORES, PENDING> {
+impl<S, P> QueueState for QueueOf<S, P>
+where
+    S: DerefMut<Target = TableView<SemaphoreKind, Timeline>>,
+    P: AsRef<[ParkedSlot]> + AsMut<[ParkedSlot]>,
+{
     #[inline]
     fn timeline(&self, semaphore: Semaphore) -> Result<&Timeline, Error> {
         self.semaphores.get(semaphore)
@@ -257,22 +293,18 @@ impl<const SEMAPHORES: usize, const PENDING: usize> QueueState for Queue<SEMAPHO
 
     #[inline]
     fn has_room(&self) -> bool {
-        self.parked_count < PENDING
+        self.parked_count < self.parked.as_ref().len()
     }
 
     fn full(&self) -> Error {
         Error::TableFull {
             table: "pending queue operation",
-            capacity: PENDING as u32,
+            capacity: self.parked.as_ref().len() as u32,
         }
     }
 
     fn park(&mut self, op: Parked) -> Result<(), Error> {
-        let free = if PENDING == 0 {
-            None
-        } else {
-            self.parked.iter_mut().find(|p| p.is_none())
-        };
+        let free = self.parked.as_mut().iter_mut().find(|p| p.is_none());
         let Some(slot) = free else {
             return Err(self.full());
         };
@@ -282,11 +314,11 @@ impl<const SEMAPHORES: usize, const PENDING: usize> QueueState for Queue<SEMAPHO
     }
 
     fn take_unblocked(&mut self) -> Option<(Parked, Readiness)> {
-        if PENDING == 0 || self.parked_count == 0 {
+        if self.parked_count == 0 {
             return None;
         }
         let mut next: Option<(usize, u64, Readiness)> = None;
-        for (i, p) in self.parked.iter().enumerate() {
+        for (i, p) in self.parked.as_ref().iter().enumerate() {
             let Some(p) = p.as_ref() else { continue };
             match self.readiness(p.waits()) {
                 Readiness::Blocked => {}
@@ -298,7 +330,7 @@ impl<const SEMAPHORES: usize, const PENDING: usize> QueueState for Queue<SEMAPHO
             }
         }
         let (index, _, readiness) = next?;
-        let op = self.parked.get_mut(index)?.take()?;
+        let op = self.parked.as_mut().get_mut(index)?.take()?;
         self.parked_count -= 1;
         Some((op, readiness))
     }
@@ -335,6 +367,33 @@ pub trait QueueDriver {
     /// Allocates the memory of a `queue_alloca` (transient memory where the driver keeps it
     /// apart from the general heap).
     fn allocate_queue_ordered(&mut self, params: BufferParams, size: u64) -> Result<Buffer, Error>;
+
+    /// Runs the parked operations that are now unblocked ([`drain`], the default). A driver
+    /// that knows it can never park (a queue with no room for parked operations) may skip
+    /// it, so its firmware links no parked-operation path.
+    #[inline]
+    fn drain_unblocked(&mut self)
+    where
+        Self: Device,
+    {
+        drain(self)
+    }
+
+    /// Parks an operation whose waits are not reached ([`park`], the default). A driver that
+    /// knows it can never park may [`refuse`] it at once instead, for the same reason as in
+    /// [`drain_unblocked`](Self::drain_unblocked).
+    #[inline]
+    fn park_blocked(
+        &mut self,
+        submit: Submit<'_>,
+        action: Action,
+        table: &[BufferSpan],
+    ) -> Result<(), Error>
+    where
+        Self: Device,
+    {
+        park(self, submit, action, table)
+    }
 }
 
 /// Runs what `action` does.
@@ -393,7 +452,7 @@ pub fn submit_checked<D: Device>(
         Readiness::Ready => {
             let result = run(dev, action, table);
             dev.queue_mut().complete(submit.signals, result);
-            drain(dev);
+            dev.drain_unblocked();
             result
         }
         Readiness::Failed(code) => {
@@ -401,21 +460,28 @@ pub fn submit_checked<D: Device>(
             finish(dev, submit.signals, Err(Error::SemaphoreFailed { code }));
             Ok(())
         }
-        Readiness::Blocked => park(dev, submit, action, table),
+        Readiness::Blocked => dev.park_blocked(submit, action, table),
     }
 }
 
-fn park<D: Device>(
+/// Refuses an operation that cannot be parked: what it holds goes back (a queue
+/// operation's own one-shot command buffer, a buffer to free), its signals are untouched.
+/// Returns the queue's [`Error::TableFull`].
+pub fn refuse<D: Device>(dev: &mut D, action: Action) -> Error {
+    abandon(dev, action);
+    dev.queue().full()
+}
+
+/// Parks an operation until its waits are reached, with a copy of its binding `table`; it
+/// is [`refuse`]d when the queue has no room.
+pub fn park<D: Device>(
     dev: &mut D,
     submit: Submit<'_>,
     action: Action,
     table: &[BufferSpan],
 ) -> Result<(), Error> {
     if !dev.queue().has_room() {
-        // Refused: what the operation holds goes back (a queue operation's own one-shot
-        // command buffer, a buffer to free).
-        abandon(dev, action);
-        return Err(dev.queue().full());
+        return Err(refuse(dev, action));
     }
     if let Action::Execute { command_buffer, .. } = action {
         dev.command_list(command_buffer)?.add_pending_use();
@@ -474,7 +540,7 @@ pub fn drain<D: Device>(dev: &mut D) {
 /// Completes `signals` with `result`, then runs what that unblocked.
 pub fn finish<D: Device>(dev: &mut D, signals: &[SemaphoreValue], result: Result<(), Error>) {
     dev.queue_mut().complete(signals, result);
-    drain(dev);
+    dev.drain_unblocked();
 }
 
 /// Waits of a host-synchronous operation (a streaming read): they must be reached now. A

@@ -1,6 +1,7 @@
 //! The allocator a local device uses for its memory and its command slots.
 //!
-//! [`LocalDevice`](crate::LocalDevice)'s last type parameter picks it. Two are built in:
+//! [`LocalStorage`](crate::LocalStorage)'s last type parameter picks it (and so
+//! [`LocalDevice`](crate::LocalDevice)'s). Two are built in:
 //!
 //! | allocator | frees | code on Cortex-M4 (`opt-level = "z"`) | metadata (RAM) |
 //! |---|---|---|---|
@@ -20,11 +21,11 @@
 //! use hal_core::memory::BufferParams;
 //! use hal_core::Device;
 //! use hal_local::alloc::Bump;
-//! use hal_local::{LocalConfig, LocalDevice};
+//! use hal_local::{LocalConfig, LocalDevice, LocalStorage};
 //!
+//! let mut storage: LocalStorage<4, 4, 4, 0, Bump<4>> = LocalStorage::EMPTY;
 //! let mut memory = [0u8; 4096];
-//! let mut device: LocalDevice<'_, 4, 4, 4, 0, Bump<4>> =
-//!     LocalDevice::new(&mut memory, LocalConfig::DEFAULT)?;
+//! let mut device = LocalDevice::new(&mut storage, &mut memory, LocalConfig::DEFAULT)?;
 //! let a = device.allocate_buffer(BufferParams::device_local(), 1024)?;
 //! let b = device.allocate_buffer(BufferParams::device_local(), 1024)?;
 //! device.release_buffer(b)?; // the top: its space is free again at once
@@ -45,7 +46,7 @@ pub type Bump<const RECORDS: usize> = Arena<RECORDS>;
 /// slots. Implement it (with [`RangeAllocator`]) to plug in your own.
 pub trait DeviceAllocator: RangeAllocator {
     /// An allocator over no bytes. It must be all zero bytes, so that a `static` device
-    /// built from [`LocalDevice::EMPTY`](crate::LocalDevice::EMPTY) lands in `.bss`
+    /// storage built from [`LocalStorage::EMPTY`](crate::LocalStorage::EMPTY) lands in `.bss`
     /// (`cargo xtask size` checks it).
     const EMPTY: Self;
 

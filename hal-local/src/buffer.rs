@@ -48,15 +48,7 @@ pub(crate) struct BufferRec {
     pub(crate) backing: Backing,
 }
 
-impl<
-        'm,
-        const OBJECTS: usize,
-        const SLOTS: usize,
-        const NODES: usize,
-        const PENDING: usize,
-        A: DeviceAllocator,
-    > LocalDevice<'m, OBJECTS, SLOTS, NODES, PENDING, A>
-{
+impl<'m, A: DeviceAllocator> LocalDevice<'m, A> {
     /// Allocates a buffer of `size` bytes, from the transient arena when `transient` (falling
     /// back to the general heap when the arena is full).
     #[inline]

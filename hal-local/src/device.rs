@@ -7,14 +7,16 @@ use crate::config::LocalConfig;
 use crate::kernel::{Kernel, KernelFn};
 use crate::memory::Region;
 use crate::replay::Replayers;
+use crate::storage::LocalStorage;
 use hal_core::buffer::BufferKind;
 use hal_core::command::{Command, CommandBufferKind, CommandList};
 use hal_core::device::{MappingKind, ObjectCounts};
 use hal_core::executable::ExecutableKind;
-use hal_core::handle::Table;
-use hal_core::memory::alloc::{Arena, Range, Tlsf};
+use hal_core::handle::TableView;
+use hal_core::memory::alloc::{ArenaView, Range, Tlsf};
 use hal_core::memory::{BufferUsage, MemoryAccess, MemoryHeap, MemoryType};
-use hal_core::queue::Queue;
+use hal_core::queue::{ParkedSlot, QueueView};
+use hal_core::semaphore::{SemaphoreKind, Timeline};
 use hal_core::{BufferSpan, DeviceId, Error, MemoryDomain};
 
 /// The slot pool's allocator counts in units of this many per slot, so its 16-unit granule
@@ -47,140 +49,137 @@ pub(crate) struct CommandBufferRec {
 
 /// The local-CPU device.
 ///
-/// Capacities are const generics so firmware sizes every table at compile time:
-/// `OBJECTS` entries in each object table, `SLOTS` command slots shared by all command
-/// buffers, `NODES` allocator nodes (for memory and for command slots), `PENDING` queue
-/// operations waiting on semaphores.
-///
-/// `PENDING = 0` links no parked-operation queue at all: nothing ever waits, and a
-/// submission whose waits are not reached when it is submitted is refused with
-/// [`Error::TableFull`] (what it holds goes back, its signals are untouched). For firmware
-/// that submits with [`Submit::NOW`](hal_core::Submit::NOW) or with waits already reached.
+/// Its tables live in a [`LocalStorage`] it borrows for `'m`, with the memory region: their
+/// capacities are the storage's const parameters, so firmware sizes every table at compile
+/// time and the device's own type names only its allocator.
 ///
 /// `A` allocates the device's memory and its command slots (see [`DeviceAllocator`]):
-/// [`Tlsf`] by default (general purpose: any order of frees); [`Arena`] (a bump allocator,
+/// [`Tlsf`] by default (general purpose: any order of frees); [`Arena`](crate::alloc::Arena) (a bump allocator,
 /// [`Bump`](crate::alloc::Bump)) for firmware that allocates at start-up and frees in
 /// reverse order or not at all. It is about 4 KB of code smaller on Cortex-M, but space
 /// freed out of order comes back only once everything above it is freed too.
-pub struct LocalDevice<
-    'm,
-    const OBJECTS: usize = 64,
-    const SLOTS: usize = 4096,
-    const NODES: usize = 256,
-    const PENDING: usize = 16,
-    A = Tlsf<NODES>,
-> {
+pub struct LocalDevice<'m, A = Tlsf<256>> {
     pub(crate) id: DeviceId,
     /// Where the region lives (from the config).
     pub(crate) domain: MemoryDomain,
-    /// The kernels linked in (from the config); `None` until `init`.
-    pub(crate) kernels: Option<&'static [Kernel]>,
+    /// The kernels linked in (from the config).
+    pub(crate) kernels: &'static [Kernel],
     pub(crate) region: Region<'m>,
     pub(crate) heaps: [MemoryHeap; 1],
     /// Alignment of the region's start: the most any buffer can be aligned to.
     pub(crate) region_alignment: u64,
-    pub(crate) general: A,
+    pub(crate) general: &'m mut A,
     /// Offset of the transient arena in the region.
     pub(crate) transient_base: u64,
-    pub(crate) transient: Arena<OBJECTS>,
-    pub(crate) buffers: Table<BufferKind, BufferRec, OBJECTS>,
-    pub(crate) chunks: Table<ChunkKind, ChunkRec, NODES>,
-    pub(crate) mappings: Table<MappingKind, MappingRec, OBJECTS>,
-    pub(crate) executables: Table<ExecutableKind, ExecutableRec, OBJECTS>,
-    pub(crate) command_buffers: Table<CommandBufferKind, CommandBufferRec, OBJECTS>,
-    pub(crate) slots: [Command; SLOTS],
-    pub(crate) slot_alloc: A,
+    pub(crate) transient: &'m mut ArenaView,
+    pub(crate) buffers: &'m mut TableView<BufferKind, BufferRec>,
+    pub(crate) chunks: &'m mut TableView<ChunkKind, ChunkRec>,
+    pub(crate) mappings: &'m mut TableView<MappingKind, MappingRec>,
+    pub(crate) executables: &'m mut TableView<ExecutableKind, ExecutableRec>,
+    pub(crate) command_buffers: &'m mut TableView<CommandBufferKind, CommandBufferRec>,
+    pub(crate) slots: &'m mut [Command],
+    pub(crate) slot_alloc: &'m mut A,
     /// Semaphores and parked queue operations.
-    pub(crate) queue: Queue<OBJECTS, PENDING>,
+    pub(crate) queue: QueueView<'m>,
     /// How each command kind recorded so far is replayed.
-    pub(crate) replayers: Replayers<OBJECTS, SLOTS, NODES, PENDING, A>,
+    pub(crate) replayers: Replayers<A>,
+    /// How operations are parked and later run: `None` where the storage has no room to
+    /// park any (`PENDING = 0`), so that firmware links no parked-operation path.
+    pub(crate) parking: Option<Parking<Self>>,
     #[cfg(feature = "threads")]
     pub(crate) pool: Option<crate::pool::WorkerPool>,
 }
 
 // SAFETY: the raw pointers in `Region` and `Imported` stand for the `&'m mut [u8]` (region,
 // read-write imports) and `&'m [u8]` (read-only imports) the device was given, which are
-// `Send`; everything else it holds is `Send` (`A` by the bound). Moving the device moves that exclusive (or
-// shared, immutable) access with it. It is not `Sync`: `&self` methods write memory.
-unsafe impl<
-        const OBJECTS: usize,
-        const SLOTS: usize,
-        const NODES: usize,
-        const PENDING: usize,
-        A: DeviceAllocator + Send,
-    > Send for LocalDevice<'_, OBJECTS, SLOTS, NODES, PENDING, A>
-{
+// `Send`; everything else it holds is `Send` (`A` by the bound). Moving the device moves that
+// exclusive (or shared, immutable) access with it. It is not `Sync`: `&self` methods write
+// memory.
+unsafe impl<A: DeviceAllocator + Send> Send for LocalDevice<'_, A> {}
+
+/// The parked-operation path of a device that has room for parked operations.
+pub(crate) struct Parking<D> {
+    /// Runs the parked operations that are now unblocked.
+    pub(crate) drain: fn(&mut D),
 }
 
-impl<
-        'm,
+/// The borrowed tables a device is made of: a [`LocalStorage`] with its capacities erased.
+struct Parts<'m, A> {
+    buffers: &'m mut TableView<BufferKind, BufferRec>,
+    chunks: &'m mut TableView<ChunkKind, ChunkRec>,
+    mappings: &'m mut TableView<MappingKind, MappingRec>,
+    executables: &'m mut TableView<ExecutableKind, ExecutableRec>,
+    command_buffers: &'m mut TableView<CommandBufferKind, CommandBufferRec>,
+    semaphores: &'m mut TableView<SemaphoreKind, Timeline>,
+    parked: &'m mut [ParkedSlot],
+    slots: &'m mut [Command],
+    transient: &'m mut ArenaView,
+    general: &'m mut A,
+    slot_alloc: &'m mut A,
+}
+
+impl<'m, A: DeviceAllocator> LocalDevice<'m, A> {
+    /// A device over `storage`'s tables and `memory`, which it uses for every buffer until
+    /// it is dropped. `storage` is emptied first: whatever an earlier device left there is
+    /// gone (a handle of that device means nothing to this one).
+    ///
+    /// Firmware keeps the storage in a `static` (through `static_cell`'s `ConstStaticCell`,
+    /// say, so it is taken once and lands in `.bss`) and the device wherever it likes: the
+    /// device itself is a few hundred bytes. See [`LocalStorage`] for an example.
+    #[inline]
+    pub fn new<
         const OBJECTS: usize,
         const SLOTS: usize,
         const NODES: usize,
         const PENDING: usize,
-        A: DeviceAllocator,
-    > LocalDevice<'m, OBJECTS, SLOTS, NODES, PENDING, A>
-{
-    /// A device with no memory yet, for a `static`: every allocation fails until
-    /// [`init`](Self::init) gives it its region. It is all zero bytes, so a `static` holding
-    /// it lands in `.bss` (no flash for its image) and firmware never builds the device's
-    /// tables (tens of KiB) on the stack:
-    ///
-    /// ```
-    /// use hal_local::{LocalConfig, LocalDevice};
-    ///
-    /// let mut device: LocalDevice<'_, 8, 16, 8, 2> = LocalDevice::EMPTY;
-    /// let mut memory = [0u8; 4096];
-    /// device.init(&mut memory, LocalConfig::DEFAULT)?;
-    /// // Once only.
-    /// let mut more = [0u8; 4096];
-    /// assert!(device.init(&mut more, LocalConfig::DEFAULT).is_err());
-    /// # Ok::<(), hal_core::Error>(())
-    /// ```
-    pub const EMPTY: Self = Self {
-        id: DeviceId(0),
-        // Every field zero bytes: `init` sets the real values.
-        domain: MemoryDomain::Host,
-        kernels: None,
-        region: Region::EMPTY,
-        heaps: [MemoryHeap {
-            types: MemoryType::empty(),
-            allowed_usage: BufferUsage::empty(),
-            max_allocation_size: 0,
-            min_alignment: 0,
-            size: 0,
-        }],
-        region_alignment: 0,
-        general: A::EMPTY,
-        transient_base: 0,
-        transient: Arena::new(0),
-        buffers: Table::new(),
-        chunks: Table::new(),
-        mappings: Table::new(),
-        executables: Table::new(),
-        command_buffers: Table::new(),
-        slots: [Command::EMPTY; SLOTS],
-        slot_alloc: A::EMPTY,
-        queue: Queue::EMPTY,
-        replayers: Replayers::NONE,
-        #[cfg(feature = "threads")]
-        pool: None,
-    };
-
-    /// A device over `memory`, which it uses for every buffer until it is dropped.
-    pub fn new(memory: &'m mut [u8], config: LocalConfig) -> Result<Self, Error> {
-        let mut device = Self::EMPTY;
-        device.init(memory, config)?;
+    >(
+        storage: &'m mut LocalStorage<OBJECTS, SLOTS, NODES, PENDING, A>,
+        memory: &'m mut [u8],
+        config: LocalConfig,
+    ) -> Result<Self, Error> {
+        // All zero bytes: a memset, and nothing to drop (every record is plain data).
+        *storage = LocalStorage::EMPTY;
+        let LocalStorage {
+            buffers,
+            chunks,
+            mappings,
+            executables,
+            command_buffers,
+            semaphores,
+            parked,
+            slots,
+            transient,
+            general,
+            slot_alloc,
+        } = storage;
+        let parts = Parts {
+            buffers,
+            chunks,
+            mappings,
+            executables,
+            command_buffers,
+            semaphores,
+            parked,
+            slots,
+            transient,
+            general,
+            slot_alloc,
+        };
+        let mut device = Self::over(parts, memory, config)?;
+        // Decided here, where the capacity is a constant: with none, the parking path is
+        // never referenced.
+        device.parking = if PENDING == 0 {
+            None
+        } else {
+            Some(Parking {
+                drain: hal_core::queue::drain::<Self>,
+            })
+        };
         Ok(device)
     }
 
-    /// Gives an [`EMPTY`](Self::EMPTY) device its memory, in place; then it is what
-    /// [`new`](Self::new) returns. A device is initialized once: a second call fails with
-    /// [`Error::InvalidArgument`] and changes nothing.
-    pub fn init(&mut self, memory: &'m mut [u8], config: LocalConfig) -> Result<(), Error> {
-        if self.id != DeviceId(0) {
-            return Err(Error::InvalidArgument("the device is already initialized"));
-        }
+    /// [`new`](Self::new), whatever the storage's capacities.
+    fn over(parts: Parts<'m, A>, memory: &'m mut [u8], config: LocalConfig) -> Result<Self, Error> {
         // Start at a 16-byte boundary so every offset keeps MIN_ALIGNMENT in absolute terms.
         let skip = memory
             .as_ptr()
@@ -223,21 +222,45 @@ impl<
             MIN_ALIGNMENT,
             size.max(64),
         )?;
-        self.id = DeviceId::next();
-        self.domain = config.domain;
-        self.kernels = Some(config.kernels);
-        self.region = region;
-        self.heaps = [heap];
-        self.region_alignment = region_alignment;
-        self.general = A::over(transient_base);
-        self.transient_base = transient_base;
-        self.transient = Arena::new(size - transient_base);
-        self.slot_alloc = A::over(SLOTS as u64 * SLOT_UNIT);
-        #[cfg(feature = "threads")]
-        {
-            self.pool = crate::pool::WorkerPool::new(config.workers);
-        }
-        Ok(())
+        let Parts {
+            buffers,
+            chunks,
+            mappings,
+            executables,
+            command_buffers,
+            semaphores,
+            parked,
+            slots,
+            transient,
+            general,
+            slot_alloc,
+        } = parts;
+        *general = A::over(transient_base);
+        transient.renew(size - transient_base);
+        *slot_alloc = A::over(slots.len() as u64 * SLOT_UNIT);
+        Ok(Self {
+            id: DeviceId::next(),
+            domain: config.domain,
+            kernels: config.kernels,
+            region,
+            heaps: [heap],
+            region_alignment,
+            general,
+            transient_base,
+            transient,
+            buffers,
+            chunks,
+            mappings,
+            executables,
+            command_buffers,
+            slots,
+            slot_alloc,
+            queue: QueueView::over(semaphores, parked),
+            replayers: Replayers::NONE,
+            parking: None,
+            #[cfg(feature = "threads")]
+            pool: crate::pool::WorkerPool::new(config.workers),
+        })
     }
 
     pub(crate) fn counts(&self) -> ObjectCounts {

@@ -9,31 +9,24 @@ use hal_core::command::{BufferLookup, CommandBufferMode, CommandList, Record};
 use hal_core::device::{HostSource, ObjectCounts, PersistentMapping, ReadStats};
 use hal_core::memory::alloc::AllocStats;
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryHeap, MemoryType};
-use hal_core::queue::{self, Queue, QueueDriver};
+use hal_core::queue::{self, QueueDriver, QueueState, QueueView};
 use hal_core::HostMemory;
 use hal_core::{
     Buffer, BufferSpan, CommandBuffer, Device, DeviceId, Error, Executable, ExecutableSource,
     MemoryDomain, ShortName, Submit,
 };
 
-struct Buffers<'a, const OBJECTS: usize>(
-    &'a hal_core::handle::Table<hal_core::buffer::BufferKind, crate::buffer::BufferRec, OBJECTS>,
+struct Buffers<'a>(
+    &'a hal_core::handle::TableView<hal_core::buffer::BufferKind, crate::buffer::BufferRec>,
 );
 
-impl<const OBJECTS: usize> BufferLookup for Buffers<'_, OBJECTS> {
+impl BufferLookup for Buffers<'_> {
     fn buffer_info(&self, buffer: Buffer) -> Result<BufferInfo, Error> {
         Ok(self.0.get(buffer)?.info)
     }
 }
 
-impl<
-        const OBJECTS: usize,
-        const SLOTS: usize,
-        const NODES: usize,
-        const PENDING: usize,
-        A: DeviceAllocator,
-    > LocalDevice<'_, OBJECTS, SLOTS, NODES, PENDING, A>
-{
+impl<A: DeviceAllocator> LocalDevice<'_, A> {
     fn check_mapping(
         &self,
         span: BufferSpan,
@@ -62,19 +55,21 @@ impl<
             .slots
             .get_mut(start..start + cb.slot_count)
             .ok_or(Error::Internal("command slots outside the pool"))?;
-        cb.list.record(slots, &Buffers(&self.buffers), record)
+        cb.list.record(slots, &Buffers(self.buffers), record)
     }
 }
 
-impl<
-        const OBJECTS: usize,
-        const SLOTS: usize,
-        const NODES: usize,
-        const PENDING: usize,
-        A: DeviceAllocator,
-    > QueueDriver for LocalDevice<'_, OBJECTS, SLOTS, NODES, PENDING, A>
-{
-    type Queue = Queue<OBJECTS, PENDING>;
+impl<'m, A: DeviceAllocator> QueueDriver for LocalDevice<'m, A> {
+    type Queue = QueueView<'m>;
+
+    #[inline]
+    fn drain_unblocked(&mut self) {
+        if self.queue.parked_count() != 0 {
+            if let Some(parking) = &self.parking {
+                (parking.drain)(self)
+            }
+        }
+    }
 
     #[inline]
     fn queue(&self) -> &Self::Queue {
@@ -112,15 +107,7 @@ impl<
     }
 }
 
-impl<
-        'm,
-        const OBJECTS: usize,
-        const SLOTS: usize,
-        const NODES: usize,
-        const PENDING: usize,
-        A: DeviceAllocator,
-    > Device for LocalDevice<'m, OBJECTS, SLOTS, NODES, PENDING, A>
-{
+impl<'m, A: DeviceAllocator> Device for LocalDevice<'m, A> {
     type HostMemory = HostMemory<'m>;
     type Mapping<'a>
         = LocalMapping<'a>
@@ -224,11 +211,10 @@ impl<
     fn load_executable(&mut self, source: ExecutableSource<'_>) -> Result<Executable, Error> {
         match source {
             ExecutableSource::Kernel(name) => {
-                let kernel = crate::kernels::find(self.kernels.unwrap_or_default(), name).ok_or(
-                    Error::UnknownKernel {
+                let kernel =
+                    crate::kernels::find(self.kernels, name).ok_or(Error::UnknownKernel {
                         name: ShortName::new(name),
-                    },
-                )?;
+                    })?;
                 self.executables.insert(crate::device::ExecutableRec {
                     entry: kernel.entry,
                 })

@@ -5,7 +5,7 @@
 //! and its memory connection to the host is `Unified`. Buffers come from a TLSF allocator
 //! (chunked past `max_allocation_size`) or, for firmware that frees in reverse order, a bump
 //! allocator ([`alloc`]), `queue_alloca` from an arena at the region's end. Firmware that never
-//! waits can drop the parked-operation queue (`PENDING = 0`, see [`LocalDevice`]).
+//! waits can drop the parked-operation queue (`PENDING = 0`, see [`LocalStorage`]).
 //! A dispatch calls a kernel from a static table ([`kernels::BUILTIN`] or the program's own)
 //! once per workgroup; with the `threads` feature and `workers > 1` the workgroups run on a
 //! std worker pool.
@@ -13,11 +13,11 @@
 //! ```
 //! use hal_core::{BufferSpan, Device, Submit};
 //! use hal_core::memory::BufferParams;
-//! use hal_local::{LocalConfig, LocalDevice};
+//! use hal_local::{LocalConfig, LocalDevice, LocalStorage};
 //!
+//! let mut storage: LocalStorage<16, 256, 64, 4> = LocalStorage::EMPTY;
 //! let mut memory = [0u8; 64 * 1024];
-//! let mut device: LocalDevice<'_, 16, 256, 64, 4> =
-//!     LocalDevice::new(&mut memory, LocalConfig::default())?;
+//! let mut device = LocalDevice::new(&mut storage, &mut memory, LocalConfig::default())?;
 //! let buffer = device.allocate_buffer(BufferParams::host_visible(), 256)?;
 //! device.queue_fill(Submit::NOW, BufferSpan::whole(buffer), &[0xAB])?;
 //! let mut out = [0u8; 256];
@@ -49,8 +49,10 @@ mod memory;
 #[cfg(feature = "threads")]
 mod pool;
 mod replay;
+mod storage;
 
 pub use config::LocalConfig;
 pub use device::{LocalDevice, MIN_ALIGNMENT};
 pub use hal_core::HostMemory;
 pub use mapping::LocalMapping;
+pub use storage::LocalStorage;

@@ -19,14 +19,6 @@ pub(crate) struct Region<'m> {
 }
 
 impl<'m> Region<'m> {
-    /// No memory at all: every span is outside it. All zero bytes (a null base), so a
-    /// `static` device starts in `.bss`.
-    pub(crate) const EMPTY: Self = Self {
-        base: core::ptr::null_mut(),
-        len: 0,
-        memory: PhantomData,
-    };
-
     pub(crate) fn new(memory: &'m mut [u8]) -> Self {
         Self {
             base: memory.as_mut_ptr(),

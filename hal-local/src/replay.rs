@@ -15,8 +15,8 @@ use hal_core::{BufferSpan, CommandBuffer, Error, Executable, Record};
 /// first, its payload after it, then the rest of the list), the binding table of the
 /// submission. Returns how many slots the command took. Each replay decodes its own kind, so
 /// a firmware that never records it links neither its replay nor its decoding.
-pub(crate) type Replay<const O: usize, const S: usize, const N: usize, const P: usize, A> =
-    fn(&LocalDevice<'_, O, S, N, P, A>, &[Command], &[BufferSpan]) -> Result<usize, Error>;
+pub(crate) type Replay<A> =
+    fn(&LocalDevice<'_, A>, &[Command], &[BufferSpan]) -> Result<usize, Error>;
 
 /// The replay of each transfer command kind this device has recorded (`None`: never
 /// recorded). Dispatches are not in here: every firmware dispatches, so
@@ -24,14 +24,14 @@ pub(crate) type Replay<const O: usize, const S: usize, const N: usize, const P: 
 ///
 /// Filled in at record time ([`LocalDevice::register_replay`]) rather than matched at
 /// replay time, so a firmware that records only dispatches links no fill, update or copy
-/// replay (2.6 KB on Cortex-M4). All `None` is all zero bytes, as `LocalDevice::EMPTY` needs.
-pub(crate) struct Replayers<const O: usize, const S: usize, const N: usize, const P: usize, A> {
-    pub(crate) fill: Option<Replay<O, S, N, P, A>>,
-    pub(crate) update: Option<Replay<O, S, N, P, A>>,
-    pub(crate) copy: Option<Replay<O, S, N, P, A>>,
+/// replay (2.6 KB on Cortex-M4).
+pub(crate) struct Replayers<A> {
+    pub(crate) fill: Option<Replay<A>>,
+    pub(crate) update: Option<Replay<A>>,
+    pub(crate) copy: Option<Replay<A>>,
 }
 
-impl<const O: usize, const S: usize, const N: usize, const P: usize, A> Replayers<O, S, N, P, A> {
+impl<A> Replayers<A> {
     pub(crate) const NONE: Self = Self {
         fill: None,
         update: None,
@@ -45,14 +45,8 @@ fn wrong_kind() -> Error {
     Error::Internal("replay called for another command kind")
 }
 
-fn replay_fill<
-    const O: usize,
-    const S: usize,
-    const N: usize,
-    const P: usize,
-    A: DeviceAllocator,
->(
-    dev: &LocalDevice<'_, O, S, N, P, A>,
+fn replay_fill<A: DeviceAllocator>(
+    dev: &LocalDevice<'_, A>,
     slots: &[Command],
     table: &[BufferSpan],
 ) -> Result<usize, Error> {
@@ -80,14 +74,8 @@ fn replay_fill<
     Ok(1)
 }
 
-fn replay_update<
-    const O: usize,
-    const S: usize,
-    const N: usize,
-    const P: usize,
-    A: DeviceAllocator,
->(
-    dev: &LocalDevice<'_, O, S, N, P, A>,
+fn replay_update<A: DeviceAllocator>(
+    dev: &LocalDevice<'_, A>,
     slots: &[Command],
     table: &[BufferSpan],
 ) -> Result<usize, Error> {
@@ -112,14 +100,8 @@ fn replay_update<
     Ok(slots.len() - ops.rest().len())
 }
 
-fn replay_copy<
-    const O: usize,
-    const S: usize,
-    const N: usize,
-    const P: usize,
-    A: DeviceAllocator,
->(
-    dev: &LocalDevice<'_, O, S, N, P, A>,
+fn replay_copy<A: DeviceAllocator>(
+    dev: &LocalDevice<'_, A>,
     slots: &[Command],
     table: &[BufferSpan],
 ) -> Result<usize, Error> {
@@ -165,14 +147,7 @@ fn gather_constants(
     }
 }
 
-impl<
-        const OBJECTS: usize,
-        const SLOTS: usize,
-        const NODES: usize,
-        const PENDING: usize,
-        A: DeviceAllocator,
-    > LocalDevice<'_, OBJECTS, SLOTS, NODES, PENDING, A>
-{
+impl<A: DeviceAllocator> LocalDevice<'_, A> {
     /// Runs every command of `command_buffer` with `bindings` as its binding table:
     /// dispatches directly, in this loop; the transfer commands through the [`Replayers`]
     /// entry their kind registered when it was recorded.
@@ -256,11 +231,9 @@ impl<
     pub(crate) fn register_replay(&mut self, record: &Record<'_>) {
         let r = &mut self.replayers;
         match record {
-            Record::Fill { .. } => r.fill = Some(replay_fill::<OBJECTS, SLOTS, NODES, PENDING, A>),
-            Record::Update { .. } => {
-                r.update = Some(replay_update::<OBJECTS, SLOTS, NODES, PENDING, A>)
-            }
-            Record::Copy { .. } => r.copy = Some(replay_copy::<OBJECTS, SLOTS, NODES, PENDING, A>),
+            Record::Fill { .. } => r.fill = Some(replay_fill::<A>),
+            Record::Update { .. } => r.update = Some(replay_update::<A>),
+            Record::Copy { .. } => r.copy = Some(replay_copy::<A>),
             // Dispatches are replayed directly (see `execute`).
             Record::Dispatch { .. } | Record::Barrier => {}
         }
@@ -458,9 +431,10 @@ mod tests {
     #[test]
     fn recording_registers_only_its_kind() {
         let mut memory = [0u8; 4096];
-        let mut dev: LocalDevice<'_, 4, 8, 4, 0> =
-            LocalDevice::new(&mut memory, crate::LocalConfig::DEFAULT).unwrap();
-        let kinds = |d: &LocalDevice<'_, 4, 8, 4, 0>| {
+        let mut storage: crate::LocalStorage<4, 8, 4, 0> = crate::LocalStorage::EMPTY;
+        let mut dev =
+            LocalDevice::new(&mut storage, &mut memory, crate::LocalConfig::DEFAULT).unwrap();
+        let kinds = |d: &LocalDevice<'_, _>| {
             let r = &d.replayers;
             [r.fill.is_some(), r.update.is_some(), r.copy.is_some()]
         };

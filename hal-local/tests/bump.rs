@@ -9,18 +9,18 @@ use hal_core::{
     SemaphoreValue, Submit, Workgroups,
 };
 use hal_local::alloc::Bump;
-use hal_local::{HostMemory, LocalConfig, LocalDevice};
+use hal_local::{HostMemory, LocalConfig, LocalDevice, LocalStorage};
 
 /// A bump-allocated device with `PENDING` parked operations, the conformance suite's
 /// defaults otherwise.
-type BumpDevice<const PENDING: usize> = LocalDevice<'static, 64, 4096, 256, PENDING, Bump<256>>;
+type BumpDevice = LocalDevice<'static, Bump<256>>;
 
 struct BumpTarget<const PENDING: usize>;
 
 impl<const PENDING: usize> Target for BumpTarget<PENDING> {
-    type Device = BumpDevice<PENDING>;
+    type Device = BumpDevice;
 
-    fn create() -> BumpDevice<PENDING> {
+    fn create() -> BumpDevice {
         let (region, chunk, transient) = if cfg!(miri) {
             (1 << 20, 8 << 10, 256 << 10)
         } else {
@@ -32,7 +32,9 @@ impl<const PENDING: usize> Target for BumpTarget<PENDING> {
             transient_bytes: transient,
             ..LocalConfig::default()
         };
-        LocalDevice::new(memory, config).expect("a bump device")
+        let storage: &'static mut LocalStorage<64, 4096, 256, PENDING, Bump<256>> =
+            Box::leak(Box::new(LocalStorage::EMPTY));
+        LocalDevice::new(storage, memory, config).expect("a bump device")
     }
 
     fn host_memory(bytes: &'static mut [u8]) -> HostMemory<'static> {
@@ -96,8 +98,8 @@ fn conformance_without_parked_operations() {
 #[test]
 fn without_parked_operations_nothing_waits() {
     let mut memory = vec![0u8; 8192];
-    let mut dev: Box<LocalDevice<'_, 4, 4, 4, 0>> = Box::new(LocalDevice::EMPTY);
-    dev.init(&mut memory, LocalConfig::DEFAULT).unwrap();
+    let mut storage: LocalStorage<4, 4, 4, 0> = LocalStorage::EMPTY;
+    let mut dev = LocalDevice::new(&mut storage, &mut memory, LocalConfig::DEFAULT).unwrap();
     let buffer = dev
         .allocate_buffer(BufferParams::host_visible(), 64)
         .unwrap();
@@ -156,8 +158,8 @@ fn without_parked_operations_nothing_waits() {
 #[test]
 fn bump_memory_comes_back_in_reverse_order() {
     let mut memory = vec![0u8; 4096];
-    let mut dev: Box<LocalDevice<'_, 8, 8, 8, 0, Bump<8>>> = Box::new(LocalDevice::EMPTY);
-    dev.init(&mut memory, LocalConfig::DEFAULT).unwrap();
+    let mut storage: LocalStorage<8, 8, 8, 0, Bump<8>> = LocalStorage::EMPTY;
+    let mut dev = LocalDevice::new(&mut storage, &mut memory, LocalConfig::DEFAULT).unwrap();
     let capacity = dev.allocator_stats(0).unwrap().capacity;
     let params = BufferParams::device_local();
     // `a` ends on a 16-byte boundary, so `b` (the rest) follows it with no gap.
@@ -207,8 +209,8 @@ fn bump_memory_comes_back_in_reverse_order() {
 #[test]
 fn minimal_firmware_device_runs_a_fill() {
     let mut memory = vec![0u8; 8192];
-    let mut dev: Box<LocalDevice<'_, 4, 4, 4, 0, Bump<4>>> = Box::new(LocalDevice::EMPTY);
-    dev.init(&mut memory, LocalConfig::DEFAULT).unwrap();
+    let mut storage: LocalStorage<4, 4, 4, 0, Bump<4>> = LocalStorage::EMPTY;
+    let mut dev = LocalDevice::new(&mut storage, &mut memory, LocalConfig::DEFAULT).unwrap();
     let buffer = dev
         .allocate_buffer(BufferParams::device_local(), 64)
         .unwrap();

@@ -3,23 +3,29 @@
 use hal_core::connection::{connection, copy_between};
 use hal_core::memory::BufferParams;
 use hal_core::{BufferSpan, Device, Error, MemoryConnection, MemoryDomain};
-use hal_local::{LocalConfig, LocalDevice};
+use hal_local::alloc::Tlsf;
+use hal_local::{LocalConfig, LocalDevice, LocalStorage};
 
-type Small<'m> = LocalDevice<'m, 8, 64, 32, 4>;
+type Small = LocalStorage<8, 64, 32, 4>;
 
-fn device(memory: &mut [u8], domain: MemoryDomain) -> Small<'_> {
+fn device<'m>(
+    storage: &'m mut Small,
+    memory: &'m mut [u8],
+    domain: MemoryDomain,
+) -> LocalDevice<'m, Tlsf<32>> {
     let config = LocalConfig {
         domain,
         max_allocation_size: 256,
         ..LocalConfig::default()
     };
-    LocalDevice::new(memory, config).unwrap()
+    LocalDevice::new(storage, memory, config).unwrap()
 }
 
 fn copy_with(a_domain: MemoryDomain, b_domain: MemoryDomain) -> MemoryConnection {
     let (mut ma, mut mb) = ([0u8; 4096], [0u8; 4096]);
-    let mut a = device(&mut ma, a_domain);
-    let mut b = device(&mut mb, b_domain);
+    let (mut sa, mut sb) = (Small::EMPTY, Small::EMPTY);
+    let mut a = device(&mut sa, &mut ma, a_domain);
+    let mut b = device(&mut sb, &mut mb, b_domain);
     // 1000 bytes: several 256-byte chunks on both sides, at offsets that do not line up.
     let src = a
         .allocate_buffer(BufferParams::host_visible(), 1000)
@@ -65,8 +71,9 @@ fn every_path_moves_the_same_bytes() {
 #[test]
 fn staged_copies_need_staging_and_stay_in_bounds() {
     let (mut ma, mut mb) = ([0u8; 2048], [0u8; 2048]);
-    let mut a = device(&mut ma, MemoryDomain::Device { fabric: 1 });
-    let mut b = device(&mut mb, MemoryDomain::Device { fabric: 2 });
+    let (mut sa, mut sb) = (Small::EMPTY, Small::EMPTY);
+    let mut a = device(&mut sa, &mut ma, MemoryDomain::Device { fabric: 1 });
+    let mut b = device(&mut sb, &mut mb, MemoryDomain::Device { fabric: 2 });
     let src = a.allocate_buffer(BufferParams::host_visible(), 64).unwrap();
     let dst = b.allocate_buffer(BufferParams::host_visible(), 64).unwrap();
     let (s, d) = (BufferSpan::whole(src), BufferSpan::whole(dst));
@@ -104,12 +111,25 @@ fn bad_configurations_are_refused() {
         f(&mut c);
         c
     };
-    assert!(Small::new(&mut memory, config(|c| c.transient_bytes = 1 << 20)).is_err());
-    assert!(Small::new(&mut memory, config(|c| c.max_allocation_size = 8)).is_err());
-    assert!(Small::new(&mut memory, config(|c| c.workers = 0)).is_err());
+    let mut storage = Small::EMPTY;
+    assert!(LocalDevice::new(
+        &mut storage,
+        &mut memory,
+        config(|c| c.transient_bytes = 1 << 20)
+    )
+    .is_err());
+    let mut storage = Small::EMPTY;
+    assert!(LocalDevice::new(
+        &mut storage,
+        &mut memory,
+        config(|c| c.max_allocation_size = 8)
+    )
+    .is_err());
+    let mut storage = Small::EMPTY;
+    assert!(LocalDevice::new(&mut storage, &mut memory, config(|c| c.workers = 0)).is_err());
     #[cfg(not(feature = "threads"))]
     assert!(matches!(
-        Small::new(&mut memory, config(|c| c.workers = 4)),
+        LocalDevice::new(&mut storage, &mut memory, config(|c| c.workers = 4)),
         Err(Error::Unsupported(_))
     ));
 }

@@ -5,14 +5,15 @@
 use hal_core::command::CommandBufferMode;
 use hal_core::memory::BufferParams;
 use hal_core::{BufferSpan, Device, Error, Mapped, Submit};
-use hal_local::{LocalConfig, LocalDevice};
+use hal_local::{LocalConfig, LocalDevice, LocalStorage};
 
-type Tiny<'m> = LocalDevice<'m, 8, 8, 32, 2>;
+type Tiny = LocalStorage<8, 8, 32, 2>;
 
 #[test]
 fn a_one_command_buffer_takes_one_slot() {
     let mut memory = [0u8; 4096];
-    let mut dev = Tiny::new(&mut memory, LocalConfig::default()).unwrap();
+    let mut storage = Tiny::EMPTY;
+    let mut dev = LocalDevice::new(&mut storage, &mut memory, LocalConfig::default()).unwrap();
     let cbs: Vec<_> = (0..8)
         .map(|_| {
             dev.create_command_buffer(CommandBufferMode::OneShot, 1, 0)
@@ -50,7 +51,8 @@ fn queue_alloca_memory_keeps_its_alignment() {
         transient_bytes: 1000,
         ..LocalConfig::default()
     };
-    let mut dev = Tiny::new(&mut memory.0, config).unwrap();
+    let mut storage = Tiny::EMPTY;
+    let mut dev = LocalDevice::new(&mut storage, &mut memory.0, config).unwrap();
     let params = BufferParams::host_visible().with_min_alignment(64);
     let b = dev.queue_alloca(Submit::NOW, params, 64).unwrap();
     let m = dev
@@ -63,7 +65,8 @@ fn queue_alloca_memory_keeps_its_alignment() {
 #[test]
 fn a_device_moves_to_another_thread() {
     let mut memory = [0u8; 4096];
-    let mut dev = Tiny::new(&mut memory, LocalConfig::default()).unwrap();
+    let mut storage = Tiny::EMPTY;
+    let mut dev = LocalDevice::new(&mut storage, &mut memory, LocalConfig::default()).unwrap();
     let b = dev
         .allocate_buffer(BufferParams::host_visible(), 16)
         .unwrap();
@@ -76,4 +79,54 @@ fn a_device_moves_to_another_thread() {
             assert_eq!(out, [3; 16]);
         });
     });
+}
+
+/// Storage outlives its device: moved to another thread with the objects a dropped device
+/// left in it (an imported buffer among them), it serves a new device, which starts empty
+/// (the old handles name nothing in it).
+#[test]
+fn storage_serves_a_second_device() {
+    let mut storage = Box::new(Tiny::EMPTY);
+    let mut memory = [0u8; 4096];
+    let mut host = [7u8; 64];
+    let (buffer, imported, semaphore) = {
+        let mut dev = LocalDevice::new(&mut storage, &mut memory, LocalConfig::default()).unwrap();
+        let buffer = dev
+            .allocate_buffer(BufferParams::host_visible(), 64)
+            .unwrap();
+        let imported = dev
+            .import_buffer(
+                hal_local::HostMemory::ReadWrite(&mut host),
+                BufferParams::host_visible(),
+            )
+            .unwrap();
+        let semaphore = dev.create_semaphore(1).unwrap();
+        (buffer, imported, semaphore)
+    };
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let mut memory = [0u8; 4096];
+            let mut dev =
+                LocalDevice::new(&mut storage, &mut memory, LocalConfig::default()).unwrap();
+            assert_eq!(dev.object_counts(), Default::default());
+            assert!(matches!(
+                dev.buffer_info(buffer),
+                Err(Error::StaleHandle { .. })
+            ));
+            assert!(matches!(
+                dev.buffer_info(imported),
+                Err(Error::StaleHandle { .. })
+            ));
+            assert!(dev.query_semaphore(semaphore).is_err());
+            let b = dev
+                .allocate_buffer(BufferParams::host_visible(), 64)
+                .unwrap();
+            dev.queue_fill(Submit::NOW, BufferSpan::whole(b), &[5])
+                .unwrap();
+            let mut out = [0u8; 64];
+            dev.read_buffer(BufferSpan::whole(b), &mut out).unwrap();
+            assert_eq!(out, [5; 64]);
+        });
+    });
+    assert_eq!(host, [7; 64]);
 }

@@ -4,13 +4,13 @@ use hal_core::memory::BufferParams;
 use hal_core::{
     BufferRef, BufferSpan, CommandBufferMode, Device, ExecutableSource, Record, Submit, Workgroups,
 };
-use hal_local::{LocalConfig, LocalDevice};
+use hal_local::{LocalConfig, LocalDevice, LocalStorage};
 
 #[test]
 fn four_entry_tables_run_a_fill() {
     let mut memory = vec![0u8; 8192];
-    let mut dev: Box<LocalDevice<'_, 4, 4, 4, 1>> = Box::new(LocalDevice::EMPTY);
-    dev.init(&mut memory, LocalConfig::DEFAULT).unwrap();
+    let mut storage: LocalStorage<4, 4, 4, 1> = LocalStorage::EMPTY;
+    let mut dev = LocalDevice::new(&mut storage, &mut memory, LocalConfig::DEFAULT).unwrap();
     let buffer = dev
         .allocate_buffer(BufferParams::device_local(), 64)
         .unwrap();

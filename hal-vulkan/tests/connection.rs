@@ -6,7 +6,7 @@
 use hal_core::connection::{copy_between, MemoryConnection};
 use hal_core::memory::BufferParams;
 use hal_core::{BufferSpan, Device, MemoryDomain};
-use hal_local::{LocalConfig, LocalDevice};
+use hal_local::{LocalConfig, LocalDevice, LocalStorage};
 use hal_vulkan::{VulkanConfig, VulkanDevice};
 
 fn vulkan(emulate_device_only_heap: bool) -> VulkanDevice<'static> {
@@ -25,7 +25,9 @@ fn vulkan(emulate_device_only_heap: bool) -> VulkanDevice<'static> {
 #[test]
 fn copies_between_local_and_vulkan_take_the_connection_path() {
     let region: &'static mut [u8] = Box::leak(vec![0u8; 4 << 20].into_boxed_slice());
+    let storage: &'static mut LocalStorage = Box::leak(Box::new(LocalStorage::EMPTY));
     let mut local: LocalDevice<'static> = LocalDevice::new(
+        storage,
         region,
         LocalConfig {
             max_allocation_size: 128 << 10,

@@ -16,7 +16,7 @@ use hal_core::{
     Timeout, Workgroups,
 };
 use hal_local::kernel::{Binding, KernelError, Workgroup};
-use hal_local::{LocalConfig, LocalDevice};
+use hal_local::{LocalConfig, LocalDevice, LocalStorage};
 
 /// An outcome as the hand-picked table names it: the refusal's kind and the binding (or,
 /// for missing push constants, the count) it names; `(message, 0)` for a shape refusal.
@@ -343,7 +343,8 @@ fn local_device() -> Local {
         kernels: hal_local::kernels::BUILTIN,
         ..LocalConfig::default()
     };
-    LocalDevice::new(memory, config).expect("a local device")
+    let storage: &'static mut LocalStorage = Box::leak(Box::new(LocalStorage::EMPTY));
+    LocalDevice::new(storage, memory, config).expect("a local device")
 }
 
 /// One dispatch through hal-local's `Device` API; the error is the device's.

@@ -35,9 +35,9 @@ use hal_core::{
     QueueAffinity, SemaphoreValue, Submit,
 };
 use hal_local::kernel::{Binding, Workgroup};
-use hal_local::{LocalConfig, LocalDevice};
+use hal_local::{LocalConfig, LocalDevice, LocalStorage};
 
-type Dev = LocalDevice<'static, 64, 4096, 256, 16>;
+type Dev = LocalDevice<'static>;
 
 /// The most a checked figure may cost, as a multiple of its same-run baseline; `--check`
 /// fails when even the best of its rounds is past the bound.
@@ -235,7 +235,8 @@ fn main() {
         transient_bytes: 4 << 20,
         ..LocalConfig::default()
     };
-    let mut dev: Box<Dev> = Box::new(LocalDevice::new(memory, config).expect("device"));
+    let storage: &'static mut LocalStorage = Box::leak(Box::new(LocalStorage::EMPTY));
+    let mut dev: Box<Dev> = Box::new(LocalDevice::new(storage, memory, config).expect("device"));
     let noop = dev
         .load_executable(ExecutableSource::Kernel("noop"))
         .expect("noop kernel");

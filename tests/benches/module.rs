@@ -20,7 +20,7 @@ use hal_core::module::{
 };
 use hal_core::session::{LoadOptions, ResultMemory, Session};
 use hal_core::{BufferSpan, Device, QueueAffinity};
-use hal_local::{LocalConfig, LocalDevice};
+use hal_local::{LocalConfig, LocalDevice, LocalStorage};
 
 /// Median of `values` (sorted in place).
 fn median(values: &mut [f64]) -> f64 {
@@ -140,7 +140,7 @@ fn module_with_pool(pool_len: u64) -> Vec<u8> {
     file
 }
 
-type Dev = LocalDevice<'static, 16, 64, 32, 4>;
+type Storage = LocalStorage<16, 64, 32, 4>;
 
 fn main() {
     let quick = std::env::var_os("EMBER_BENCH_QUICK").is_some();
@@ -182,7 +182,8 @@ fn main() {
         transient_bytes: 4 << 10,
         ..LocalConfig::default()
     };
-    let mut dev = Dev::new(region, config).expect("device");
+    let storage: &'static mut Storage = Box::leak(Box::new(Storage::EMPTY));
+    let mut dev = LocalDevice::new(storage, region, config).expect("device");
     let mut session =
         Session::<'static, 4, 8, 2>::load(&mut dev, module, LoadOptions::default()).expect("load");
     let f = session.function(model::FUNCTION).expect("classify");

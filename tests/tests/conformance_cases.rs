@@ -3,7 +3,7 @@
 
 use ember_tests::conformance::{cases, Target};
 use hal_core::ExecutableSource;
-use hal_local::{HostMemory, LocalConfig, LocalDevice};
+use hal_local::{HostMemory, LocalConfig, LocalDevice, LocalStorage};
 use std::collections::HashSet;
 
 /// The inline local driver over a fresh, leaked 8 MiB region (as `conformance_local.rs`).
@@ -21,7 +21,8 @@ impl Target for Local {
             workers: 1,
             ..LocalConfig::default()
         };
-        LocalDevice::new(memory, config).expect("a local device")
+        let storage: &'static mut LocalStorage = Box::leak(Box::new(LocalStorage::EMPTY));
+        LocalDevice::new(storage, memory, config).expect("a local device")
     }
 
     fn host_memory(bytes: &'static mut [u8]) -> HostMemory<'static> {

@@ -6,9 +6,9 @@
 
 use ember_tests::conformance::Target;
 use hal_core::ExecutableSource;
-use hal_local::{HostMemory, LocalConfig, LocalDevice};
+use hal_local::{HostMemory, LocalConfig, LocalDevice, LocalStorage};
 
-/// A local device over a fresh, leaked 8 MiB region with `workers` workers. Under Miri
+/// A local device over fresh, leaked default storage and a fresh, leaked 8 MiB region with `workers` workers. Under Miri
 /// everything is smaller (1 MiB, 8 KiB chunks) so the interpreter gets through the suite in
 /// minutes; the cases scale with the heap's `max_allocation_size`, except the two that need
 /// one chunk of 64 KiB, which xtask's Miri step skips (`command_validation::limits`,
@@ -27,7 +27,8 @@ fn local_device(workers: usize) -> LocalDevice<'static> {
         workers,
         ..LocalConfig::default()
     };
-    LocalDevice::new(memory, config).expect("a local device")
+    let storage: &'static mut LocalStorage = Box::leak(Box::new(LocalStorage::EMPTY));
+    LocalDevice::new(storage, memory, config).expect("a local device")
 }
 
 /// The local driver with `WORKERS` workers: 1 runs workgroups inline on the caller's thread,

@@ -19,7 +19,7 @@ const NAMED: &[(&str, &str)] = &[
     ("device_memory", "DEVICE_MEMORY"),
     ("heap", "HEAP_MEMORY"),
     ("shared_inputs", "SHARED_INPUTS"),
-    ("device_tables", "6DEVICE17h"),
+    ("device_tables", "7STORAGE17h"),
 ];
 
 /// The most flash the runtime alone (`minimal` − `bare`) may take, per board; `cargo xtask
@@ -110,10 +110,10 @@ pub fn footprint(path: &Path) -> Result<Footprint> {
             (false, true, _) => f.data += size,
         }
     }
-    // A static device starts as `LocalDevice::EMPTY`, all zero bytes, so it must be in
-    // `.bss`: in `.data` its image would cost flash as large as its tables.
+    // A device's static storage starts as `LocalStorage::EMPTY`, all zero bytes, so it must
+    // be in `.bss`: in `.data` its image would cost flash as large as its tables.
     for symbol in elf.symbols() {
-        if !symbol.name().is_ok_and(|n| n.contains("6DEVICE17h")) || symbol.size() == 0 {
+        if !symbol.name().is_ok_and(|n| n.contains("7STORAGE17h")) || symbol.size() == 0 {
             continue;
         }
         let section = symbol
@@ -121,7 +121,7 @@ pub fn footprint(path: &Path) -> Result<Footprint> {
             .and_then(|i| elf.section_by_index(i).ok());
         if let Some(section) = section.filter(|s| s.file_range().is_some()) {
             return Err(format!(
-                "{}: device tables `{}` ({} B) are in {}, not .bss: LocalDevice::EMPTY is no \
+                "{}: device tables `{}` ({} B) are in {}, not .bss: LocalStorage::EMPTY is no \
                  longer all zero bytes, and firmware pays that much flash for its image",
                 path.display(),
                 symbol.name().unwrap_or("?"),

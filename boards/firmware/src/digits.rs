@@ -5,7 +5,8 @@
 use hal_core::memory::{BufferParams, MemoryAccess};
 use hal_core::session::{LoadError, LoadOptions, ResultMemory, Session, SessionStats};
 use hal_core::{Buffer, BufferSpan, Device, Mapped, QueueAffinity};
-use hal_local::{HostMemory, LocalDevice};
+use hal_local::alloc::Tlsf;
+use hal_local::{HostMemory, LocalDevice, LocalStorage};
 use static_cell::ConstStaticCell;
 
 /// The embedded module: `MODULE`, `KERNELS`, `ARENA_BYTES` (see `ember-build`).
@@ -27,9 +28,11 @@ const CLASSES: usize = 10;
 const IMAGE_BYTES: usize = PIXELS * 4;
 const ANSWER_BYTES: usize = CLASSES * 4;
 
-/// The device: tables for one small model (12 objects, 48 command slots, 16 allocator nodes,
-/// 2 pending operations), small enough to leave the stack room on a 64 KiB board.
-pub type DigitsDevice = LocalDevice<'static, 12, 48, 16, 2>;
+/// The device's tables: for one small model (12 objects, 48 command slots, 16 allocator
+/// nodes, 2 pending operations), small enough to leave the stack room on a 64 KiB board.
+pub type DigitsStorage = LocalStorage<12, 48, 16, 2>;
+/// The device.
+pub type DigitsDevice = LocalDevice<'static, Tlsf<16>>;
 /// The session: 4 executables, 8 constants, 2 memoized command buffers.
 pub type DigitsSession = Session<'static, 4, 8, 2>;
 
@@ -84,7 +87,7 @@ pub struct DigitsReport {
     pub inputs_imported: bool,
     /// Constants imported or streamed, arena, recordings and replays.
     pub session: SessionStats,
-    /// `size_of::<DigitsDevice>()` and `size_of::<DigitsSession>()`.
+    /// `size_of` the device and its storage, and `size_of::<DigitsSession>()`.
     pub table_bytes: (usize, usize),
     /// Peak bytes in use in the device's heap.
     pub heap_peak_bytes: u64,
@@ -166,8 +169,8 @@ pub fn check(
     memory: &'static mut [u8],
     shared_inputs: Option<&'static mut [u8]>,
 ) -> Result<DigitsReport, Failure> {
-    static DEVICE: ConstStaticCell<DigitsDevice> = ConstStaticCell::new(DigitsDevice::EMPTY);
-    let dev = match crate::device::take(&DEVICE, memory, &module::KERNELS) {
+    static STORAGE: ConstStaticCell<DigitsStorage> = ConstStaticCell::new(DigitsStorage::EMPTY);
+    let mut owned = match crate::device::take(&STORAGE, memory, &module::KERNELS) {
         Some(Ok(dev)) => dev,
         Some(Err(e)) => return Err(device("create the device")(e)),
         None => {
@@ -177,6 +180,7 @@ pub fn check(
             })
         }
     };
+    let dev = &mut owned;
     let mut session =
         DigitsSession::load(dev, module::MODULE, LoadOptions::default()).map_err(|e| Failure {
             step: "load the module",
@@ -222,7 +226,10 @@ pub fn check(
         agree,
         inputs_imported,
         session: stats,
-        table_bytes: (size_of::<DigitsDevice>(), size_of::<DigitsSession>()),
+        table_bytes: (
+            size_of::<DigitsDevice>() + size_of::<DigitsStorage>(),
+            size_of::<DigitsSession>(),
+        ),
         heap_peak_bytes,
     })
 }

@@ -11,7 +11,7 @@ use hal_core::{
 };
 use hal_local::alloc::Bump;
 use hal_local::kernel::Kernel;
-use hal_local::LocalDevice;
+use hal_local::{LocalDevice, LocalStorage};
 use static_cell::ConstStaticCell;
 
 /// The word the dispatch writes.
@@ -23,7 +23,9 @@ static KERNELS: [Kernel; 1] = [hal_local::kernels::FILL_U32];
 /// The smallest device that runs it: 4 objects, 4 command slots, 4 allocator records, no
 /// parked operations (it submits with `Submit::NOW`, so nothing ever waits), and the bump
 /// allocator for its memory and command slots (it releases in reverse order).
-pub type MinimalDevice = LocalDevice<'static, 4, 4, 4, 0, Bump<4>>;
+pub type MinimalStorage = LocalStorage<4, 4, 4, 0, Bump<4>>;
+/// The device over [`MinimalStorage`].
+pub type MinimalDevice = LocalDevice<'static, Bump<4>>;
 
 /// Fills a 64-byte buffer with [`PATTERN`] on the device and reads it back into `out`.
 fn fill(dev: &mut MinimalDevice, out: &mut [u8; 64]) -> Result<(), Error> {
@@ -49,13 +51,13 @@ fn fill(dev: &mut MinimalDevice, out: &mut [u8; 64]) -> Result<(), Error> {
 
 /// Runs the fill once over `memory`; `true` if every word is [`PATTERN`] and nothing leaked.
 pub fn run(memory: &'static mut [u8]) -> bool {
-    static DEVICE: ConstStaticCell<MinimalDevice> = ConstStaticCell::new(MinimalDevice::EMPTY);
-    let Some(Ok(dev)) = crate::device::take(&DEVICE, memory, &KERNELS) else {
+    static STORAGE: ConstStaticCell<MinimalStorage> = ConstStaticCell::new(MinimalStorage::EMPTY);
+    let Some(Ok(mut dev)) = crate::device::take(&STORAGE, memory, &KERNELS) else {
         say!("minimal: the device refused its memory");
         return false;
     };
     let mut out = [0u8; 64];
-    let ran = fill(dev, &mut out);
+    let ran = fill(&mut dev, &mut out);
     let filled = out.chunks_exact(4).all(|w| w == PATTERN.to_le_bytes());
     let ok = ran.is_ok() && filled && dev.object_counts() == Default::default();
     say!("minimal: {}", if ok { "PASS" } else { "FAIL" });

@@ -29,10 +29,11 @@ pub fn run_all() -> bool {
 mod conformance {
     extern crate alloc;
 
+    use alloc::boxed::Box;
     use alloc::vec;
     use ember_conformance::Target;
     use hal_core::ExecutableSource;
-    use hal_local::{HostMemory, LocalConfig, LocalDevice};
+    use hal_local::{HostMemory, LocalConfig, LocalDevice, LocalStorage};
 
     /// The areas run on the device (every case of each).
     pub const AREAS: &[&str] = &["buffer_allocation", "memo"];
@@ -46,7 +47,7 @@ mod conformance {
     pub struct OnTarget;
 
     impl Target for OnTarget {
-        type Device = LocalDevice<'static, 16, 1024, 64, 8>;
+        type Device = LocalDevice<'static, hal_local::alloc::Tlsf<64>>;
 
         #[allow(clippy::panic)]
         fn create() -> Self::Device {
@@ -56,7 +57,9 @@ mod conformance {
                 transient_bytes: TRANSIENT_BYTES,
                 ..LocalConfig::DEFAULT
             };
-            match LocalDevice::new(memory, config) {
+            let storage: &'static mut LocalStorage<16, 1024, 64, 8> =
+                Box::leak(Box::new(LocalStorage::EMPTY));
+            match LocalDevice::new(storage, memory, config) {
                 Ok(device) => device,
                 Err(_) => panic!("conformance: the device refused its region"),
             }

@@ -5,12 +5,15 @@
 use hal_core::module::Module;
 use hal_core::session::{LoadOptions, ResultMemory, Session, SessionStats};
 use hal_core::{Buffer, BufferSpan, Device, QueueAffinity};
-use hal_local::{LocalConfig, LocalDevice};
+use hal_local::alloc::Tlsf;
+use hal_local::{LocalConfig, LocalDevice, LocalStorage};
 use std::time::{Duration, Instant};
 
-/// The device the demo runs on: tables sized for one small model (16 objects, 64 command
-/// slots, 32 allocator nodes, 4 pending operations).
-pub type DigitsDevice = LocalDevice<'static, 16, 64, 32, 4>;
+/// The tables of the device the demo runs on, sized for one small model (16 objects, 64
+/// command slots, 32 allocator nodes, 4 pending operations).
+pub type DigitsStorage = LocalStorage<16, 64, 32, 4>;
+/// The device the demo runs on.
+pub type DigitsDevice = LocalDevice<'static, Tlsf<32>>;
 /// The session type: 4 executables, 8 constants, 2 memoized command buffers.
 pub type DigitsSession = Session<'static, 4, 8, 2>;
 
@@ -29,7 +32,8 @@ pub struct RunReport {
     pub elapsed: Duration,
     /// Session figures (constants imported or streamed, arena, replays).
     pub session: SessionStats,
-    /// Bytes of the device's tables (`size_of` the device).
+    /// Bytes of the device and its tables (`size_of` the device, plus its storage's where
+    /// the tables are apart from it).
     pub device_table_bytes: usize,
     /// Bytes of the session's tables (`size_of::<DigitsSession>()`).
     pub session_table_bytes: usize,
@@ -49,8 +53,12 @@ pub fn run(module: &'static [u8], features: &[[f32; 64]]) -> Result<RunReport, S
         transient_bytes: TRANSIENT_BYTES,
         ..LocalConfig::default()
     };
-    let mut device = DigitsDevice::new(region, config).map_err(err("device"))?;
-    run_on(&mut device, module, features)
+    let storage: &'static mut DigitsStorage = Box::leak(Box::new(DigitsStorage::EMPTY));
+    let mut device: DigitsDevice =
+        LocalDevice::new(storage, region, config).map_err(err("device"))?;
+    let mut report = run_on(&mut device, module, features)?;
+    report.device_table_bytes += size_of::<DigitsStorage>();
+    Ok(report)
 }
 
 /// Loads `module` onto a Vulkan device (`EMBER_VULKAN_DEVICE` picks it, the Khronos

@@ -34,10 +34,12 @@
 //! mark is judged by the allocations made since it was taken, which must be fewer than 2³².
 
 use super::{check_request, AllocError, AllocStats, Range, RangeAllocator};
+use core::ops::{Deref, DerefMut};
 
 /// One allocation on the arena's stack.
+/// One entry of an arena's record stack: an allocation, live or freed.
 #[derive(Debug, Clone, Copy)]
-struct Record {
+pub struct Record {
     offset: u64,
     size: u64,
     seq: u32,
@@ -45,7 +47,8 @@ struct Record {
 }
 
 impl Record {
-    const EMPTY: Self = Self {
+    /// An unused record, all zero bytes.
+    pub const EMPTY: Self = Self {
         offset: 0,
         size: 0,
         seq: 0,
@@ -80,8 +83,11 @@ impl Record {
 /// assert_eq!(arena.stats().largest_free_range, 4096);
 /// # Ok::<(), hal_core::memory::alloc::AllocError>(())
 /// ```
+///
+/// The records live in `S`: `[Record; RECORDS]` in an [`Arena`], `[Record]` in an
+/// [`ArenaView`] (what a `&mut Arena` coerces to, whatever its record count).
 #[derive(Debug)]
-pub struct Arena<const RECORDS: usize> {
+pub struct ArenaOf<S: ?Sized> {
     capacity: u64,
     /// End of the top record (0 when empty): the next allocation starts here, aligned up.
     top: u64,
@@ -101,8 +107,14 @@ pub struct Arena<const RECORDS: usize> {
     /// the true peak is `max(peak, in_use)`, folded in just before `in_use` falls. This keeps
     /// a compare and a store off the allocation path.
     peak: u64,
-    records: [Record; RECORDS],
+    records: S,
 }
+
+/// An arena with room for `RECORDS` records, its capacity in its type.
+pub type Arena<const RECORDS: usize> = ArenaOf<[Record; RECORDS]>;
+
+/// An arena whose record count is not in its type.
+pub type ArenaView = ArenaOf<[Record]>;
 
 /// A point to roll an [`Arena`] back to with [`Arena::reset_to`].
 ///
@@ -137,13 +149,6 @@ impl ArenaMark {
 }
 
 impl<const RECORDS: usize> Arena<RECORDS> {
-    /// Records usable at once: `RECORDS`, capped so that an index fits in a token's low half.
-    const LIMIT: usize = if RECORDS < u32::MAX as usize {
-        RECORDS
-    } else {
-        u32::MAX as usize
-    };
-
     /// An empty arena over `capacity` bytes.
     pub const fn new(capacity: u64) -> Self {
         Self {
@@ -159,6 +164,66 @@ impl<const RECORDS: usize> Arena<RECORDS> {
             records: [Record::EMPTY; RECORDS],
         }
     }
+}
+
+impl<const RECORDS: usize> Deref for Arena<RECORDS> {
+    type Target = ArenaView;
+
+    #[inline(always)]
+    fn deref(&self) -> &ArenaView {
+        self
+    }
+}
+
+impl<const RECORDS: usize> DerefMut for Arena<RECORDS> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut ArenaView {
+        self
+    }
+}
+
+impl<const RECORDS: usize> RangeAllocator for Arena<RECORDS> {
+    #[inline(always)]
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    #[inline(always)]
+    fn allocate(&mut self, size: u64, alignment: u64) -> Result<Range, AllocError> {
+        ArenaView::allocate(self, size, alignment)
+    }
+
+    #[inline(always)]
+    fn free(&mut self, range: Range) -> Result<(), AllocError> {
+        ArenaView::free(self, range)
+    }
+
+    #[inline(always)]
+    fn reset(&mut self) {
+        ArenaView::reset(self)
+    }
+
+    #[inline(always)]
+    fn stats(&self) -> AllocStats {
+        ArenaView::stats(self)
+    }
+}
+
+impl<S: ?Sized> ArenaOf<S> {
+    /// Makes this arena, in place, what [`Arena::new`]`(capacity)` is (with its own record
+    /// count): nothing allocated, no peak, every earlier range and mark void.
+    pub fn renew(&mut self, capacity: u64) {
+        self.capacity = capacity;
+        self.top = 0;
+        self.len = 0;
+        self.seq = 0;
+        // Marks from before carry an older epoch: refused, not misread.
+        self.epoch = self.epoch.wrapping_add(1);
+        self.epoch_seq = 0;
+        self.in_use = 0;
+        self.live = 0;
+        self.peak = 0;
+    }
 
     /// The current position: [`reset_to`](Self::reset_to) this mark frees every range
     /// allocated after this call.
@@ -170,6 +235,21 @@ impl<const RECORDS: usize> Arena<RECORDS> {
             seq: self.seq,
             epoch: self.epoch,
         }
+    }
+
+    /// Bytes still available above the bump position (ignoring alignment).
+    #[inline]
+    pub const fn remaining(&self) -> u64 {
+        self.capacity - self.top
+    }
+}
+
+impl ArenaView {
+    /// Records usable at once: all of them, capped so that an index fits in a token's low
+    /// half.
+    #[inline(always)]
+    fn limit(&self) -> usize {
+        self.records.len().min(u32::MAX as usize)
     }
 
     /// Frees every range allocated after `mark` was taken (ranges freed already are skipped),
@@ -213,12 +293,6 @@ impl<const RECORDS: usize> Arena<RECORDS> {
         Ok(())
     }
 
-    /// Bytes still available above the bump position (ignoring alignment).
-    #[inline]
-    pub const fn remaining(&self) -> u64 {
-        self.capacity - self.top
-    }
-
     /// Pops freed records off the top of the stack and moves `top` to the end of the new top
     /// record (0 when the stack is empty).
     #[inline]
@@ -246,14 +320,14 @@ impl<const RECORDS: usize> Arena<RECORDS> {
 
     #[cold]
     #[inline(never)]
-    const fn out_of_metadata() -> AllocError {
+    fn out_of_metadata(&self) -> AllocError {
         AllocError::OutOfMetadata {
-            capacity: Self::LIMIT as u32,
+            capacity: self.limit() as u32,
         }
     }
 }
 
-impl<const RECORDS: usize> RangeAllocator for Arena<RECORDS> {
+impl RangeAllocator for ArenaView {
     #[inline]
     fn capacity(&self) -> u64 {
         self.capacity
@@ -272,9 +346,10 @@ impl<const RECORDS: usize> RangeAllocator for Arena<RECORDS> {
         }
         let index = self.len;
         let seq = self.seq;
+        let limit = self.limit();
         let record = match self.records.get_mut(index) {
-            Some(record) if index < Self::LIMIT => record,
-            _ => return Err(Self::out_of_metadata()),
+            Some(record) if index < limit => record,
+            _ => return Err(self.out_of_metadata()),
         };
         *record = Record {
             offset,

@@ -103,7 +103,7 @@ mod slab;
 mod stats;
 mod tlsf;
 
-pub use arena::{Arena, ArenaMark};
+pub use arena::{Arena, ArenaMark, ArenaOf, ArenaView, Record};
 pub use caching::Caching;
 pub use error::AllocError;
 pub use range::Range;
