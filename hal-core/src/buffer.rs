@@ -54,6 +54,24 @@ impl BufferInfo {
         }
     }
 
+    /// Checks that a dispatch may bind this buffer; returns whether the kernel may write it
+    /// (the buffer is writable and allowed storage writes), else it binds read-only.
+    #[inline]
+    pub fn check_dispatch_binding(&self) -> Result<bool, Error> {
+        self.require_usage("dispatch binding", BufferUsage::DISPATCH_STORAGE_READ)?;
+        Ok(self.access.contains(MemoryAccess::WRITE)
+            && self.usage.contains(BufferUsage::DISPATCH_STORAGE_WRITE))
+    }
+
+    /// Checks that a dispatch may read its workgroup count from this buffer.
+    #[inline]
+    pub fn check_indirect_params(&self) -> Result<(), Error> {
+        self.require_usage(
+            "indirect dispatch parameters",
+            BufferUsage::DISPATCH_INDIRECT_PARAMS,
+        )
+    }
+
     /// Checks `needed` access.
     pub fn require_access(&self, needed: MemoryAccess) -> Result<(), Error> {
         if self.access.contains(needed) {

@@ -644,6 +644,57 @@ pub fn dispatch_payload(
     (binding_slots, constant_slots, rest)
 }
 
+/// The spans a dispatch binds, in order: each binding slot of its payload (`refs`, from
+/// [`dispatch_payload`]) decoded and resolved against the submission's binding `table`.
+/// The driver looks each buffer up and checks it with
+/// [`BufferInfo::check_dispatch_binding`](crate::buffer::BufferInfo::check_dispatch_binding).
+#[inline]
+pub fn dispatch_spans<'a>(
+    refs: &'a [Command],
+    table: &'a [BufferSpan],
+) -> impl Iterator<Item = Result<BufferSpan, Error>> + 'a {
+    refs.iter().map(move |slot| match slot {
+        Command::Binding(r) => r.resolve(table),
+        _ => Err(Error::Internal("dispatch payload is not a binding")),
+    })
+}
+
+/// Room for a dispatch's push constants when they span several slots.
+pub type ConstantScratch = heapless::Vec<u32, MAX_CONSTANTS>;
+
+/// A dispatch's `count` push constants from its constant slots (from [`dispatch_payload`]):
+/// read in place when they fit one slot, otherwise gathered into `scratch` (fewer if the
+/// slots hold fewer).
+#[inline]
+pub fn dispatch_constants<'a>(
+    slots: &'a [Command],
+    count: u8,
+    scratch: &'a mut ConstantScratch,
+) -> &'a [u32] {
+    match slots {
+        [] => &[],
+        [Command::Constants(words)] => words.get(..count as usize).unwrap_or(words),
+        _ => {
+            gather_constants(slots, count, scratch);
+            scratch
+        }
+    }
+}
+
+/// Appends the constants of several slots to `scratch` (empty). Out of line: most
+/// dispatches carry at most four.
+#[inline(never)]
+fn gather_constants(slots: &[Command], count: u8, scratch: &mut ConstantScratch) {
+    for slot in slots {
+        if let Command::Constants(words) = slot {
+            let room = (count as usize).saturating_sub(scratch.len()).min(4);
+            if scratch.extend_from_slice(&words[..room]).is_err() {
+                break;
+            }
+        }
+    }
+}
+
 /// `r` cut to `length` bytes; its own length, when given, must hold them.
 fn bounded(r: BufferRef, length: u64, what: &'static str) -> Result<BufferRef, Error> {
     if r.length != WHOLE && length > r.length {

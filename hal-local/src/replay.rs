@@ -5,8 +5,8 @@ use crate::device::LocalDevice;
 use crate::kernel::{Binding, Workgroup};
 use crate::mapping::read_only;
 use hal_core::command::{
-    dispatch_payload, BufferRef, Command, Op, Ops, Workgroups, MAX_BINDINGS, MAX_CONSTANTS,
-    MAX_WORKGROUP_COUNT,
+    dispatch_constants, dispatch_payload, dispatch_spans, BufferRef, Command, ConstantScratch, Op,
+    Ops, Workgroups, MAX_BINDINGS, MAX_WORKGROUP_COUNT,
 };
 use hal_core::memory::{BufferUsage, MemoryAccess};
 use hal_core::{BufferSpan, CommandBuffer, Error, Executable, Record};
@@ -131,22 +131,6 @@ fn replay_copy<A: DeviceAllocator>(
     Ok(1)
 }
 
-/// Appends to `constants` (empty) the push constants of a dispatch spread over several
-/// [`Command::Constants`] slots, in order: `count` of them (fewer if the slots hold fewer).
-#[inline(never)]
-fn gather_constants(
-    slots: &[Command],
-    count: u8,
-    constants: &mut heapless::Vec<u32, MAX_CONSTANTS>,
-) {
-    for slot in slots {
-        if let Command::Constants(words) = slot {
-            let room = (count as usize).saturating_sub(constants.len()).min(4);
-            let _ = constants.extend_from_slice(&words[..room]);
-        }
-    }
-}
-
 impl<A: DeviceAllocator> LocalDevice<'_, A> {
     /// Runs every command of `command_buffer` with `bindings` as its binding table:
     /// dispatches directly, in this loop; the transfer commands through the [`Replayers`]
@@ -260,10 +244,7 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
     fn read_indirect(&self, params: BufferRef, table: &[BufferSpan]) -> Result<[u32; 3], Error> {
         let span = params.resolve(table)?;
         let (raw, info) = self.raw(span.buffer, "indirect dispatch parameters", span.offset, 12)?;
-        info.require_usage(
-            "indirect dispatch parameters",
-            BufferUsage::DISPATCH_INDIRECT_PARAMS,
-        )?;
+        info.check_indirect_params()?;
         // SAFETY: replay holds the device borrow and no other view of device memory.
         let b = unsafe { raw.bytes() };
         let mut count = [0u32; 3];
@@ -311,17 +292,11 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
         table: &[BufferSpan],
         bound: &mut heapless::Vec<Binding<'d>, MAX_BINDINGS>,
     ) -> Result<(), Error> {
-        for slot in refs {
-            let Command::Binding(r) = slot else {
-                return Err(Error::Internal("dispatch payload is not a binding"));
-            };
-            let span = r.resolve(table)?;
+        for span in dispatch_spans(refs, table) {
+            let span = span?;
             let (raw, info) =
                 self.raw(span.buffer, "dispatch binding", span.offset, span.length)?;
-            info.require_usage("dispatch binding", BufferUsage::DISPATCH_STORAGE_READ)?;
-            let device_writable = info.access.contains(MemoryAccess::WRITE)
-                && info.usage.contains(BufferUsage::DISPATCH_STORAGE_WRITE);
-            let raw = if device_writable {
+            let raw = if info.check_dispatch_binding()? {
                 raw
             } else {
                 raw.read_only()
@@ -350,15 +325,8 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
             Workgroups::Indirect(params) => self.read_indirect(params, table)?,
         };
         // Up to four constants (one slot) are read in place; more are gathered.
-        let mut gathered = heapless::Vec::<u32, MAX_CONSTANTS>::new();
-        let constants: &[u32] = match constant_slots {
-            [] => &[],
-            [Command::Constants(words)] => words.get(..constant_count as usize).unwrap_or(words),
-            _ => {
-                gather_constants(constant_slots, constant_count, &mut gathered);
-                &gathered
-            }
-        };
+        let mut scratch = ConstantScratch::new();
+        let constants = dispatch_constants(constant_slots, constant_count, &mut scratch);
         // Bindings are resolved out of line: a dispatch without any keeps the loop short.
         let mut bound = heapless::Vec::<Binding<'_>, MAX_BINDINGS>::new();
         if !refs.is_empty() {

@@ -17,7 +17,8 @@ use crate::staging::InternalBuffer;
 use ash::vk;
 use ember_kernels_wgsl::{BindingInfo, PushConstants};
 use hal_core::command::{
-    BufferRef, Command, CommandBufferMode, CommandList, Op, Workgroups, MAX_BINDINGS, MAX_CONSTANTS,
+    dispatch_constants, dispatch_spans, BufferRef, Command, CommandBufferMode, CommandList,
+    ConstantScratch, Op, Workgroups, MAX_BINDINGS,
 };
 use hal_core::kernel::KernelError;
 use hal_core::memory::{BufferUsage, MemoryAccess};
@@ -321,15 +322,8 @@ impl VulkanDevice<'_> {
     ) -> Result<Option<Step>, Error> {
         let exe = *self.executables.get(executable)?;
         let pipeline = self.pipeline(&exe)?;
-        let mut constants = Vec::with_capacity(MAX_CONSTANTS);
-        for slot in constant_slots {
-            if let Command::Constants(words) = slot {
-                let room = (constant_count as usize)
-                    .saturating_sub(constants.len())
-                    .min(4);
-                constants.extend_from_slice(&words[..room]);
-            }
-        }
+        let mut scratch = ConstantScratch::new();
+        let constants = dispatch_constants(constant_slots, constant_count, &mut scratch);
         let grid = match workgroups {
             Workgroups::Direct(count) => {
                 if count.contains(&0) {
@@ -351,24 +345,16 @@ impl VulkanDevice<'_> {
                     BufferSpan::new(span.buffer, span.offset, 12),
                     "indirect dispatch parameters",
                 )?;
-                info.require_usage(
-                    "indirect dispatch parameters",
-                    BufferUsage::DISPATCH_INDIRECT_PARAMS,
-                )?;
+                info.check_indirect_params()?;
                 Grid::Indirect(piece.buffer, piece.offset)
             }
         };
         let mut infos = Vec::with_capacity(refs.len());
         let mut pieces = Vec::with_capacity(refs.len());
-        for slot in refs {
-            let Command::Binding(r) = slot else {
-                return Err(Error::Internal("dispatch payload is not a binding"));
-            };
-            let span = r.resolve(table)?;
+        for span in dispatch_spans(refs, table) {
+            let span = span?;
             let (piece, info) = self.single_piece(span, "dispatch binding")?;
-            info.require_usage("dispatch binding", BufferUsage::DISPATCH_STORAGE_READ)?;
-            let writable = info.access.contains(MemoryAccess::WRITE)
-                && info.usage.contains(BufferUsage::DISPATCH_STORAGE_WRITE);
+            let writable = info.check_dispatch_binding()?;
             infos.push(BindingInfo {
                 offset: span.offset,
                 bytes: piece.len,
@@ -377,7 +363,7 @@ impl VulkanDevice<'_> {
             pieces.push(piece);
         }
         match exe.kernel {
-            Some(name) => ember_kernels_wgsl::check(name, &constants, &infos)?,
+            Some(name) => ember_kernels_wgsl::check(name, constants, &infos)?,
             None => {
                 if let Some(i) = infos.iter().position(|b| b.offset % 4 != 0) {
                     return Err(Error::Kernel(KernelError::Misaligned {
@@ -414,7 +400,7 @@ impl VulkanDevice<'_> {
             descriptors[i] = (p.buffer, bind, range);
             bases.push(((p.offset - bind) / 4) as u32);
         }
-        let push = PushConstants::new(&bases, &lens, &constants).words();
+        let push = PushConstants::new(&bases, &lens, constants).words();
         Ok(Some(Step::Dispatch(Box::new(DispatchStep {
             pipeline,
             descriptors,
