@@ -17,10 +17,13 @@
 //! cargo xtask bench module  # module load time vs pool size, digits inference → target/bench/module.json
 //! cargo xtask pack desc.json -o out.ember   # pack a module from its JSON description
 //! cargo xtask fuzz module   # cargo-fuzz on Module::parse for 60 s (--seconds N)
+//! cargo xtask oracle m.tflite   # TFLM's own interpreter: inputs and outputs → target/oracle/m/
+//! cargo xtask oracle --all  # every model in ../shared/models ($EMBER_MODELS), each checked
 //! ```
 
 mod boards;
 mod fuzz;
+mod oracle;
 mod pack;
 mod setup;
 mod size;
@@ -106,6 +109,31 @@ enum Command {
         #[arg(long, default_value_t = 60)]
         seconds: u64,
     },
+    /// TFLM's own interpreter (PyPI tflite-micro, pinned, in target/oracle-venv) on a
+    /// .tflite model: the all-zero input and seeded random ones, their outputs as .npy files
+    /// and a manifest.json, read back and checked.
+    Oracle {
+        /// The model.
+        #[arg(required_unless_present = "all")]
+        model: Option<std::path::PathBuf>,
+        /// Every .tflite under $EMBER_MODELS (default ../shared/models), each into
+        /// target/oracle/<stem>/, person_detect on its two BMPs too; says SKIPPED when
+        /// the models are absent.
+        #[arg(long, conflicts_with_all = ["model", "output", "bmp", "inputs"])]
+        all: bool,
+        /// Random input sets, seeds 0 to N-1, after the all-zero one.
+        #[arg(long, default_value_t = 3)]
+        seeds: u32,
+        /// Output folder (default: target/oracle/<model stem>/).
+        #[arg(short, long)]
+        output: Option<std::path::PathBuf>,
+        /// An 8-bit BMP as the model's one input, rows top first, raw bytes (repeatable).
+        #[arg(long)]
+        bmp: Vec<std::path::PathBuf>,
+        /// One more case from .npy files, one per model input, in order.
+        #[arg(long, num_args = 1..)]
+        inputs: Vec<std::path::PathBuf>,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -154,6 +182,26 @@ fn main() -> ExitCode {
         } => pack::pack(&description, output.as_deref()),
         Command::Fuzz { target, seconds } => match target {
             FuzzTarget::Module => fuzz::fuzz("module", seconds),
+        },
+        Command::Oracle {
+            all: true, seeds, ..
+        } => oracle::all(seeds),
+        Command::Oracle {
+            model,
+            seeds,
+            output,
+            bmp,
+            inputs,
+            ..
+        } => match model {
+            Some(model) => oracle::oracle(&oracle::Request {
+                model: &model,
+                seeds,
+                output: output.as_deref(),
+                bmp: &bmp,
+                inputs: &inputs,
+            }),
+            None => Err("give a model, or --all".to_string()),
         },
     };
     match result {

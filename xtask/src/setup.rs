@@ -1,6 +1,8 @@
 //! Checks and installs what the commands need: rustup targets and components, the nightly
 //! toolchain with Miri, QEMU (from bookworm-backports on Debian 12), Vulkan (lavapipe from
-//! bookworm-backports, the loader and the validation layer) and defmt-print. Installs when it can; otherwise stops with the exact command.
+//! bookworm-backports, the loader and the validation layer), defmt-print, and a CPython 3.11
+//! that can make venvs (for the TFLM oracle). Installs when it can; otherwise stops with the
+//! exact command.
 
 use crate::step::{cmd, output, run, Result};
 
@@ -186,6 +188,41 @@ pub fn vulkan() -> Result {
             MESA_MIN.0, MESA_MIN.1
         )),
     }
+}
+
+/// The Python the TFLM oracle's venv is made from: `EMBER_PYTHON` where it is set, else the
+/// first of `python3` and `/usr/bin/python3` that is CPython 3.11 (the only Python the pinned
+/// `tflite-micro` wheel is built for) with the `venv` and `ensurepip` modules. On Debian 12
+/// as root, installs `python3-venv` (Debian 12's Python is 3.11) when none has them;
+/// otherwise stops with the exact command.
+pub fn python_for_venv() -> Result<String> {
+    const CHECK: &str =
+        "import sys, venv, ensurepip; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)";
+    let candidates: Vec<String> = match std::env::var("EMBER_PYTHON") {
+        Ok(p) if !p.is_empty() => vec![p],
+        _ => vec!["python3".into(), "/usr/bin/python3".into()],
+    };
+    let usable = || {
+        candidates
+            .iter()
+            .find(|p| output(cmd(p, &["-c", CHECK])).is_some())
+            .cloned()
+    };
+    if let Some(python) = usable() {
+        return Ok(python);
+    }
+    debian_install(
+        "CPython 3.11 with its venv module (for the TFLM oracle)",
+        &["python3", "python3-venv"],
+        &[],
+    )?;
+    usable().ok_or_else(|| {
+        format!(
+            "none of {} is CPython 3.11 with the venv and ensurepip modules, which the \
+             TFLM oracle's tflite-micro wheel needs (set EMBER_PYTHON to one)",
+            candidates.join(", ")
+        )
+    })
 }
 
 /// On Debian 12 as root, installs `packages` from bookworm and `backported` from
