@@ -202,3 +202,150 @@ pub fn check_plan(graph: &ember_import::Graph<'_>, plan: &ember_import::MemoryPl
         );
     }
 }
+
+/// A small model built from scratch, for the operators the reference models do not use.
+pub struct Synth {
+    tensors: Vec<tflite::Tensor>,
+    buffers: Vec<tflite::Buffer>,
+    codes: Vec<tflite::OperatorCode>,
+    ops: Vec<tflite::Operator>,
+}
+
+impl Default for Synth {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Synth {
+    /// No tensors yet; buffer 0 is the empty sentinel.
+    pub fn new() -> Self {
+        Self {
+            tensors: Vec::new(),
+            buffers: vec![tflite::Buffer::default()],
+            codes: Vec::new(),
+            ops: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, tensor: tflite::Tensor) -> i32 {
+        self.tensors.push(tensor);
+        (self.tensors.len() - 1) as i32
+    }
+
+    /// An activation (no data), quantized per tensor where `q` says.
+    pub fn tensor(&mut self, ty: tflite::TensorType, shape: &[i32], q: Option<(f32, i64)>) -> i32 {
+        let name = format!("t{}", self.tensors.len());
+        self.push(tflite::Tensor {
+            shape: Some(shape.to_vec()),
+            type_: ty,
+            name: Some(name),
+            quantization: q.map(|(scale, zero_point)| {
+                Box::new(tflite::QuantizationParameters {
+                    scale: Some(vec![scale]),
+                    zero_point: Some(vec![zero_point]),
+                    ..Default::default()
+                })
+            }),
+            ..Default::default()
+        })
+    }
+
+    /// A float32 activation.
+    pub fn f32(&mut self, shape: &[i32]) -> i32 {
+        self.tensor(tflite::TensorType::Float32, shape, None)
+    }
+
+    /// An int8 activation with scale 0.5 and zero point 0.
+    pub fn i8(&mut self, shape: &[i32]) -> i32 {
+        self.tensor(tflite::TensorType::Int8, shape, Some((0.5, 0)))
+    }
+
+    /// A constant with these bytes.
+    pub fn constant(&mut self, ty: tflite::TensorType, shape: &[i32], data: Vec<u8>) -> i32 {
+        self.buffers.push(tflite::Buffer {
+            data: Some(data),
+            ..Default::default()
+        });
+        let buffer = (self.buffers.len() - 1) as u32;
+        let name = format!("c{}", self.tensors.len());
+        self.push(tflite::Tensor {
+            shape: Some(shape.to_vec()),
+            type_: ty,
+            buffer,
+            name: Some(name),
+            ..Default::default()
+        })
+    }
+
+    /// An int32 constant of shape `shape`.
+    pub fn i32s(&mut self, shape: &[i32], values: &[i32]) -> i32 {
+        let data = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.constant(tflite::TensorType::Int32, shape, data)
+    }
+
+    /// A float32 constant of zeros.
+    pub fn f32_zeros(&mut self, shape: &[i32]) -> i32 {
+        let n: i32 = shape.iter().product();
+        self.constant(tflite::TensorType::Float32, shape, vec![0; 4 * n as usize])
+    }
+
+    /// An op of `code` with `options`.
+    pub fn op(
+        &mut self,
+        code: tflite::BuiltinOperator,
+        options: Option<tflite::BuiltinOptions>,
+        inputs: &[i32],
+        outputs: &[i32],
+    ) {
+        let index = match self.codes.iter().position(|c| c.builtin_code == code) {
+            Some(i) => i,
+            None => {
+                self.codes.push(tflite::OperatorCode {
+                    deprecated_builtin_code: (code as i32).min(127) as i8,
+                    builtin_code: code,
+                    version: 1,
+                    ..Default::default()
+                });
+                self.codes.len() - 1
+            }
+        };
+        self.ops.push(tflite::Operator {
+            opcode_index: index as u32,
+            inputs: Some(inputs.to_vec()),
+            outputs: Some(outputs.to_vec()),
+            builtin_options: options,
+            ..Default::default()
+        });
+    }
+
+    /// The model, as the schema's owned type.
+    pub fn model(self, inputs: &[i32], outputs: &[i32]) -> tflite::Model {
+        tflite::Model {
+            version: 3,
+            operator_codes: Some(self.codes),
+            subgraphs: Some(vec![tflite::SubGraph {
+                tensors: Some(self.tensors),
+                inputs: Some(inputs.to_vec()),
+                outputs: Some(outputs.to_vec()),
+                operators: Some(self.ops),
+                name: Some("main".into()),
+                ..Default::default()
+            }]),
+            buffers: Some(self.buffers),
+            ..Default::default()
+        }
+    }
+
+    /// The model's bytes.
+    pub fn build(self, inputs: &[i32], outputs: &[i32]) -> Vec<u8> {
+        serialize(&self.model(inputs, outputs))
+    }
+}
+
+/// Gives tensor `i` a new static shape (and drops its shape signature).
+pub fn set_shape(model: &mut tflite::Model, i: usize, shape: &[i32]) {
+    let t = tensor(model, i);
+    t.shape = Some(shape.to_vec());
+    t.shape_signature = None;
+}
