@@ -22,32 +22,76 @@ fn cargo_fuzz() -> Result {
     )
 }
 
-/// Copies the committed seeds into the working corpus libFuzzer adds to, so a run leaves
-/// `fuzz/corpus/` as it was.
+/// Where a target's seeds come from: `fuzz/corpus/<target>/`, except for `import`, whose
+/// seeds are the reference models (`$EMBER_MODELS`, else `../shared/models` from the
+/// workspace root), which the project keeps no copy of.
+fn seed_files(target: &str) -> Result<Vec<PathBuf>> {
+    let fail = |what: &str, path: &Path, e: std::io::Error| {
+        format!("seeds: could not {what} {}: {e}", path.display())
+    };
+    let mut files = Vec::new();
+    if target == "import" {
+        let models = match std::env::var_os("EMBER_MODELS") {
+            Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+            _ => root().join("../shared/models"),
+        };
+        let mut dirs = vec![models.clone()];
+        while let Some(dir) = dirs.pop() {
+            let entries = std::fs::read_dir(&dir)
+                .map_err(|e| fail("read the reference models in (set EMBER_MODELS)", &dir, e))?;
+            for entry in entries {
+                let path = entry.map_err(|e| fail("read", &dir, e))?.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|x| x == "tflite") {
+                    files.push(path);
+                }
+            }
+        }
+        if files.is_empty() {
+            return Err(format!("no .tflite seeds under {}", models.display()));
+        }
+    } else {
+        let seeds = root().join("fuzz/corpus").join(target);
+        let entries = std::fs::read_dir(&seeds).map_err(|e| fail("read", &seeds, e))?;
+        for entry in entries {
+            let path = entry.map_err(|e| fail("read", &seeds, e))?.path();
+            if path.is_file() {
+                files.push(path);
+            }
+        }
+        if files.is_empty() {
+            return Err(format!("no seeds in {}", seeds.display()));
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Copies the seeds into the working corpus libFuzzer adds to, so a run leaves the seeds as
+/// they were.
 fn working_corpus(target: &str) -> Result<PathBuf> {
-    let seeds = root().join("fuzz/corpus").join(target);
+    let seeds = seed_files(target)?;
     let work = root().join("target/fuzz-corpus").join(target);
     let fail = |what: &str, path: &Path, e: std::io::Error| {
         format!("working corpus: could not {what} {}: {e}", path.display())
     };
     std::fs::create_dir_all(&work).map_err(|e| fail("create", &work, e))?;
-    let entries = std::fs::read_dir(&seeds).map_err(|e| fail("read", &seeds, e))?;
-    let mut copied = 0;
-    for entry in entries {
-        let from = entry.map_err(|e| fail("read", &seeds, e))?.path();
-        if from.is_file() {
-            let to = work.join(from.file_name().unwrap_or_default());
-            std::fs::copy(&from, &to).map_err(|e| fail("copy", &from, e))?;
-            copied += 1;
-        }
-    }
-    if copied == 0 {
-        return Err(format!("no seeds in {}", seeds.display()));
+    for from in &seeds {
+        // Reference models from different folders may share a file name: prefix the folder.
+        let name = from.file_name().unwrap_or_default().to_string_lossy();
+        let to = match from.parent().and_then(Path::file_name) {
+            Some(folder) if target == "import" => {
+                work.join(format!("{}-{name}", folder.to_string_lossy()))
+            }
+            _ => work.join(&*name),
+        };
+        std::fs::copy(from, &to).map_err(|e| fail("copy", from, e))?;
     }
     println!(
-        "\n==> working corpus {} ({copied} seeds from {})",
+        "\n==> working corpus {} ({} seeds)",
         work.display(),
-        seeds.display()
+        seeds.len()
     );
     Ok(work)
 }

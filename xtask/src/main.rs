@@ -16,13 +16,16 @@
 //! cargo xtask bench hal --check   # fails when a figure passes its bound against its same-run baseline
 //! cargo xtask bench module  # module load time vs pool size, digits inference → target/bench/module.json
 //! cargo xtask pack desc.json -o out.ember   # pack a module from its JSON description
+//! cargo xtask import model.tflite   # a TFLite model's ops, tensors and arena plan
 //! cargo xtask fuzz module   # cargo-fuzz on Module::parse for 60 s (--seconds N)
+//! cargo xtask fuzz import   # cargo-fuzz on the TFLite importer, seeded with the reference models
 //! cargo xtask oracle m.tflite   # TFLM's own interpreter: inputs and outputs → target/oracle/m/
 //! cargo xtask oracle --all  # every model in ../shared/models ($EMBER_MODELS), each checked
 //! ```
 
 mod boards;
 mod fuzz;
+mod import;
 mod oracle;
 mod pack;
 mod setup;
@@ -100,7 +103,16 @@ enum Command {
         #[arg(short, long)]
         output: Option<std::path::PathBuf>,
     },
-    /// A cargo-fuzz target of fuzz/, from its committed seeds, on nightly.
+    /// Parses and validates a TensorFlow Lite model (see the `ember-import` crate) and prints
+    /// its op table, constants, tensors and static memory plan.
+    Import {
+        /// The `.tflite` file.
+        model: std::path::PathBuf,
+        /// Where to write the Ember module (not implemented yet: refused).
+        #[arg(short, long)]
+        output: Option<std::path::PathBuf>,
+    },
+    /// A cargo-fuzz target of fuzz/, from its seeds, on nightly.
     Fuzz {
         /// Which target.
         #[arg(value_enum)]
@@ -153,6 +165,9 @@ enum Bench {
 enum FuzzTarget {
     /// `Module::parse` on arbitrary bytes, then everything a parsed module offers.
     Module,
+    /// The TFLite importer on arbitrary bytes, seeded with the reference models; then the
+    /// memory plan of what it accepts.
+    Import,
 }
 
 fn main() -> ExitCode {
@@ -180,8 +195,10 @@ fn main() -> ExitCode {
             description,
             output,
         } => pack::pack(&description, output.as_deref()),
+        Command::Import { model, output } => import::import(&model, output.as_deref()),
         Command::Fuzz { target, seconds } => match target {
             FuzzTarget::Module => fuzz::fuzz("module", seconds),
+            FuzzTarget::Import => fuzz::fuzz("import", seconds),
         },
         Command::Oracle {
             all: true, seeds, ..

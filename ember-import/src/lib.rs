@@ -1,0 +1,29 @@
+#![doc = include_str!("../README.md")]
+
+mod builtin_names;
+mod element;
+mod error;
+mod graph;
+mod op;
+mod plan;
+mod quantization;
+mod read;
+mod rules;
+mod tensor;
+pub mod tflite;
+
+pub use element::ElementType;
+pub use error::{ImportError, OpSite, PlanError, TensorSite};
+pub use graph::Graph;
+pub use op::{
+    Activation, Conv2dOptions, DepthwiseConv2dOptions, FullyConnectedOptions, Hw, Op, OpKind,
+    OptionsDisplay, Padding, Pool2dOptions, StridedSliceOptions,
+};
+pub use plan::{MemoryPlan, Placement, PlannedBuffer, DEFAULT_ALIGNMENT};
+pub use quantization::Quantization;
+pub use tensor::{ShapeDisplay, Tensor, TensorId};
+
+/// Parses and validates a `.tflite` file: [`Graph::parse`].
+pub fn parse(bytes: &[u8]) -> Result<Graph<'_>, ImportError> {
+    Graph::parse(bytes)
+}

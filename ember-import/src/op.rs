@@ -1,0 +1,326 @@
+//! Operators: what each op of the graph computes, with its options parsed and checked.
+
+use crate::TensorId;
+use std::fmt;
+
+/// How a spatial op pads its input (TFLite's `Padding`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Padding {
+    /// Output size `ceil(input / stride)`, zero padding split before/after.
+    Same,
+    /// No padding: output size `ceil((input - effective_filter + 1) / stride)`.
+    Valid,
+}
+
+/// A fused activation applied to an op's result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Activation {
+    /// None.
+    None,
+    /// `max(x, 0)`.
+    Relu,
+    /// `min(max(x, 0), 6)`.
+    Relu6,
+    /// `min(max(x, -1), 1)`.
+    ReluN1To1,
+}
+
+impl Activation {
+    /// The accepted fused activations, as in error messages.
+    pub const SUPPORTED: &'static str = "NONE, RELU, RELU6, RELU_N1_TO_1";
+
+    /// The schema's name (`RELU6`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::None => "NONE",
+            Self::Relu => "RELU",
+            Self::Relu6 => "RELU6",
+            Self::ReluN1To1 => "RELU_N1_TO_1",
+        }
+    }
+}
+
+/// Height and width of a stride, a dilation or a filter window; each at least 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Hw {
+    /// Along height (dimension 1 of NHWC).
+    pub h: usize,
+    /// Along width (dimension 2 of NHWC).
+    pub w: usize,
+}
+
+impl fmt::Display for Hw {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}", self.h, self.w)
+    }
+}
+
+/// FULLY_CONNECTED: `output = input · weightsᵀ + bias`, weights `[out, in]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FullyConnectedOptions {
+    /// Fused activation.
+    pub activation: Activation,
+    /// The output keeps the input's leading dimensions (`[..., out]`) instead of `[batch, out]`.
+    pub keep_num_dims: bool,
+}
+
+/// CONV_2D over NHWC input with OHWI weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Conv2dOptions {
+    /// Padding.
+    pub padding: Padding,
+    /// Stride.
+    pub stride: Hw,
+    /// Dilation.
+    pub dilation: Hw,
+    /// Fused activation.
+    pub activation: Activation,
+}
+
+/// DEPTHWISE_CONV_2D over NHWC input with 1HWC weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DepthwiseConv2dOptions {
+    /// Padding.
+    pub padding: Padding,
+    /// Stride.
+    pub stride: Hw,
+    /// Dilation.
+    pub dilation: Hw,
+    /// Output channels per input channel: weight channels / input channels (checked against
+    /// the file's `depth_multiplier` where that is set).
+    pub depth_multiplier: usize,
+    /// Fused activation.
+    pub activation: Activation,
+}
+
+/// AVERAGE_POOL_2D and MAX_POOL_2D over NHWC input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Pool2dOptions {
+    /// Padding.
+    pub padding: Padding,
+    /// Stride.
+    pub stride: Hw,
+    /// Window size.
+    pub filter: Hw,
+    /// Fused activation.
+    pub activation: Activation,
+}
+
+/// STRIDED_SLICE, with the bounds from its constant inputs resolved per dimension.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StridedSliceOptions {
+    /// First index per input dimension, after masks, negative indices and clamping.
+    pub begin: Vec<i64>,
+    /// One past the last index (or one before it, for a negative stride) per input dimension,
+    /// resolved the same way.
+    pub end: Vec<i64>,
+    /// Stride per input dimension (never 0).
+    pub strides: Vec<i64>,
+    /// Input dimensions dropped from the output (`shrink_axis_mask`).
+    pub shrink: Vec<bool>,
+}
+
+/// The supported builtin operators with their options. Options that live in constant input
+/// tensors (MEAN's axes, PAD's paddings, TRANSPOSE's permutation, STRIDED_SLICE's bounds) are
+/// resolved here as well; the tensors stay among the op's inputs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OpKind {
+    /// FULLY_CONNECTED: inputs `[input, weights, bias?]`.
+    FullyConnected(FullyConnectedOptions),
+    /// CONV_2D: inputs `[input, weights, bias?]`.
+    Conv2d(Conv2dOptions),
+    /// DEPTHWISE_CONV_2D: inputs `[input, weights, bias?]`.
+    DepthwiseConv2d(DepthwiseConv2dOptions),
+    /// AVERAGE_POOL_2D: inputs `[input]`.
+    AveragePool2d(Pool2dOptions),
+    /// MAX_POOL_2D: inputs `[input]`.
+    MaxPool2d(Pool2dOptions),
+    /// ADD with broadcasting: inputs `[a, b]`.
+    Add {
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// MUL with broadcasting: inputs `[a, b]`.
+    Mul {
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// SOFTMAX over the last dimension: inputs `[input]`.
+    Softmax {
+        /// `softmax(beta * x)`.
+        beta: f32,
+    },
+    /// LOGISTIC (sigmoid): inputs `[input]`.
+    Logistic,
+    /// TANH: inputs `[input]`.
+    Tanh,
+    /// RESHAPE, a view: inputs `[input, shape?]`; the output tensor has the new shape.
+    Reshape,
+    /// PAD with the zero point: inputs `[input, paddings]`.
+    Pad {
+        /// `(before, after)` per dimension.
+        paddings: Vec<(usize, usize)>,
+    },
+    /// MEAN: inputs `[input, axes]`.
+    Mean {
+        /// The reduced dimensions, ascending, without repeats.
+        axes: Vec<usize>,
+        /// Reduced dimensions stay as size 1.
+        keep_dims: bool,
+    },
+    /// TRANSPOSE: inputs `[input, permutation]`.
+    Transpose {
+        /// Output dimension `i` is input dimension `perm[i]`.
+        perm: Vec<usize>,
+    },
+    /// CONCATENATION: inputs `[a, b, ...]`.
+    Concatenation {
+        /// The joined dimension, in `0..rank`.
+        axis: usize,
+        /// Fused activation.
+        activation: Activation,
+    },
+    /// STRIDED_SLICE: inputs `[input, begin, end, strides]`.
+    StridedSlice(StridedSliceOptions),
+    /// QUANTIZE (float to integer, or integer to integer with new parameters): inputs `[input]`.
+    Quantize,
+    /// DEQUANTIZE (integer or float16 to float32): inputs `[input]`.
+    Dequantize,
+}
+
+impl OpKind {
+    /// The supported operators' schema names, as in error messages.
+    pub const SUPPORTED: &'static str = "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, \
+        AVERAGE_POOL_2D, MAX_POOL_2D, ADD, MUL, SOFTMAX, LOGISTIC, TANH, RESHAPE, PAD, MEAN, \
+        TRANSPOSE, CONCATENATION, STRIDED_SLICE, QUANTIZE, DEQUANTIZE";
+
+    /// The schema's name (`CONV_2D`).
+    pub const fn name(&self) -> &'static str {
+        match self {
+            Self::FullyConnected(_) => "FULLY_CONNECTED",
+            Self::Conv2d(_) => "CONV_2D",
+            Self::DepthwiseConv2d(_) => "DEPTHWISE_CONV_2D",
+            Self::AveragePool2d(_) => "AVERAGE_POOL_2D",
+            Self::MaxPool2d(_) => "MAX_POOL_2D",
+            Self::Add { .. } => "ADD",
+            Self::Mul { .. } => "MUL",
+            Self::Softmax { .. } => "SOFTMAX",
+            Self::Logistic => "LOGISTIC",
+            Self::Tanh => "TANH",
+            Self::Reshape => "RESHAPE",
+            Self::Pad { .. } => "PAD",
+            Self::Mean { .. } => "MEAN",
+            Self::Transpose { .. } => "TRANSPOSE",
+            Self::Concatenation { .. } => "CONCATENATION",
+            Self::StridedSlice(_) => "STRIDED_SLICE",
+            Self::Quantize => "QUANTIZE",
+            Self::Dequantize => "DEQUANTIZE",
+        }
+    }
+
+    /// True for an op whose output is its input's bytes unchanged (a view), so a memory plan
+    /// may give both the same storage.
+    pub const fn is_view(&self) -> bool {
+        matches!(self, Self::Reshape)
+    }
+
+    /// The options, as `padding=SAME stride=2x2 …` (empty where there are none).
+    pub fn options(&self) -> OptionsDisplay<'_> {
+        OptionsDisplay(self)
+    }
+}
+
+impl fmt::Display for OpKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// [`OpKind::options`]: the options of an op as `key=value` pairs.
+pub struct OptionsDisplay<'k>(&'k OpKind);
+
+fn padding(p: Padding) -> &'static str {
+    match p {
+        Padding::Same => "SAME",
+        Padding::Valid => "VALID",
+    }
+}
+
+impl fmt::Display for OptionsDisplay<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            OpKind::FullyConnected(o) => write!(
+                f,
+                "activation={} keep_num_dims={}",
+                o.activation.name(),
+                o.keep_num_dims
+            ),
+            OpKind::Conv2d(o) => write!(
+                f,
+                "padding={} stride={} dilation={} activation={}",
+                padding(o.padding),
+                o.stride,
+                o.dilation,
+                o.activation.name()
+            ),
+            OpKind::DepthwiseConv2d(o) => write!(
+                f,
+                "padding={} stride={} dilation={} multiplier={} activation={}",
+                padding(o.padding),
+                o.stride,
+                o.dilation,
+                o.depth_multiplier,
+                o.activation.name()
+            ),
+            OpKind::AveragePool2d(o) | OpKind::MaxPool2d(o) => write!(
+                f,
+                "padding={} stride={} filter={} activation={}",
+                padding(o.padding),
+                o.stride,
+                o.filter,
+                o.activation.name()
+            ),
+            OpKind::Add { activation } | OpKind::Mul { activation } => {
+                write!(f, "activation={}", activation.name())
+            }
+            OpKind::Softmax { beta } => write!(f, "beta={beta}"),
+            OpKind::Pad { paddings } => write!(f, "paddings={paddings:?}"),
+            OpKind::Mean { axes, keep_dims } => write!(f, "axes={axes:?} keep_dims={keep_dims}"),
+            OpKind::Transpose { perm } => write!(f, "perm={perm:?}"),
+            OpKind::Concatenation { axis, activation } => {
+                write!(f, "axis={axis} activation={}", activation.name())
+            }
+            OpKind::StridedSlice(o) => write!(
+                f,
+                "begin={:?} end={:?} strides={:?} shrink={:?}",
+                o.begin, o.end, o.strides, o.shrink
+            ),
+            OpKind::Logistic
+            | OpKind::Tanh
+            | OpKind::Reshape
+            | OpKind::Quantize
+            | OpKind::Dequantize => Ok(()),
+        }
+    }
+}
+
+/// One op of the graph, in execution order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Op {
+    /// The op's index in the subgraph (its position in [`Graph::ops`](crate::Graph::ops)).
+    pub index: usize,
+    /// What it computes, with its options.
+    pub kind: OpKind,
+    /// Its inputs; `None` only for an absent optional input (a FULLY_CONNECTED, CONV_2D or
+    /// DEPTHWISE_CONV_2D without bias).
+    pub inputs: Vec<Option<TensorId>>,
+    /// Its outputs (one for every supported operator).
+    pub outputs: Vec<TensorId>,
+}
+
+impl Op {
+    /// The tensors it reads, skipping absent optional inputs.
+    pub fn input_ids(&self) -> impl Iterator<Item = TensorId> + '_ {
+        self.inputs.iter().flatten().copied()
+    }
+}
