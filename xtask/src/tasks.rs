@@ -7,8 +7,11 @@ use std::time::Instant;
 
 /// Crates that are `#![no_std]` and must build for the Cortex-M target, with the feature
 /// sets firmware uses.
-const NO_STD_CRATES: &[(&str, &[&str])] =
-    &[("hal-core", &["", "defmt"]), ("hal-local", &["", "defmt"])];
+const NO_STD_CRATES: &[(&str, &[&str])] = &[
+    ("hal-core", &["", "defmt"]),
+    ("hal-local", &["", "defmt"]),
+    ("ember-kernels", &[""]),
+];
 
 /// Test sets Miri runs: every crate with `unsafe` or invariants worth proving, as
 /// `cargo miri test` arguments. The benchmark crate's `unsafe` is its peers' glue, run by a

@@ -1,0 +1,106 @@
+//! Fixed-point arithmetic of TensorFlow Lite Micro's integer kernels (gemmlowp's rounding
+//! rules, TFLite's `MultiplyByQuantizedMultiplier` without `TFLITE_SINGLE_ROUNDING`, which
+//! is TFLM's default), and the host-side computation of a real multiplier's fixed-point form.
+
+/// `(a * b * 2) >> 32` rounded to nearest (gemmlowp's nudge: positive ties up, negative
+/// ties toward zero), saturating the one
+/// overflowing case (`i32::MIN * i32::MIN`).
+#[inline(always)]
+pub fn saturating_rounding_doubling_high_mul(a: i32, b: i32) -> i32 {
+    if a == b && a == i32::MIN {
+        return i32::MAX;
+    }
+    let ab = i64::from(a) * i64::from(b);
+    let nudge: i64 = if ab >= 0 { 1 << 30 } else { 1 - (1 << 30) };
+    // C++'s division truncates toward zero, as Rust's does.
+    ((ab + nudge) / (1i64 << 31)) as i32
+}
+
+/// `x / 2^exponent` rounded to nearest, ties away from zero; `exponent` in `0..=31`.
+#[inline(always)]
+pub fn rounding_divide_by_pot(x: i32, exponent: i32) -> i32 {
+    let mask = ((1i64 << exponent) - 1) as i32;
+    let remainder = x & mask;
+    let threshold = (mask >> 1) + i32::from(x < 0);
+    (x >> exponent) + i32::from(remainder > threshold)
+}
+
+/// `x * multiplier * 2^shift` with `multiplier` a Q31 fraction in `[0.5, 1)` (or 0), as
+/// TFLite's `MultiplyByQuantizedMultiplier`: a left shift before the multiply, a rounding
+/// right shift after it.
+#[inline(always)]
+pub fn multiply_by_quantized_multiplier(x: i32, multiplier: i32, shift: i32) -> i32 {
+    let left = shift.max(0);
+    let right = (-shift).max(0);
+    rounding_divide_by_pot(
+        saturating_rounding_doubling_high_mul(x.wrapping_mul(1 << left), multiplier),
+        right,
+    )
+}
+
+/// A real multiplier's fixed-point form `(multiplier, shift)`: `real ≈ multiplier * 2^(shift
+/// - 31)` with `multiplier` in `[2^30, 2^31)`, as TFLite's `QuantizeMultiplier` computes it
+/// (frexp, then `round` half away from zero; 0 for 0 and for values below `2^-31`).
+pub fn quantize_multiplier(real: f64) -> (i32, i32) {
+    if real == 0.0 {
+        return (0, 0);
+    }
+    let (q, mut shift) = libm::frexp(real);
+    let mut fixed = libm::round(q * (1i64 << 31) as f64) as i64;
+    if fixed == 1i64 << 31 {
+        fixed /= 2;
+        shift += 1;
+    }
+    if shift < -31 {
+        shift = 0;
+        fixed = 0;
+    }
+    (fixed as i32, shift)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn high_mul_rounds_and_saturates() {
+        assert_eq!(
+            saturating_rounding_doubling_high_mul(i32::MIN, i32::MIN),
+            i32::MAX
+        );
+        assert_eq!(
+            saturating_rounding_doubling_high_mul(1 << 30, 1 << 30),
+            1 << 29
+        );
+        // 3 * 2^30 * 2 / 2^32 = 1.5 → 2; -1.5 → -1: gemmlowp's nudge of `1 - 2^30` for
+        // negative products rounds their ties up, as TFLM does.
+        assert_eq!(saturating_rounding_doubling_high_mul(3, 1 << 30), 2);
+        assert_eq!(saturating_rounding_doubling_high_mul(-3, 1 << 30), -1);
+    }
+
+    #[test]
+    fn divide_by_pot_rounds_half_away_from_zero() {
+        assert_eq!(rounding_divide_by_pot(5, 1), 3);
+        assert_eq!(rounding_divide_by_pot(-5, 1), -3);
+        assert_eq!(rounding_divide_by_pot(4, 1), 2);
+        assert_eq!(rounding_divide_by_pot(7, 0), 7);
+        assert_eq!(rounding_divide_by_pot(i32::MIN, 31), -1);
+    }
+
+    #[test]
+    fn quantized_multiplier_round_trips() {
+        for real in [0.5, 0.75, 0.001_234_5, 1.5, 3.0e-5, 0.999_999_999_9] {
+            let (m, shift) = quantize_multiplier(real);
+            assert!((1 << 30..=i32::MAX).contains(&m), "{real}: {m}");
+            let back = f64::from(m) * 2f64.powi(shift - 31);
+            assert!((back - real).abs() <= real * 1e-9, "{real}: {back}");
+        }
+        assert_eq!(quantize_multiplier(0.0), (0, 0));
+        assert_eq!(quantize_multiplier(1e-12), (0, 0));
+        // A fraction that rounds up to 1.0 moves to the next exponent.
+        assert_eq!(quantize_multiplier(0.999_999_999_99), (1 << 30, 1));
+        // 100 * 0.5 = 50, exactly.
+        let (m, s) = quantize_multiplier(0.5);
+        assert_eq!(multiply_by_quantized_multiplier(100, m, s), 50);
+    }
+}
