@@ -4,7 +4,7 @@
 use crate::alloc::DeviceAllocator;
 use crate::buffer::{BufferRec, ChunkKind, ChunkRec};
 use crate::config::LocalConfig;
-use crate::kernel::{Kernel, KernelFn};
+use crate::kernel::{Entry, Kernel};
 use crate::memory::Region;
 use crate::replay::Replayers;
 use crate::storage::LocalStorage;
@@ -34,7 +34,7 @@ pub(crate) struct MappingRec {
 
 #[derive(Clone, Copy)]
 pub(crate) struct ExecutableRec {
-    pub(crate) entry: KernelFn,
+    pub(crate) entry: Entry,
 }
 
 #[derive(Clone, Copy)]

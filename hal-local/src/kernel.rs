@@ -13,8 +13,24 @@
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
-/// A kernel's entry point: called once per workgroup.
+/// A kernel's entry point over shared bindings: called once per workgroup, workgroups
+/// perhaps at once on several threads.
 pub type KernelFn = fn(&Workgroup<'_>) -> Result<(), KernelError>;
+
+/// A kernel's entry point over plain byte slices ([`Exclusive`]): called once per
+/// workgroup, every workgroup of a dispatch in turn on the submitting thread.
+pub type ExclusiveFn = fn(&mut Exclusive<'_, '_>) -> Result<(), KernelError>;
+
+/// How the driver calls a kernel.
+#[derive(Clone, Copy)]
+pub enum Entry {
+    /// Over shared bindings ([`Workgroup`]): workgroups may run on the worker pool.
+    Shared(KernelFn),
+    /// Over plain slices ([`Exclusive`]): the compiler sees ordinary memory and vectorizes
+    /// the inner loops; workgroups run one after another on one thread, and no written
+    /// binding may overlap another binding of the dispatch.
+    Exclusive(ExclusiveFn),
+}
 
 /// One entry of a kernel table.
 #[derive(Clone, Copy)]
@@ -22,7 +38,129 @@ pub struct Kernel {
     /// The name modules and callers use to find the kernel.
     pub name: &'static str,
     /// The entry point.
-    pub entry: KernelFn,
+    pub entry: Entry,
+}
+
+/// What one workgroup of an [`Entry::Exclusive`] kernel's dispatch sees: its bindings as
+/// plain slices, each read-only or the only view of its bytes.
+pub struct Exclusive<'w, 'b> {
+    /// This workgroup's id, each coordinate below `count`'s.
+    pub id: [u32; 3],
+    /// The grid of workgroups in the dispatch.
+    pub count: [u32; 3],
+    /// The dispatch's push constants.
+    pub constants: &'w [u32],
+    /// The dispatch's bindings, in order.
+    pub bindings: &'w mut [Bytes<'b>],
+}
+
+impl Exclusive<'_, '_> {
+    /// Each binding's length in bytes, in order (for a kernel contract's checks).
+    pub fn lens(&self) -> heapless::Vec<usize, { hal_core::command::MAX_BINDINGS }> {
+        self.bindings.iter().map(Bytes::len).collect()
+    }
+}
+
+/// One binding of an [`Exclusive`] dispatch.
+pub enum Bytes<'a> {
+    /// Bytes the kernel may only read (a read-only buffer, or one the dispatch may not
+    /// write).
+    Read(&'a [u8]),
+    /// Bytes the kernel may read and write; no other binding of the dispatch overlaps them.
+    Write(&'a mut [u8]),
+}
+
+impl<'a> Bytes<'a> {
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        match self {
+            Bytes::Read(b) => b.len(),
+            Bytes::Write(b) => b.len(),
+        }
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes, to read.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Bytes::Read(b) => b,
+            Bytes::Write(b) => b,
+        }
+    }
+
+    /// The bytes, to write; `index` names the binding in the error if it is read-only.
+    pub fn bytes_mut(&mut self, index: u32) -> Result<&mut [u8], KernelError> {
+        match self {
+            Bytes::Read(_) => Err(KernelError::ReadOnly { index }),
+            Bytes::Write(b) => Ok(b),
+        }
+    }
+}
+
+/// Plain numbers a binding's bytes can be read and written as: every bit pattern is a
+/// valid value and there is no padding.
+pub trait Element: Copy + private::Sealed {}
+impl Element for i8 {}
+impl Element for u8 {}
+impl Element for i16 {}
+impl Element for i32 {}
+impl Element for u32 {}
+impl Element for f32 {}
+
+mod private {
+    pub trait Sealed {}
+    impl Sealed for i8 {}
+    impl Sealed for u8 {}
+    impl Sealed for i16 {}
+    impl Sealed for i32 {}
+    impl Sealed for u32 {}
+    impl Sealed for f32 {}
+}
+
+/// `bytes` as elements of `T`: the whole elements it holds; an error naming binding
+/// `index` if its start is not aligned for `T`.
+pub fn elements<T: Element>(bytes: &[u8], index: u32) -> Result<&[T], KernelError> {
+    let size = core::mem::size_of::<T>();
+    if bytes.as_ptr().align_offset(core::mem::align_of::<T>()) != 0 {
+        return Err(KernelError::Misaligned {
+            index,
+            alignment: core::mem::align_of::<T>() as u32,
+        });
+    }
+    // SAFETY: the start is aligned for `T` (checked), `len / size` elements lie inside
+    // `bytes`, `T` has no padding and every bit pattern is a valid `T` (`Element`), and the
+    // result borrows `bytes`, so it reads nothing that is not there and outlives nothing.
+    Ok(unsafe { core::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), bytes.len() / size) })
+}
+
+/// [`elements`], to write.
+pub fn elements_mut<T: Element>(bytes: &mut [u8], index: u32) -> Result<&mut [T], KernelError> {
+    let size = core::mem::size_of::<T>();
+    if bytes.as_ptr().align_offset(core::mem::align_of::<T>()) != 0 {
+        return Err(KernelError::Misaligned {
+            index,
+            alignment: core::mem::align_of::<T>() as u32,
+        });
+    }
+    // SAFETY: as in `elements`; the result borrows `bytes` mutably, so it is the only view,
+    // and any `T` written is valid bytes.
+    Ok(unsafe {
+        core::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<T>(), bytes.len() / size)
+    })
+}
+
+impl Kernel {
+    /// Its entry over shared bindings, if it has that kind.
+    pub fn shared(&self) -> Option<KernelFn> {
+        match self.entry {
+            Entry::Shared(entry) => Some(entry),
+            Entry::Exclusive(_) => None,
+        }
+    }
 }
 
 impl core::fmt::Debug for Kernel {

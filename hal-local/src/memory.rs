@@ -105,6 +105,20 @@ pub(crate) struct RawSpan {
 }
 
 impl RawSpan {
+    /// Whether the device may write these bytes.
+    pub(crate) fn is_writable(&self) -> bool {
+        self.writable
+    }
+
+    /// Whether the two spans share a byte.
+    pub(crate) fn overlaps(&self, other: &RawSpan) -> bool {
+        let (a, b) = (self.ptr as usize, other.ptr as usize);
+        self.len != 0
+            && other.len != 0
+            && a < b.saturating_add(other.len)
+            && b < a.saturating_add(self.len)
+    }
+
     /// `len` bytes at `offset` of the `total` bytes at `base`, or `None` if that leaves them.
     fn inside(
         base: *mut u8,

@@ -2,8 +2,9 @@
 
 use crate::alloc::DeviceAllocator;
 use crate::device::LocalDevice;
-use crate::kernel::{Binding, Workgroup};
+use crate::kernel::{Binding, Bytes, Entry, Exclusive, ExclusiveFn, Workgroup};
 use crate::mapping::read_only;
+use crate::memory::RawSpan;
 use hal_core::command::{
     dispatch_constants, dispatch_payload, dispatch_spans, BufferRef, Command, ConstantScratch, Op,
     Ops, Workgroups, MAX_BINDINGS, MAX_WORKGROUP_COUNT,
@@ -308,6 +309,74 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
         Ok(())
     }
 
+    /// Runs a dispatch of an [`Entry::Exclusive`] kernel: its bindings as plain slices, after
+    /// checking that no binding the kernel may write overlaps another; every workgroup in
+    /// turn on this thread.
+    #[inline(never)]
+    fn dispatch_exclusive(
+        &self,
+        entry: ExclusiveFn,
+        count: [u32; 3],
+        refs: &[Command],
+        constant_slots: &[Command],
+        constant_count: u8,
+        table: &[BufferSpan],
+    ) -> Result<(), Error> {
+        let mut scratch = ConstantScratch::new();
+        let constants = dispatch_constants(constant_slots, constant_count, &mut scratch);
+        let mut spans = heapless::Vec::<(RawSpan, bool), MAX_BINDINGS>::new();
+        for span in dispatch_spans(refs, table) {
+            let span = span?;
+            let (raw, info) =
+                self.raw(span.buffer, "dispatch binding", span.offset, span.length)?;
+            let writable = info.check_dispatch_binding()? && raw.is_writable();
+            let _ = spans.push((raw, writable));
+        }
+        for (i, (a, writable)) in spans.iter().enumerate() {
+            let overlaps = spans
+                .iter()
+                .enumerate()
+                .any(|(j, (b, _))| i != j && a.overlaps(b));
+            if *writable && overlaps {
+                return Err(Error::InvalidArgument(
+                    "a binding an exclusive kernel writes overlaps another binding",
+                ));
+            }
+        }
+        let mut bindings = heapless::Vec::<Bytes<'_>, MAX_BINDINGS>::new();
+        for (raw, writable) in &spans {
+            // SAFETY: for the rest of this call (which bounds the slices' lifetime) the
+            // device is borrowed and makes no other view of device memory; a writable slice
+            // overlaps no other binding (checked above), so it is the only view of its
+            // bytes, and read-only slices are only read.
+            let bytes = unsafe {
+                if *writable {
+                    raw.bytes_mut().map(Bytes::Write)
+                } else {
+                    Some(Bytes::Read(raw.bytes()))
+                }
+            };
+            let _ = bindings.push(bytes.ok_or(Error::Internal("writable binding is read-only"))?);
+        }
+        if count.contains(&0) {
+            return Ok(());
+        }
+        for z in 0..count[2] {
+            for y in 0..count[1] {
+                for x in 0..count[0] {
+                    let mut workgroup = Exclusive {
+                        id: [x, y, z],
+                        count,
+                        constants,
+                        bindings: &mut bindings,
+                    };
+                    entry(&mut workgroup).map_err(Error::Kernel)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Runs one dispatch. Always inlined: its one caller is the replay loop.
     #[inline(always)]
     fn dispatch(
@@ -323,6 +392,19 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
         let count = match workgroups {
             Workgroups::Direct(count) => count,
             Workgroups::Indirect(params) => self.read_indirect(params, table)?,
+        };
+        let entry = match entry {
+            Entry::Shared(entry) => entry,
+            Entry::Exclusive(entry) => {
+                return self.dispatch_exclusive(
+                    entry,
+                    count,
+                    refs,
+                    constant_slots,
+                    constant_count,
+                    table,
+                )
+            }
         };
         // Up to four constants (one slot) are read in place; more are gathered.
         let mut scratch = ConstantScratch::new();

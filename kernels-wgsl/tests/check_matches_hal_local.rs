@@ -77,7 +77,8 @@ fn hal_local_direct(
                     constants,
                     bindings: &views,
                 };
-                (kernel.entry)(&wg).map_err(Error::Kernel)?;
+                let entry = kernel.shared().expect("a shared-binding kernel");
+                entry(&wg).map_err(Error::Kernel)?;
             }
         }
     }

@@ -406,7 +406,8 @@ fn hal_local(
                     constants,
                     bindings: &views,
                 };
-                (kernel.entry)(&wg).expect("hal-local accepts every case here");
+                let entry = kernel.shared().expect("a shared-binding kernel");
+                entry(&wg).expect("hal-local accepts every case here");
             }
         }
     }

@@ -241,8 +241,8 @@ fn main() {
         .load_executable(ExecutableSource::Kernel("noop"))
         .expect("noop kernel");
     let entry = hal_local::kernels::find(hal_local::kernels::BUILTIN, "noop")
-        .expect("noop")
-        .entry;
+        .and_then(|k| k.shared())
+        .expect("noop");
     let mut memo = MemoCache::<CommandBuffer, 4>::new();
     let key = |resource| MemoKey {
         device: dev.id(),

@@ -1,13 +1,13 @@
 //! `copy_u32`: copies whole 32-bit words from one binding to another.
 
-use crate::kernel::{Kernel, KernelError, Workgroup};
+use crate::kernel::{Entry, Kernel, KernelError, Workgroup};
 
 use super::util::{ensure_len, load_word, share, store_word};
 
 /// The `copy_u32` table entry.
 pub const COPY_U32: Kernel = Kernel {
     name: "copy_u32",
-    entry: copy_u32,
+    entry: Entry::Shared(copy_u32),
 };
 
 /// Copies the first `n` 4-byte words of binding 0 (source) to binding 1 (destination), where

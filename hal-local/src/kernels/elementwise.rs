@@ -4,26 +4,26 @@
 //! Each workgroup handles its [`Workgroup::share_of`] of `0..n`, loading and storing one
 //! element at a time, so an output bound to the same range as an input (in place) works.
 
-use crate::kernel::{F32s, Kernel, KernelError, Workgroup};
+use crate::kernel::{Entry, F32s, Kernel, KernelError, Workgroup};
 
 use super::util::{ensure_len, relu, share};
 
 /// The `add_f32` table entry.
 pub const ADD_F32: Kernel = Kernel {
     name: "add_f32",
-    entry: add_f32,
+    entry: Entry::Shared(add_f32),
 };
 
 /// The `mul_f32` table entry.
 pub const MUL_F32: Kernel = Kernel {
     name: "mul_f32",
-    entry: mul_f32,
+    entry: Entry::Shared(mul_f32),
 };
 
 /// The `relu_f32` table entry.
 pub const RELU_F32: Kernel = Kernel {
     name: "relu_f32",
-    entry: relu_f32,
+    entry: Entry::Shared(relu_f32),
 };
 
 /// `out[i] = a[i] + b[i]` for every element of `out`. Bindings: 0 `a`, 1 `b`, 2 `out`; no

@@ -1,13 +1,13 @@
 //! `fill_u32`: writes one 32-bit pattern to every word of a binding.
 
-use crate::kernel::{Kernel, KernelError, Workgroup};
+use crate::kernel::{Entry, Kernel, KernelError, Workgroup};
 
 use super::util::{constants, share, store_word};
 
 /// The `fill_u32` table entry.
 pub const FILL_U32: Kernel = Kernel {
     name: "fill_u32",
-    entry: fill_u32,
+    entry: Entry::Shared(fill_u32),
 };
 
 /// Writes constant 0 (`value`) to every whole 4-byte word of binding 0; a trailing partial

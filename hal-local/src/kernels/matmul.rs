@@ -1,13 +1,13 @@
 //! `matmul_f32`: blocked matrix multiply `C = A·B`, with an optional bias and ReLU.
 
-use crate::kernel::{F32s, Kernel, KernelError, Workgroup};
+use crate::kernel::{Entry, F32s, Kernel, KernelError, Workgroup};
 
 use super::util::{constants, elements, ensure_len, relu, share};
 
 /// The `matmul_f32` table entry.
 pub const MATMUL_F32: Kernel = Kernel {
     name: "matmul_f32",
-    entry: matmul_f32,
+    entry: Entry::Shared(matmul_f32),
 };
 
 /// Flag bit 0 (constant 3): add `bias[j]` (binding 3, `N` elements) to column `j` of every row.

@@ -1,11 +1,11 @@
 //! `noop`: a kernel that does nothing, to measure dispatch overhead.
 
-use crate::kernel::{Kernel, KernelError, Workgroup};
+use crate::kernel::{Entry, Kernel, KernelError, Workgroup};
 
 /// The `noop` table entry.
 pub const NOOP: Kernel = Kernel {
     name: "noop",
-    entry: noop,
+    entry: Entry::Shared(noop),
 };
 
 /// Does nothing and succeeds, whatever the constants and bindings.

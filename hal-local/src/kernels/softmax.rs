@@ -1,6 +1,6 @@
 //! `softmax_f32`: numerically stable softmax over each row of a matrix.
 
-use crate::kernel::{Kernel, KernelError, Workgroup};
+use crate::kernel::{Entry, Kernel, KernelError, Workgroup};
 
 use super::math::exp_f32;
 use super::util::{constants, elements, ensure_len, share};
@@ -8,7 +8,7 @@ use super::util::{constants, elements, ensure_len, share};
 /// The `softmax_f32` table entry.
 pub const SOFTMAX_F32: Kernel = Kernel {
     name: "softmax_f32",
-    entry: softmax_f32,
+    entry: Entry::Shared(softmax_f32),
 };
 
 /// Row-wise softmax of a `rows × cols` row-major matrix:

@@ -89,7 +89,8 @@ pub(crate) fn run(
                     constants,
                     bindings,
                 };
-                let result = (kernel.entry)(&wg);
+                let entry = kernel.shared().expect("a shared-binding kernel");
+                let result = entry(&wg);
                 match first {
                     None => first = Some(result),
                     Some(f) => assert_eq!(f, result, "workgroups disagree ({})", kernel.name),
