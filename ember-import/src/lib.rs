@@ -4,23 +4,28 @@ mod builtin_names;
 mod element;
 mod error;
 mod graph;
+mod lower;
+mod lower_ops;
 mod op;
 mod plan;
 mod quantization;
 mod read;
 mod rules;
+mod run;
 mod tensor;
 pub mod tflite;
 
 pub use element::ElementType;
 pub use error::{ImportError, OpSite, PlanError, TensorSite};
 pub use graph::Graph;
+pub use lower::{lower, LowerError, Lowered, TensorInfo, FUNCTION};
 pub use op::{
     Activation, Conv2dOptions, DepthwiseConv2dOptions, FullyConnectedOptions, Hw, Op, OpKind,
     OptionsDisplay, Padding, Pool2dOptions, StridedSliceOptions,
 };
 pub use plan::{MemoryPlan, Placement, PlannedBuffer, DEFAULT_ALIGNMENT};
 pub use quantization::Quantization;
+pub use run::{run_local, RunOutput};
 pub use tensor::{ShapeDisplay, Tensor, TensorId};
 
 /// Parses and validates a `.tflite` file: [`Graph::parse`].

@@ -9,6 +9,7 @@
 //! cargo xtask test          # fmt, clippy, tests, HAL bench check, no_std builds, boards + size, Miri
 //! cargo xtask run           # the main job on the emulated host board
 //! cargo xtask run --board mps2-an386   # build a board's firmware, run it under QEMU, decode its logs
+//! cargo xtask run --model m.tflite [--input x.npy] [--output y.npy]   # a TFLite model on the host
 //! cargo xtask build --board lm3s6965evb
 //! cargo xtask size          # flash and RAM per board → target/bench/size.json; runtime alone ≤ 12 KiB
 //! cargo xtask bench alloc   # allocator benchmark → target/bench/alloc.json
@@ -66,6 +67,20 @@ enum Command {
         /// Vulkan driver, checked against the local driver's predictions).
         #[arg(long, default_value = "local")]
         device: String,
+        /// A TFLite model to import and run on the host board instead of the main job: its
+        /// outputs (dequantized too), time per inference, arena and constant bytes.
+        #[arg(long)]
+        model: Option<String>,
+        /// With `--model`: an input as `.npy`, once per model input in order (zeros where
+        /// none is given).
+        #[arg(long)]
+        input: Vec<String>,
+        /// With `--model`: where to write each output as `.npy`, in order.
+        #[arg(long)]
+        output: Vec<String>,
+        /// With `--model`: workers for the local device.
+        #[arg(long, default_value_t = 1)]
+        workers: usize,
     },
     /// Builds a board's firmware (release, size-optimized) under boards/target.
     Build {
@@ -174,7 +189,20 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Test { no_miri } => tasks::test(!no_miri),
-        Command::Run { board, device } => tasks::run_board(&board, &device),
+        Command::Run {
+            board,
+            device,
+            model,
+            input,
+            output,
+            workers,
+        } => match model {
+            Some(model) if board == "host" && device == "local" => {
+                tasks::run_model(&model, &input, &output, workers)
+            }
+            Some(_) => Err("--model runs on the host board's local driver for now".to_string()),
+            None => tasks::run_board(&board, &device),
+        },
         Command::Build { board } => boards::find(&board).and_then(boards::build),
         Command::Size => size::size(),
         Command::Bench {

@@ -398,3 +398,34 @@ pub fn bench_vulkan(smoke: bool, full: bool, pool_gib: Option<u64>) -> Result {
     }
     Ok(())
 }
+
+/// `cargo xtask run --model`: imports and runs a TFLite model on the host board's local
+/// device, in release mode (`ember-run`).
+pub fn run_model(model: &str, inputs: &[String], outputs: &[String], workers: usize) -> Result {
+    setup::stable()?;
+    let mut args: Vec<String> = [
+        "run",
+        "--release",
+        "-q",
+        "-p",
+        "ember-import",
+        "--bin",
+        "ember-run",
+        "--",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.push(model.to_string());
+    for i in inputs {
+        args.extend(["--input".to_string(), i.clone()]);
+    }
+    for o in outputs {
+        args.extend(["--output".to_string(), o.clone()]);
+    }
+    args.extend(["--workers".to_string(), workers.to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(
+        &format!("run {model} on the host's local device"),
+        cmd("cargo", &args),
+    )
+}

@@ -35,6 +35,7 @@ pub mod math;
 pub mod matmul;
 pub mod noop;
 pub mod softmax;
+pub mod tflite;
 mod util;
 
 // Every built-in kernel at `hal_local::kernels::<NAME uppercased>`, the path build tools
@@ -45,6 +46,7 @@ pub use fill::FILL_U32;
 pub use matmul::MATMUL_F32;
 pub use noop::NOOP;
 pub use softmax::SOFTMAX_F32;
+pub use tflite::TFLITE;
 
 #[cfg(test)]
 mod testutil;
