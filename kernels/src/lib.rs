@@ -10,3 +10,11 @@ pub mod quant;
 
 pub use hal_core::kernel::KernelError;
 pub use params::{KernelParams, Words};
+pub mod binding_len;
+pub mod dequantize;
+pub mod fixed_point;
+pub mod float_math;
+pub mod logistic;
+pub mod quantize;
+pub mod softmax;
+pub mod tanh;

@@ -1,0 +1,332 @@
+//! QUANTIZE, as TFLM's `quantize_common.cc` runs it: `quantize_f32_s8` through
+//! `reference_ops::AffineQuantize`, and `requantize_s8` (an int8 input: a change of scale
+//! and zero point) through `reference_ops::Requantize<int8_t, int8_t>`.
+//!
+//! Bindings, both kernels: 0 `input` (`len` elements: `f32` / `i8`), 1 `output` (`len`
+//! `i8`). Element-wise; `requantize_s8`'s output may alias its input.
+
+use hal_core::kernel::KernelError;
+
+use crate::binding_len::{byte_len, require, slice_bytes};
+use crate::params::{KernelParams, Words};
+use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
+
+/// C's `static_cast<int32_t>` of an integral `float`, as x86-64 executes it
+/// (`cvttss2si`): values outside the `i32` range and NaN become `i32::MIN`. The cast is
+/// undefined behaviour in C++ there, and differs on Arm (which saturates, NaN to 0); the
+/// TFLM oracle runs on x86-64.
+#[inline]
+pub fn f32_to_i32_like_x86(x: f32) -> i32 {
+    // 2^31 is exactly representable; every f32 below it in magnitude truncates in range.
+    if (-2_147_483_648.0..2_147_483_648.0).contains(&x) {
+        x as i32
+    } else {
+        i32::MIN
+    }
+}
+
+/// `quantize_f32_s8`: `clamp(round(x / scale) + zero_point, -128, 127)`, the division in
+/// `f32`, `round` half away from zero (`roundf`), the cast to `int32` and the addition of
+/// the zero point as TFLM on x86-64 ([`f32_to_i32_like_x86`], wrapping).
+///
+/// Words: `len`, `scale` (its `f32` bits), `zero_point`. `decode` refuses (with
+/// [`KernelError::Shape`]) a zero or overflowing length, a scale that is not positive and
+/// finite and a zero point outside `-128..=127`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QuantizeF32S8 {
+    /// Elements.
+    pub len: usize,
+    /// The output's scale.
+    pub scale: f32,
+    /// The output's zero point.
+    pub zero_point: i32,
+}
+
+impl QuantizeF32S8 {
+    const WHAT: &'static str =
+        "quantize_f32_s8: zero or overflowing length, scale not positive and finite, or zero point outside int8";
+
+    /// The parameters TFLM's `PrepareQuantizeReference` keeps for a float → int8 QUANTIZE of
+    /// `len` elements: the output's (per-tensor) scale and zero point.
+    pub fn prepare(
+        len: usize,
+        output_scale: f32,
+        output_zero_point: i32,
+    ) -> Result<Self, KernelError> {
+        Self {
+            len,
+            scale: output_scale,
+            zero_point: output_zero_point,
+        }
+        .validate()
+    }
+
+    fn validate(self) -> Result<Self, KernelError> {
+        byte_len(self.len, 4, Self::WHAT)?;
+        if !(self.scale > 0.0 && self.scale.is_finite() && (-128..=127).contains(&self.zero_point))
+        {
+            return Err(KernelError::Shape(Self::WHAT));
+        }
+        Ok(self)
+    }
+
+    /// Bindings 0 (`input`, `4 * len` bytes) and 1 (`output`, `len` bytes):
+    /// [`KernelError::MissingBinding`] or [`KernelError::BindingTooSmall`] otherwise.
+    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
+        require(binding_lens, 0, self.len * 4)?;
+        require(binding_lens, 1, self.len)
+    }
+
+    /// Runs the kernel over the first `len` elements of each slice, after
+    /// [`check`](Self::check)ing their lengths.
+    pub fn run(&self, input: &[f32], output: &mut [i8]) -> Result<(), KernelError> {
+        self.check(&[slice_bytes(input), slice_bytes(output)])?;
+        for (&x, y) in input.iter().zip(output.iter_mut()).take(self.len) {
+            let unclamped =
+                f32_to_i32_like_x86(libm::roundf(x / self.scale)).wrapping_add(self.zero_point);
+            *y = unclamped.clamp(-128, 127) as i8;
+        }
+        Ok(())
+    }
+}
+
+impl KernelParams for QuantizeF32S8 {
+    const KERNEL: &'static str = "quantize_f32_s8";
+
+    fn encode(&self, out: &mut impl Extend<u32>) {
+        out.extend([
+            self.len as u32,
+            self.scale.to_bits(),
+            self.zero_point as u32,
+        ]);
+    }
+
+    fn decode(words: &mut Words<'_>) -> Result<Self, KernelError> {
+        Self {
+            len: words.usize()?,
+            scale: words.f32()?,
+            zero_point: words.i32()?,
+        }
+        .validate()
+    }
+}
+
+/// `requantize_s8`: `clamp(MultiplyByQuantizedMultiplier(x - input_zero_point, multiplier,
+/// shift) + output_zero_point, -128, 127)` (int8 → int8 has no fast path in TFLM).
+///
+/// Words: `len`, `input_zero_point`, `output_zero_point`, `multiplier`, `shift`. `decode`
+/// refuses (with [`KernelError::Shape`]) a zero length, zero points outside `-128..=127`, a
+/// negative multiplier and a shift outside `-31..=31`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequantizeS8 {
+    /// Elements.
+    pub len: usize,
+    /// The input's zero point.
+    pub input_zero_point: i32,
+    /// The output's zero point.
+    pub output_zero_point: i32,
+    /// `input_scale / output_scale` as a Q31 multiplier (TFLM's
+    /// `requantize_output_multiplier`).
+    pub multiplier: i32,
+    /// Its exponent (TFLM's `requantize_output_shift`).
+    pub shift: i32,
+}
+
+impl RequantizeS8 {
+    const WHAT: &'static str = "requantize_s8: zero length, zero points outside int8, scale ratio of 2^31 or more, or multiplier/shift out of range";
+
+    /// The parameters TFLM's `PrepareQuantizeReference` computes for an int8 → int8
+    /// QUANTIZE of `len` elements: `QuantizeMultiplier(input_scale / output_scale)` in
+    /// double. Refuses scales that are not positive and finite, a ratio of `2^31` or more
+    /// (its shift would exceed 31, overflowing TFLM's left shift) and what `decode` refuses.
+    pub fn prepare(
+        len: usize,
+        input_scale: f32,
+        input_zero_point: i32,
+        output_scale: f32,
+        output_zero_point: i32,
+    ) -> Result<Self, KernelError> {
+        let positive = |s: f32| s > 0.0 && s.is_finite();
+        if !positive(input_scale) || !positive(output_scale) {
+            return Err(KernelError::Shape(Self::WHAT));
+        }
+        let (multiplier, shift) =
+            quantize_multiplier(f64::from(input_scale) / f64::from(output_scale));
+        Self {
+            len,
+            input_zero_point,
+            output_zero_point,
+            multiplier,
+            shift,
+        }
+        .validate()
+    }
+
+    fn validate(self) -> Result<Self, KernelError> {
+        byte_len(self.len, 1, Self::WHAT)?;
+        let int8 = -128..=127;
+        if !int8.contains(&self.input_zero_point)
+            || !int8.contains(&self.output_zero_point)
+            || self.multiplier < 0
+            || !(-31..=31).contains(&self.shift)
+        {
+            return Err(KernelError::Shape(Self::WHAT));
+        }
+        Ok(self)
+    }
+
+    /// Bindings 0 (`input`) and 1 (`output`) each hold `len` bytes:
+    /// [`KernelError::MissingBinding`] or [`KernelError::BindingTooSmall`] otherwise.
+    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
+        require(binding_lens, 0, self.len)?;
+        require(binding_lens, 1, self.len)
+    }
+
+    /// Runs the kernel over the first `len` elements of each slice, after
+    /// [`check`](Self::check)ing their lengths.
+    pub fn run(&self, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
+        self.check(&[slice_bytes(input), slice_bytes(output)])?;
+        for (&x, y) in input.iter().zip(output.iter_mut()).take(self.len) {
+            let centered = i32::from(x) - self.input_zero_point;
+            let scaled = multiply_by_quantized_multiplier(centered, self.multiplier, self.shift);
+            *y = scaled.wrapping_add(self.output_zero_point).clamp(-128, 127) as i8;
+        }
+        Ok(())
+    }
+}
+
+impl KernelParams for RequantizeS8 {
+    const KERNEL: &'static str = "requantize_s8";
+
+    fn encode(&self, out: &mut impl Extend<u32>) {
+        out.extend([
+            self.len as u32,
+            self.input_zero_point as u32,
+            self.output_zero_point as u32,
+            self.multiplier as u32,
+            self.shift as u32,
+        ]);
+    }
+
+    fn decode(words: &mut Words<'_>) -> Result<Self, KernelError> {
+        Self {
+            len: words.usize()?,
+            input_zero_point: words.i32()?,
+            output_zero_point: words.i32()?,
+            multiplier: words.i32()?,
+            shift: words.i32()?,
+        }
+        .validate()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use std::vec::Vec;
+
+    use super::*;
+
+    #[test]
+    fn quantize_rounds_half_away_and_clamps() {
+        let p = QuantizeF32S8::prepare(9, 0.5, -3).unwrap();
+        let mut out = [0i8; 9];
+        p.run(
+            &[0.0, 0.25, -0.25, 0.75, 1.0, 100.0, -100.0, 0.24, -63.0],
+            &mut out,
+        )
+        .unwrap();
+        // 0 → -3; 0.5 → 1 → -2; -0.5 → -1 → -4; 1.5 → 2 → -1; 2 → -1; 200 → 127;
+        // -200 → -128; 0.48 → 0 → -3; -126 - 3 = -129 → -128.
+        assert_eq!(out, [-3, -2, -4, -1, -1, 127, -128, -3, -128]);
+    }
+
+    #[test]
+    fn quantize_out_of_range_follows_x86() {
+        // round(x / scale) beyond i32 becomes INT_MIN; plus a zero point >= 0 clamps to
+        // -128, plus a negative one wraps to near INT_MAX and clamps to 127.
+        let p = QuantizeF32S8::prepare(4, 1.0, 0).unwrap();
+        let mut out = [0i8; 4];
+        p.run(&[3.0e9, f32::INFINITY, f32::NAN, -3.0e9], &mut out)
+            .unwrap();
+        assert_eq!(out, [-128; 4]);
+        let p = QuantizeF32S8::prepare(2, 1.0, -1).unwrap();
+        let mut out = [0i8; 2];
+        p.run(&[3.0e9, 2.0e9], &mut out).unwrap();
+        assert_eq!(out, [127, 127]);
+        assert_eq!(f32_to_i32_like_x86(2_147_483_520.0), 2_147_483_520);
+        assert_eq!(f32_to_i32_like_x86(-2_147_483_648.0), i32::MIN);
+        assert_eq!(f32_to_i32_like_x86(2_147_483_648.0), i32::MIN);
+    }
+
+    #[test]
+    fn requantize_matches_tflm_arithmetic() {
+        // Scale 0.1 → 0.2 halves; zero point -10 → 5.
+        let p = RequantizeS8::prepare(6, 0.1, -10, 0.2, 5).unwrap();
+        let (m, s) = quantize_multiplier(f64::from(0.1f32) / f64::from(0.2f32));
+        assert_eq!((p.multiplier, p.shift), (m, s));
+        let mut out = [0i8; 6];
+        p.run(&[-10, -9, -8, -11, 127, -128], &mut out).unwrap();
+        // (x + 10) / 2, + 5: 5, 6 (0.5 → 1), 6, 5 (-0.5 → 0: the doubling high multiply
+        // rounds negative ties toward zero), 68.5 → 69 + 5 = 74, -59 + 5 = -54.
+        assert_eq!(out, [5, 6, 6, 5, 74, -54]);
+        // Identity.
+        let p = RequantizeS8::prepare(256, 0.3, 7, 0.3, 7).unwrap();
+        let input: Vec<i8> = (-128..=127).collect();
+        let mut out = [0i8; 256];
+        p.run(&input, &mut out).unwrap();
+        assert_eq!(&out[..], &input[..]);
+        // A large ratio saturates.
+        let p = RequantizeS8::prepare(2, 1.0, 0, 1.0 / 1000.0, 0).unwrap();
+        let mut out = [0i8; 2];
+        p.run(&[1, -1], &mut out).unwrap();
+        assert_eq!(out, [127, -128]);
+        assert!(RequantizeS8::prepare(2, 1.0e10, 0, 1.0, 0).is_err());
+        assert!(RequantizeS8::prepare(2, 1.0, 0, 0.0, 0).is_err());
+        assert!(RequantizeS8::prepare(2, 1.0, 0, 1.0, 128).is_err());
+    }
+
+    #[test]
+    fn round_trips_decode_and_check() {
+        let q = QuantizeF32S8::prepare(5, 0.02, 3).unwrap();
+        let mut words = Vec::new();
+        q.encode(&mut words);
+        assert_eq!(QuantizeF32S8::decode(&mut Words::new(&words)), Ok(q));
+        assert!(QuantizeF32S8::decode(&mut Words::new(&[5, 0f32.to_bits(), 0])).is_err());
+        assert!(QuantizeF32S8::decode(&mut Words::new(&[5, f32::NAN.to_bits(), 0])).is_err());
+        assert!(QuantizeF32S8::decode(&mut Words::new(&[5, 1f32.to_bits(), 128])).is_err());
+        assert_eq!(
+            q.check(&[19, 5]),
+            Err(KernelError::BindingTooSmall {
+                index: 0,
+                len: 19,
+                needed: 20
+            })
+        );
+        assert_eq!(
+            q.check(&[20, 4]),
+            Err(KernelError::BindingTooSmall {
+                index: 1,
+                len: 4,
+                needed: 5
+            })
+        );
+        let r = RequantizeS8::prepare(5, 0.02, 3, 0.05, -7).unwrap();
+        let mut words = Vec::new();
+        r.encode(&mut words);
+        assert_eq!(RequantizeS8::decode(&mut Words::new(&words)), Ok(r));
+        let mut bad = words.clone();
+        bad[4] = 32;
+        assert!(RequantizeS8::decode(&mut Words::new(&bad)).is_err());
+        let mut bad = words.clone();
+        bad[3] = (-1i32) as u32;
+        assert!(RequantizeS8::decode(&mut Words::new(&bad)).is_err());
+        assert_eq!(
+            r.check(&[5]),
+            Err(KernelError::MissingBinding { index: 1, bound: 1 })
+        );
+        assert_eq!(QuantizeF32S8::KERNEL, "quantize_f32_s8");
+        assert_eq!(RequantizeS8::KERNEL, "requantize_s8");
+    }
+}
