@@ -1,7 +1,7 @@
 //! SOFTMAX along the last dimension, as TFLM's `softmax.cc` runs it: `softmax_s8` and
 //! `softmax_s8_s16` through the gemmlowp fixed-point path of
 //! `reference_ops::Softmax<int8_t, OutputT>` (TFLM micro uses no exp table for int8 input),
-//! `softmax_f32` through `reference_ops::Softmax<float>`.
+//! `softmax_beta_f32` through `reference_ops::Softmax<float>`.
 //!
 //! The tensor is viewed as `outer` rows of `depth` elements (`depth` the last dimension,
 //! `outer` the product of the others), row-major.
@@ -402,7 +402,7 @@ impl SoftmaxS8S16 {
     }
 }
 
-/// `softmax_f32`: float softmax with `beta`, as `reference_ops::Softmax<float>`: per row
+/// `softmax_beta_f32`: float softmax with `beta`, as `reference_ops::Softmax<float>`: per row
 /// `max` (NaNs skipped), `e_c = expf((x_c - max) * beta)` summed in `f32` in order, then
 /// `e_c / sum`.
 ///
@@ -421,7 +421,7 @@ pub struct SoftmaxF32 {
 }
 
 impl SoftmaxF32 {
-    const WHAT: &'static str = "softmax_f32: zero or overflowing shape, or beta not finite";
+    const WHAT: &'static str = "softmax_beta_f32: zero or overflowing shape, or beta not finite";
 
     /// The parameters for `outer` rows of `depth` with the options' `beta` (TFLM keeps
     /// `beta` as a double and casts it back to `f32` in the kernel: the same value).
@@ -473,7 +473,7 @@ impl SoftmaxF32 {
 }
 
 impl KernelParams for SoftmaxF32 {
-    const KERNEL: &'static str = "softmax_f32";
+    const KERNEL: &'static str = "softmax_beta_f32";
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         out.extend([self.outer as u32, self.depth as u32, self.beta.to_bits()]);
@@ -681,7 +681,7 @@ mod tests {
         );
         assert_eq!(SoftmaxS8::KERNEL, "softmax_s8");
         assert_eq!(SoftmaxS8S16::KERNEL, "softmax_s8_s16");
-        assert_eq!(SoftmaxF32::KERNEL, "softmax_f32");
+        assert_eq!(SoftmaxF32::KERNEL, "softmax_beta_f32");
     }
 
     #[test]

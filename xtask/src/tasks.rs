@@ -75,6 +75,8 @@ pub fn test(with_miri: bool) -> Result {
             ],
         ),
     )?;
+    // The model tests compare with TFLM's outputs on these cases.
+    crate::oracle::all(3)?;
     run(
         "tests of every crate, every feature (local driver on its worker pool too)",
         cmd("cargo", &["test", "--workspace", "--all-features"]),
