@@ -5,8 +5,24 @@
     deny(clippy::panic, clippy::unwrap_used, clippy::expect_used)
 )]
 
+pub mod activation;
+pub mod add;
+pub mod broadcast;
+pub mod concatenation;
+pub mod conv2d;
+mod copy;
+pub mod depthwise_conv2d;
+pub mod fully_connected;
+pub mod mean;
+pub mod mul;
+pub mod pad;
+pub mod padding;
 pub mod params;
+pub mod pooling;
 pub mod quant;
+mod shape;
+pub mod strided_slice;
+pub mod transpose;
 
 pub use hal_core::kernel::KernelError;
 pub use params::{KernelParams, Words};

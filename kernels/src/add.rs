@@ -1,0 +1,243 @@
+//! ADD with TFLite's broadcasting: TFLM's `reference_integer_ops::Add`/`BroadcastAdd6DSlow`
+//! (int8: both inputs rescaled to a common scale after a left shift of 20 bits, summed,
+//! rescaled to the output) and `reference_ops::Add`/`BroadcastAdd6DSlow` (float).
+//!
+//! Bindings of `add_s8` and `add_f32`: 0 input 1, 1 input 2, 2 output (`i8` or `f32`),
+//! sized by the [`BroadcastShape`].
+
+use crate::activation::Activation;
+use crate::broadcast::BroadcastShape;
+use crate::params::{KernelParams, Words};
+use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
+use crate::shape::{self, clamp_f32, clamp_s8};
+use hal_core::kernel::KernelError;
+
+/// `add_s8`. Words: [`BroadcastShape`]'s 12, then `left_shift`, `input1_offset`,
+/// `input1_multiplier`, `input1_shift`, `input2_offset`, `input2_multiplier`,
+/// `input2_shift`, `output_offset`, `output_multiplier`, `output_shift`, `act_min`,
+/// `act_max`. Shifts are TFLite exponents (negative: right), within `-31..=0`;
+/// `left_shift` within `0..=30`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AddS8 {
+    /// The inputs' shapes.
+    pub shape: BroadcastShape,
+    /// Bits both offset inputs are shifted left by (TFLM: 20 for int8).
+    pub left_shift: i32,
+    /// `-input1_zero_point`.
+    pub input1_offset: i32,
+    /// Input 1's multiplier (`input1_scale / (2 * max_scale)`).
+    pub input1_multiplier: i32,
+    /// Input 1's shift.
+    pub input1_shift: i32,
+    /// `-input2_zero_point`.
+    pub input2_offset: i32,
+    /// Input 2's multiplier.
+    pub input2_multiplier: i32,
+    /// Input 2's shift.
+    pub input2_shift: i32,
+    /// `output_zero_point`.
+    pub output_offset: i32,
+    /// The output's multiplier (`2 * max_scale / (2^left_shift * output_scale)`).
+    pub output_multiplier: i32,
+    /// The output's shift.
+    pub output_shift: i32,
+    /// Lower clamp.
+    pub act_min: i32,
+    /// Upper clamp.
+    pub act_max: i32,
+}
+
+/// TFLM's `QuantizeMultiplierSmallerThanOneExp`: refuses multipliers outside `(0, 1)`
+/// (TFLM aborts) and shifts above 0.
+fn smaller_than_one(real: f64) -> Result<(i32, i32), KernelError> {
+    if !(real > 0.0 && real < 1.0) {
+        return Err(KernelError::Shape("multiplier not within (0, 1)"));
+    }
+    let (m, s) = quantize_multiplier(real);
+    if s > 0 {
+        return Err(KernelError::Shape("multiplier not within (0, 1)"));
+    }
+    Ok((m, s))
+}
+
+impl AddS8 {
+    /// The parameters from the tensors' quantization (`(scale, zero_point)` each), as
+    /// TFLM's `CalculateOpDataAdd` computes them for int8 (`left_shift` 20).
+    pub fn from_quantization(
+        shape: BroadcastShape,
+        input1: (f32, i32),
+        input2: (f32, i32),
+        output: (f32, i32),
+        activation: Activation,
+    ) -> Result<Self, KernelError> {
+        let left_shift = 20;
+        let twice_max = 2.0 * f64::from(input1.0.max(input2.0));
+        let (input1_multiplier, input1_shift) = smaller_than_one(f64::from(input1.0) / twice_max)?;
+        let (input2_multiplier, input2_shift) = smaller_than_one(f64::from(input2.0) / twice_max)?;
+        let (output_multiplier, output_shift) =
+            smaller_than_one(twice_max / (f64::from(1 << left_shift) * f64::from(output.0)))?;
+        let (act_min, act_max) = activation.range_s8(output.0, output.1)?;
+        Ok(Self {
+            shape,
+            left_shift,
+            input1_offset: -input1.1,
+            input1_multiplier,
+            input1_shift,
+            input2_offset: -input2.1,
+            input2_multiplier,
+            input2_shift,
+            output_offset: output.1,
+            output_multiplier,
+            output_shift,
+            act_min,
+            act_max,
+        })
+    }
+
+    /// Checks each binding's length in bytes against the parameters.
+    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
+        self.shape.check(binding_lens, 1)
+    }
+
+    /// One element, as TFLM's `AddFunc`.
+    #[inline(always)]
+    pub fn add(&self, a: i8, b: i8) -> i8 {
+        let a = self
+            .input1_offset
+            .wrapping_add(i32::from(a))
+            .wrapping_mul(1 << self.left_shift);
+        let b = self
+            .input2_offset
+            .wrapping_add(i32::from(b))
+            .wrapping_mul(1 << self.left_shift);
+        let a = multiply_by_quantized_multiplier(a, self.input1_multiplier, self.input1_shift);
+        let b = multiply_by_quantized_multiplier(b, self.input2_multiplier, self.input2_shift);
+        let sum = a.wrapping_add(b);
+        let out = multiply_by_quantized_multiplier(sum, self.output_multiplier, self.output_shift)
+            .wrapping_add(self.output_offset);
+        clamp_s8(out, self.act_min, self.act_max)
+    }
+
+    /// Runs the addition.
+    pub fn run(&self, input1: &[i8], input2: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
+        self.check(&[input1.len(), input2.len(), output.len()])?;
+        self.shape
+            .for_each(|o, a, b| output[o] = self.add(input1[a], input2[b]));
+        Ok(())
+    }
+}
+
+impl KernelParams for AddS8 {
+    const KERNEL: &'static str = "add_s8";
+
+    fn encode(&self, out: &mut impl Extend<u32>) {
+        self.shape.encode(out);
+        out.extend(
+            [
+                self.left_shift,
+                self.input1_offset,
+                self.input1_multiplier,
+                self.input1_shift,
+                self.input2_offset,
+                self.input2_multiplier,
+                self.input2_shift,
+                self.output_offset,
+                self.output_multiplier,
+                self.output_shift,
+                self.act_min,
+                self.act_max,
+            ]
+            .map(|v| v as u32),
+        );
+    }
+
+    fn decode(w: &mut Words<'_>) -> Result<Self, KernelError> {
+        let shape = BroadcastShape::decode(w)?;
+        let left_shift = w.i32()?;
+        if !(0..=30).contains(&left_shift) {
+            return Err(KernelError::Shape("left shift outside 0..=30"));
+        }
+        let smaller = |w: &mut Words<'_>| -> Result<(i32, i32), KernelError> {
+            let m = w.i32()?;
+            let s = w.i32()?;
+            if !(-31..=0).contains(&s) {
+                return Err(KernelError::Shape("shift outside -31..=0"));
+            }
+            Ok((m, s))
+        };
+        let input1_offset = w.i32()?;
+        let (input1_multiplier, input1_shift) = smaller(w)?;
+        let input2_offset = w.i32()?;
+        let (input2_multiplier, input2_shift) = smaller(w)?;
+        let output_offset = w.i32()?;
+        let (output_multiplier, output_shift) = smaller(w)?;
+        let (act_min, act_max) = shape::act_range_s8(w)?;
+        Ok(Self {
+            shape,
+            left_shift,
+            input1_offset,
+            input1_multiplier,
+            input1_shift,
+            input2_offset,
+            input2_multiplier,
+            input2_shift,
+            output_offset,
+            output_multiplier,
+            output_shift,
+            act_min,
+            act_max,
+        })
+    }
+}
+
+/// `add_f32`: `clamp(a + b)`. Words: [`BroadcastShape`]'s 12, `act_min`, `act_max`
+/// (`f32` bits).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AddF32 {
+    /// The inputs' shapes.
+    pub shape: BroadcastShape,
+    /// Lower clamp.
+    pub act_min: f32,
+    /// Upper clamp.
+    pub act_max: f32,
+}
+
+impl KernelParams for AddF32 {
+    const KERNEL: &'static str = "add_f32";
+
+    fn encode(&self, out: &mut impl Extend<u32>) {
+        self.shape.encode(out);
+        out.extend([self.act_min.to_bits(), self.act_max.to_bits()]);
+    }
+
+    fn decode(w: &mut Words<'_>) -> Result<Self, KernelError> {
+        let shape = BroadcastShape::decode(w)?;
+        let (act_min, act_max) = shape::act_range_f32(w)?;
+        Ok(Self {
+            shape,
+            act_min,
+            act_max,
+        })
+    }
+}
+
+impl AddF32 {
+    /// Checks each binding's length in bytes against the parameters.
+    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
+        self.shape.check(binding_lens, 4)
+    }
+
+    /// Runs the addition.
+    pub fn run(
+        &self,
+        input1: &[f32],
+        input2: &[f32],
+        output: &mut [f32],
+    ) -> Result<(), KernelError> {
+        self.check(&[input1.len() * 4, input2.len() * 4, output.len() * 4])?;
+        let (lo, hi) = (self.act_min, self.act_max);
+        self.shape
+            .for_each(|o, a, b| output[o] = clamp_f32(input1[a] + input2[b], lo, hi));
+        Ok(())
+    }
+}

@@ -1,0 +1,121 @@
+//! TFLite's broadcasting of two inputs to one output (TFLM's `BroadcastBinaryOpSimple`),
+//! shared by ADD and MUL: shapes right-aligned, a dimension of 1 repeats.
+
+use crate::params::Words;
+use crate::shape::{self, need};
+use hal_core::kernel::KernelError;
+
+/// The largest rank broadcasting kernels take (TFLM's 6-D broadcast ops).
+pub const MAX_RANK: usize = 6;
+
+/// Two inputs' shapes, right-aligned and extended to [`MAX_RANK`] with leading 1s. Each
+/// dimension pair is equal or has a 1; the output's dimension is the larger. Encoded as 12
+/// words: `input1`'s six dimensions, then `input2`'s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BroadcastShape {
+    /// Input 1's dimensions, outermost first.
+    pub input1: [usize; MAX_RANK],
+    /// Input 2's dimensions, outermost first.
+    pub input2: [usize; MAX_RANK],
+}
+
+impl BroadcastShape {
+    /// The shape from the two inputs' TFLite shapes (rank up to [`MAX_RANK`]); refuses
+    /// shapes that do not broadcast or whose sizes overflow.
+    pub fn new(input1: &[usize], input2: &[usize]) -> Result<Self, KernelError> {
+        let extend = |dims: &[usize]| -> Result<[usize; MAX_RANK], KernelError> {
+            let pad = MAX_RANK
+                .checked_sub(dims.len())
+                .ok_or(KernelError::Shape("rank above 6"))?;
+            let mut out = [1; MAX_RANK];
+            out[pad..].copy_from_slice(dims);
+            Ok(out)
+        };
+        let s = Self {
+            input1: extend(input1)?,
+            input2: extend(input2)?,
+        };
+        s.validate()?;
+        Ok(s)
+    }
+
+    fn validate(&self) -> Result<(), KernelError> {
+        for (&a, &b) in self.input1.iter().zip(&self.input2) {
+            if a == 0 || b == 0 || a > shape::MAX_DIM || b > shape::MAX_DIM {
+                return Err(KernelError::Shape("dimension zero or above i32::MAX"));
+            }
+            if a != b && a != 1 && b != 1 {
+                return Err(KernelError::Shape("shapes do not broadcast"));
+            }
+        }
+        shape::product(&self.input1)?;
+        shape::product(&self.input2)?;
+        shape::product(&self.output())?;
+        Ok(())
+    }
+
+    /// The output's dimensions.
+    pub fn output(&self) -> [usize; MAX_RANK] {
+        core::array::from_fn(|i| self.input1[i].max(self.input2[i]))
+    }
+
+    pub(crate) fn encode(&self, out: &mut impl Extend<u32>) {
+        out.extend(self.input1.iter().chain(&self.input2).map(|&d| d as u32));
+    }
+
+    pub(crate) fn decode(w: &mut Words<'_>) -> Result<Self, KernelError> {
+        let mut s = Self {
+            input1: [0; MAX_RANK],
+            input2: [0; MAX_RANK],
+        };
+        for d in s.input1.iter_mut().chain(s.input2.iter_mut()) {
+            *d = w.usize()?;
+        }
+        s.validate()?;
+        Ok(s)
+    }
+
+    /// Checks bindings 0 (input 1), 1 (input 2) and 2 (output) of `elem`-byte elements.
+    pub(crate) fn check(&self, lens: &[usize], elem: usize) -> Result<(), KernelError> {
+        let n = |d: &[usize; MAX_RANK]| d.iter().product::<usize>();
+        need(lens, 0, n(&self.input1), elem)?;
+        need(lens, 1, n(&self.input2), elem)?;
+        need(lens, 2, n(&self.output()), elem)
+    }
+
+    /// Calls `f(output_index, input1_index, input2_index)` for every output element in
+    /// order.
+    #[inline(always)]
+    pub(crate) fn for_each(&self, mut f: impl FnMut(usize, usize, usize)) {
+        let out = self.output();
+        let mut sa = [0usize; MAX_RANK];
+        let mut sb = [0usize; MAX_RANK];
+        let (mut acc_a, mut acc_b) = (1usize, 1usize);
+        for i in (0..MAX_RANK).rev() {
+            sa[i] = if self.input1[i] == 1 { 0 } else { acc_a };
+            sb[i] = if self.input2[i] == 1 { 0 } else { acc_b };
+            acc_a *= self.input1[i];
+            acc_b *= self.input2[i];
+        }
+        let last = MAX_RANK - 1;
+        let outer: usize = out[..last].iter().product();
+        let mut idx = [0usize; MAX_RANK];
+        let mut o = 0;
+        for _ in 0..outer {
+            let base_a: usize = (0..last).map(|d| idx[d] * sa[d]).sum();
+            let base_b: usize = (0..last).map(|d| idx[d] * sb[d]).sum();
+            for k in 0..out[last] {
+                f(o, base_a + k * sa[last], base_b + k * sb[last]);
+                o += 1;
+            }
+            // Next outer index, innermost of the outer dimensions fastest.
+            for d in (0..last).rev() {
+                idx[d] += 1;
+                if idx[d] < out[d] {
+                    break;
+                }
+                idx[d] = 0;
+            }
+        }
+    }
+}

@@ -1,0 +1,400 @@
+//! CONV_2D: TFLM's `reference_integer_ops::ConvPerChannel` (int8) and
+//! `reference_ops::Conv` (float), grouped convolution included.
+//!
+//! Layouts as TFLite: input `[batches, in_h, in_w, in_depth]` (NHWC), filter
+//! `[out_depth, filter_h, filter_w, filter_depth]` (OHWI) with
+//! `in_depth = groups * filter_depth`, output `[batches, out_h, out_w, out_depth]`.
+//!
+//! Bindings of `conv2d_s8` ([`Conv2dS8`]):
+//! 0. input, `i8`, `batches * in_h * in_w * in_depth`
+//! 1. filter, `i8`, `out_depth * filter_h * filter_w * filter_depth`
+//! 2. bias, `i32`, `out_depth` (not read, any length, where `has_bias` is false)
+//! 3. per-channel multipliers, `i32`, `out_depth` ([`per_channel_multipliers`])
+//! 4. per-channel shifts, `i32`, `out_depth`, each in `-31..=30`
+//! 5. output, `i8`, `batches * out_h * out_w * out_depth`
+//!
+//! Bindings of `conv2d_f32` ([`Conv2dF32`]): 0 input, 1 filter, 2 bias (`out_depth`, or
+//! unread), 3 output, all `f32`.
+
+use crate::padding::Window;
+use crate::params::{KernelParams, Words};
+use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
+use crate::shape::{self, clamp_f32, clamp_s8, need};
+use hal_core::kernel::KernelError;
+
+/// A convolution's shapes and window, shared by both element types. Encoded as 17 words:
+/// `batches, input_height, input_width, input_depth, filter_height, filter_width,
+/// filter_depth, output_height, output_width, output_depth`, the [`Window`]'s six words,
+/// then `has_bias` (0 or 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Conv2dShape {
+    /// Batches (`N`).
+    pub batches: usize,
+    /// Input height.
+    pub input_height: usize,
+    /// Input width.
+    pub input_width: usize,
+    /// Input channels: a multiple of `filter_depth` (the group count is the quotient).
+    pub input_depth: usize,
+    /// Filter height.
+    pub filter_height: usize,
+    /// Filter width.
+    pub filter_width: usize,
+    /// Filter input channels (the filter's `I`).
+    pub filter_depth: usize,
+    /// Output height (the output tensor's, as TFLM loops over it).
+    pub output_height: usize,
+    /// Output width.
+    pub output_width: usize,
+    /// Output channels: a multiple of the group count.
+    pub output_depth: usize,
+    /// Strides, dilations, padding.
+    pub window: Window,
+    /// Whether binding 2 holds a bias.
+    pub has_bias: bool,
+}
+
+impl Conv2dShape {
+    fn encode(&self, out: &mut impl Extend<u32>) {
+        out.extend([
+            self.batches as u32,
+            self.input_height as u32,
+            self.input_width as u32,
+            self.input_depth as u32,
+            self.filter_height as u32,
+            self.filter_width as u32,
+            self.filter_depth as u32,
+            self.output_height as u32,
+            self.output_width as u32,
+            self.output_depth as u32,
+        ]);
+        self.window.encode(out);
+        out.extend([u32::from(self.has_bias)]);
+    }
+
+    fn decode(w: &mut Words<'_>) -> Result<Self, KernelError> {
+        let s = Self {
+            batches: shape::dim(w)?,
+            input_height: shape::dim(w)?,
+            input_width: shape::dim(w)?,
+            input_depth: shape::dim(w)?,
+            filter_height: shape::dim(w)?,
+            filter_width: shape::dim(w)?,
+            filter_depth: shape::dim(w)?,
+            output_height: shape::dim(w)?,
+            output_width: shape::dim(w)?,
+            output_depth: shape::dim(w)?,
+            window: Window::decode(w)?,
+            has_bias: shape::flag(w)?,
+        };
+        if s.input_depth % s.filter_depth != 0 {
+            return Err(KernelError::Shape(
+                "input depth not a multiple of filter depth",
+            ));
+        }
+        if s.output_depth % (s.input_depth / s.filter_depth) != 0 {
+            return Err(KernelError::Shape(
+                "output depth not a multiple of the groups",
+            ));
+        }
+        s.input_len()?;
+        s.filter_len()?;
+        s.output_len()?;
+        s.window.fits(
+            s.output_height,
+            s.output_width,
+            s.filter_height,
+            s.filter_width,
+        )?;
+        Ok(s)
+    }
+
+    /// Input elements.
+    pub fn input_len(&self) -> Result<usize, KernelError> {
+        shape::product(&[
+            self.batches,
+            self.input_height,
+            self.input_width,
+            self.input_depth,
+        ])
+    }
+
+    /// Filter elements.
+    pub fn filter_len(&self) -> Result<usize, KernelError> {
+        shape::product(&[
+            self.output_depth,
+            self.filter_height,
+            self.filter_width,
+            self.filter_depth,
+        ])
+    }
+
+    /// Output elements.
+    pub fn output_len(&self) -> Result<usize, KernelError> {
+        shape::product(&[
+            self.batches,
+            self.output_height,
+            self.output_width,
+            self.output_depth,
+        ])
+    }
+
+    fn check_common(
+        &self,
+        lens: &[usize],
+        elem: usize,
+        out_index: usize,
+    ) -> Result<(), KernelError> {
+        need(lens, 0, self.input_len()?, elem)?;
+        need(lens, 1, self.filter_len()?, elem)?;
+        if self.has_bias {
+            need(lens, 2, self.output_depth, 4)?;
+        }
+        need(lens, out_index, self.output_len()?, elem)
+    }
+
+    /// TFLM's loop nest: for each output element in order, `tap(acc, input_index,
+    /// filter_index)` once per in-image filter position (the `filter_depth` channels from
+    /// those indices on are the caller's inner loop), then `finish(output_index,
+    /// out_channel, acc)`.
+    #[inline(always)]
+    fn run_loops<A: Copy>(
+        &self,
+        init: A,
+        mut tap: impl FnMut(&mut A, usize, usize),
+        mut finish: impl FnMut(usize, usize, A),
+    ) {
+        let win = &self.window;
+        let (ih, iw, id) = (self.input_height, self.input_width, self.input_depth);
+        let (fh, fw, fd) = (self.filter_height, self.filter_width, self.filter_depth);
+        let per_group = self.output_depth / (id / fd);
+        let mut out_index = 0;
+        for b in 0..self.batches {
+            for oy in 0..self.output_height {
+                let y0 = (oy * win.stride_height) as i32 - win.pad_height as i32;
+                for ox in 0..self.output_width {
+                    let x0 = (ox * win.stride_width) as i32 - win.pad_width as i32;
+                    for oc in 0..self.output_depth {
+                        let channel0 = (oc / per_group) * fd;
+                        let mut acc = init;
+                        for fy in 0..fh {
+                            let y = y0 + (win.dilation_height * fy) as i32;
+                            if y < 0 || y >= ih as i32 {
+                                continue;
+                            }
+                            let row = (b * ih + y as usize) * iw;
+                            for fx in 0..fw {
+                                let x = x0 + (win.dilation_width * fx) as i32;
+                                if x < 0 || x >= iw as i32 {
+                                    continue;
+                                }
+                                let i = (row + x as usize) * id + channel0;
+                                let f = ((oc * fh + fy) * fw + fx) * fd;
+                                tap(&mut acc, i, f);
+                            }
+                        }
+                        finish(out_index, oc, acc);
+                        out_index += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `conv2d_s8`: int8 convolution with per-output-channel requantization, as TFLM's
+/// `ConvPerChannel` (a per-tensor filter scale is broadcast over the channels at import).
+/// Words: [`Conv2dShape`]'s 17, then `input_offset` (`-input_zero_point`),
+/// `output_offset` (`output_zero_point`), `act_min`, `act_max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Conv2dS8 {
+    /// Shapes and window.
+    pub shape: Conv2dShape,
+    /// `-input_zero_point`.
+    pub input_offset: i32,
+    /// `output_zero_point`.
+    pub output_offset: i32,
+    /// Lower clamp ([`Activation::range_s8`](crate::activation::Activation::range_s8)).
+    pub act_min: i32,
+    /// Upper clamp.
+    pub act_max: i32,
+}
+
+impl KernelParams for Conv2dS8 {
+    const KERNEL: &'static str = "conv2d_s8";
+
+    fn encode(&self, out: &mut impl Extend<u32>) {
+        self.shape.encode(out);
+        out.extend([
+            self.input_offset as u32,
+            self.output_offset as u32,
+            self.act_min as u32,
+            self.act_max as u32,
+        ]);
+    }
+
+    fn decode(w: &mut Words<'_>) -> Result<Self, KernelError> {
+        let shape = Conv2dShape::decode(w)?;
+        let input_offset = w.i32()?;
+        let output_offset = w.i32()?;
+        let (act_min, act_max) = shape::act_range_s8(w)?;
+        Ok(Self {
+            shape,
+            input_offset,
+            output_offset,
+            act_min,
+            act_max,
+        })
+    }
+}
+
+/// TFLM's per-channel requantization of a convolution (`PopulateConvolutionQuantizationParams`):
+/// for each channel `i`, `quantize_multiplier(input_scale * filter_scale[i] / output_scale)`
+/// computed in `f64` from the `f32` scales. `filter_scales` holds one scale (per-tensor:
+/// broadcast to every channel) or one per channel; `multipliers` and `shifts` are the
+/// outputs, one per output channel. Refuses mismatched lengths.
+pub fn per_channel_multipliers(
+    input_scale: f32,
+    filter_scales: &[f32],
+    output_scale: f32,
+    multipliers: &mut [i32],
+    shifts: &mut [i32],
+) -> Result<(), KernelError> {
+    let n = multipliers.len();
+    if shifts.len() != n || !(filter_scales.len() == 1 || filter_scales.len() == n) {
+        return Err(KernelError::Shape("per-channel scale count mismatch"));
+    }
+    for (i, (m, s)) in multipliers.iter_mut().zip(shifts.iter_mut()).enumerate() {
+        let scale = if filter_scales.len() == 1 {
+            filter_scales[0]
+        } else {
+            filter_scales[i]
+        };
+        let effective = f64::from(input_scale) * f64::from(scale) / f64::from(output_scale);
+        (*m, *s) = quantize_multiplier(effective);
+    }
+    Ok(())
+}
+
+impl Conv2dS8 {
+    /// Checks each binding's length in bytes against the parameters.
+    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
+        self.shape.check_common(binding_lens, 1, 5)?;
+        need(binding_lens, 3, self.shape.output_depth, 4)?;
+        need(binding_lens, 4, self.shape.output_depth, 4)
+    }
+
+    /// Runs the convolution. `bias` is ignored where `has_bias` is false.
+    pub fn run(
+        &self,
+        input: &[i8],
+        filter: &[i8],
+        bias: &[i32],
+        multipliers: &[i32],
+        shifts: &[i32],
+        output: &mut [i8],
+    ) -> Result<(), KernelError> {
+        self.check(&[
+            input.len(),
+            filter.len(),
+            bias.len() * 4,
+            multipliers.len() * 4,
+            shifts.len() * 4,
+            output.len(),
+        ])?;
+        shape::shifts_ok(&shifts[..self.shape.output_depth])?;
+        let (in_off, out_off) = (self.input_offset, self.output_offset);
+        let (lo, hi) = (self.act_min, self.act_max);
+        let has_bias = self.shape.has_bias;
+        let fd = self.shape.filter_depth;
+        self.shape.run_loops(
+            0i32,
+            |acc, i, f| {
+                for (&x, &w) in input[i..i + fd].iter().zip(&filter[f..f + fd]) {
+                    let x = i32::from(x).wrapping_add(in_off);
+                    *acc = acc.wrapping_add(i32::from(w).wrapping_mul(x));
+                }
+            },
+            |o, oc, mut acc| {
+                if has_bias {
+                    acc = acc.wrapping_add(bias[oc]);
+                }
+                let v = multiply_by_quantized_multiplier(acc, multipliers[oc], shifts[oc])
+                    .wrapping_add(out_off);
+                output[o] = clamp_s8(v, lo, hi);
+            },
+        );
+        Ok(())
+    }
+}
+
+/// `conv2d_f32`: float convolution, as TFLM's `reference_ops::Conv`: the products summed
+/// in TFLM's loop order from 0, then the bias, then the clamp. Words: [`Conv2dShape`]'s
+/// 17, then `act_min` and `act_max` as `f32` bits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Conv2dF32 {
+    /// Shapes and window.
+    pub shape: Conv2dShape,
+    /// Lower clamp ([`Activation::range_f32`](crate::activation::Activation::range_f32)).
+    pub act_min: f32,
+    /// Upper clamp.
+    pub act_max: f32,
+}
+
+impl KernelParams for Conv2dF32 {
+    const KERNEL: &'static str = "conv2d_f32";
+
+    fn encode(&self, out: &mut impl Extend<u32>) {
+        self.shape.encode(out);
+        out.extend([self.act_min.to_bits(), self.act_max.to_bits()]);
+    }
+
+    fn decode(w: &mut Words<'_>) -> Result<Self, KernelError> {
+        let shape = Conv2dShape::decode(w)?;
+        let (act_min, act_max) = shape::act_range_f32(w)?;
+        Ok(Self {
+            shape,
+            act_min,
+            act_max,
+        })
+    }
+}
+
+impl Conv2dF32 {
+    /// Checks each binding's length in bytes against the parameters.
+    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
+        self.shape.check_common(binding_lens, 4, 3)
+    }
+
+    /// Runs the convolution. `bias` is ignored where `has_bias` is false.
+    pub fn run(
+        &self,
+        input: &[f32],
+        filter: &[f32],
+        bias: &[f32],
+        output: &mut [f32],
+    ) -> Result<(), KernelError> {
+        self.check(&[
+            input.len() * 4,
+            filter.len() * 4,
+            bias.len() * 4,
+            output.len() * 4,
+        ])?;
+        let has_bias = self.shape.has_bias;
+        let (lo, hi) = (self.act_min, self.act_max);
+        let fd = self.shape.filter_depth;
+        self.shape.run_loops(
+            0.0f32,
+            |total, i, f| {
+                for (&x, &w) in input[i..i + fd].iter().zip(&filter[f..f + fd]) {
+                    *total += x * w;
+                }
+            },
+            |o, oc, total| {
+                let b = if has_bias { bias[oc] } else { 0.0 };
+                output[o] = clamp_f32(total + b, lo, hi);
+            },
+        );
+        Ok(())
+    }
+}

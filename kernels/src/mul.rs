@@ -1,0 +1,180 @@
+//! MUL with TFLite's broadcasting: TFLM's `reference_integer_ops::Mul`/`BroadcastMul6DSlow`
+//! (int8: the product of the offset inputs rescaled once) and `reference_ops::Mul` (float).
+//!
+//! Bindings of `mul_s8` and `mul_f32`: 0 input 1, 1 input 2, 2 output (`i8` or `f32`),
+//! sized by the [`BroadcastShape`].
+
+use crate::activation::Activation;
+use crate::broadcast::BroadcastShape;
+use crate::params::{KernelParams, Words};
+use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
+use crate::shape::{self, clamp_f32, clamp_s8};
+use hal_core::kernel::KernelError;
+
+/// `mul_s8`. Words: [`BroadcastShape`]'s 12, then `input1_offset`, `input2_offset`,
+/// `output_offset`, `output_multiplier`, `output_shift` (`-31..=30`), `act_min`, `act_max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MulS8 {
+    /// The inputs' shapes.
+    pub shape: BroadcastShape,
+    /// `-input1_zero_point`.
+    pub input1_offset: i32,
+    /// `-input2_zero_point`.
+    pub input2_offset: i32,
+    /// `output_zero_point`.
+    pub output_offset: i32,
+    /// `input1_scale * input2_scale / output_scale`, quantized.
+    pub output_multiplier: i32,
+    /// Its shift.
+    pub output_shift: i32,
+    /// Lower clamp.
+    pub act_min: i32,
+    /// Upper clamp.
+    pub act_max: i32,
+}
+
+impl MulS8 {
+    /// The parameters from the tensors' quantization (`(scale, zero_point)` each), as
+    /// TFLM's `CalculateOpDataMul` computes them (the scales multiplied in `f64`).
+    pub fn from_quantization(
+        shape: BroadcastShape,
+        input1: (f32, i32),
+        input2: (f32, i32),
+        output: (f32, i32),
+        activation: Activation,
+    ) -> Result<Self, KernelError> {
+        let real = f64::from(input1.0) * f64::from(input2.0) / f64::from(output.0);
+        let (output_multiplier, output_shift) = quantize_multiplier(real);
+        shape::shift_ok(output_shift)?;
+        let (act_min, act_max) = activation.range_s8(output.0, output.1)?;
+        Ok(Self {
+            shape,
+            input1_offset: -input1.1,
+            input2_offset: -input2.1,
+            output_offset: output.1,
+            output_multiplier,
+            output_shift,
+            act_min,
+            act_max,
+        })
+    }
+
+    /// Checks each binding's length in bytes against the parameters.
+    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
+        self.shape.check(binding_lens, 1)
+    }
+
+    /// One element, as TFLM's `MulElementwise`.
+    #[inline(always)]
+    pub fn mul(&self, a: i8, b: i8) -> i8 {
+        let a = self.input1_offset.wrapping_add(i32::from(a));
+        let b = self.input2_offset.wrapping_add(i32::from(b));
+        let out = multiply_by_quantized_multiplier(
+            a.wrapping_mul(b),
+            self.output_multiplier,
+            self.output_shift,
+        )
+        .wrapping_add(self.output_offset);
+        clamp_s8(out, self.act_min, self.act_max)
+    }
+
+    /// Runs the multiplication.
+    pub fn run(&self, input1: &[i8], input2: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
+        self.check(&[input1.len(), input2.len(), output.len()])?;
+        self.shape
+            .for_each(|o, a, b| output[o] = self.mul(input1[a], input2[b]));
+        Ok(())
+    }
+}
+
+impl KernelParams for MulS8 {
+    const KERNEL: &'static str = "mul_s8";
+
+    fn encode(&self, out: &mut impl Extend<u32>) {
+        self.shape.encode(out);
+        out.extend(
+            [
+                self.input1_offset,
+                self.input2_offset,
+                self.output_offset,
+                self.output_multiplier,
+                self.output_shift,
+                self.act_min,
+                self.act_max,
+            ]
+            .map(|v| v as u32),
+        );
+    }
+
+    fn decode(w: &mut Words<'_>) -> Result<Self, KernelError> {
+        let shape = BroadcastShape::decode(w)?;
+        let input1_offset = w.i32()?;
+        let input2_offset = w.i32()?;
+        let output_offset = w.i32()?;
+        let output_multiplier = w.i32()?;
+        let output_shift = shape::shift(w)?;
+        let (act_min, act_max) = shape::act_range_s8(w)?;
+        Ok(Self {
+            shape,
+            input1_offset,
+            input2_offset,
+            output_offset,
+            output_multiplier,
+            output_shift,
+            act_min,
+            act_max,
+        })
+    }
+}
+
+/// `mul_f32`: `clamp(a * b)`. Words: [`BroadcastShape`]'s 12, `act_min`, `act_max`
+/// (`f32` bits).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MulF32 {
+    /// The inputs' shapes.
+    pub shape: BroadcastShape,
+    /// Lower clamp.
+    pub act_min: f32,
+    /// Upper clamp.
+    pub act_max: f32,
+}
+
+impl KernelParams for MulF32 {
+    const KERNEL: &'static str = "mul_f32";
+
+    fn encode(&self, out: &mut impl Extend<u32>) {
+        self.shape.encode(out);
+        out.extend([self.act_min.to_bits(), self.act_max.to_bits()]);
+    }
+
+    fn decode(w: &mut Words<'_>) -> Result<Self, KernelError> {
+        let shape = BroadcastShape::decode(w)?;
+        let (act_min, act_max) = shape::act_range_f32(w)?;
+        Ok(Self {
+            shape,
+            act_min,
+            act_max,
+        })
+    }
+}
+
+impl MulF32 {
+    /// Checks each binding's length in bytes against the parameters.
+    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
+        self.shape.check(binding_lens, 4)
+    }
+
+    /// Runs the multiplication.
+    pub fn run(
+        &self,
+        input1: &[f32],
+        input2: &[f32],
+        output: &mut [f32],
+    ) -> Result<(), KernelError> {
+        self.check(&[input1.len() * 4, input2.len() * 4, output.len() * 4])?;
+        let (lo, hi) = (self.act_min, self.act_max);
+        self.shape
+            .for_each(|o, a, b| output[o] = clamp_f32(input1[a] * input2[b], lo, hi));
+        Ok(())
+    }
+}
