@@ -105,6 +105,8 @@ pub(crate) struct Lowering<'g, 'a> {
 impl<'g, 'a> Lowering<'g, 'a> {
     fn new(graph: &'g Graph<'a>, name: &str) -> Self {
         let mut builder = ModuleBuilder::new(name);
+        // TFLM's alignment, enough for the local driver's bindings.
+        builder.transient_alignment(16);
         let size = |t: &TensorId| graph.tensor(*t).byte_size() as u64;
         let arguments: Vec<u64> = graph.inputs().iter().map(size).collect();
         let results: Vec<u64> = graph.outputs().iter().map(size).collect();

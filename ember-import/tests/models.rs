@@ -69,6 +69,20 @@ fn reference_models_match_tflm() {
                 continue;
             }
         };
+        let head = manifest.arena.head.unwrap_or(0);
+        eprintln!(
+            "{}: arena {} B (TFLM's activations: {head} B), constants {} B",
+            dir.file_name().unwrap_or_default().to_string_lossy(),
+            lowered.arena_bytes(),
+            lowered.constant_bytes
+        );
+        if lowered.arena_bytes() > head {
+            failures.push(format!(
+                "{}: arena {} B is larger than TFLM's {head} B",
+                dir.display(),
+                lowered.arena_bytes()
+            ));
+        }
         for case in &manifest.cases {
             let inputs = manifest.read_inputs(case).expect("oracle inputs");
             let wants = manifest.read_outputs(case).expect("oracle outputs");
@@ -82,6 +96,12 @@ fn reference_models_match_tflm() {
                         continue;
                     }
                 };
+                assert_eq!(
+                    out.outputs.len(),
+                    wants.len(),
+                    "{}: output count",
+                    dir.display()
+                );
                 for (n, (got, want)) in out.outputs.iter().zip(&wants).enumerate() {
                     let got = Data::from_le_bytes(want.dtype(), got).expect("output bytes");
                     if let Err(e) = matches(&got, want.data()) {

@@ -27,8 +27,9 @@ pub enum Entry {
     /// Over shared bindings ([`Workgroup`]): workgroups may run on the worker pool.
     Shared(KernelFn),
     /// Over plain slices ([`Exclusive`]): the compiler sees ordinary memory and vectorizes
-    /// the inner loops; workgroups run one after another on one thread, and no written
-    /// binding may overlap another binding of the dispatch.
+    /// the inner loops; workgroups run one after another on one thread, and a binding that
+    /// overlaps another binding of the dispatch is read-only to the kernel (so it cannot
+    /// work in place).
     Exclusive(ExclusiveFn),
 }
 

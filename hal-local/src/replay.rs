@@ -309,9 +309,9 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
         Ok(())
     }
 
-    /// Runs a dispatch of an [`Entry::Exclusive`] kernel: its bindings as plain slices, after
-    /// checking that no binding the kernel may write overlaps another; every workgroup in
-    /// turn on this thread.
+    /// Runs a dispatch of an [`Entry::Exclusive`] kernel: its bindings as plain slices (one
+    /// that overlaps another is read-only to the kernel); every workgroup in turn on this
+    /// thread.
     #[inline(never)]
     fn dispatch_exclusive(
         &self,
@@ -332,15 +332,15 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
             let writable = info.check_dispatch_binding()? && raw.is_writable();
             let _ = spans.push((raw, writable));
         }
-        for (i, (a, writable)) in spans.iter().enumerate() {
+        // A binding that shares bytes with another is read-only to the kernel (an op that
+        // reads one tensor twice), so a written slice is always the only view of its bytes.
+        for i in 0..spans.len() {
             let overlaps = spans
                 .iter()
                 .enumerate()
-                .any(|(j, (b, _))| i != j && a.overlaps(b));
-            if *writable && overlaps {
-                return Err(Error::InvalidArgument(
-                    "a binding an exclusive kernel writes overlaps another binding",
-                ));
+                .any(|(j, (b, _))| i != j && spans[i].0.overlaps(b));
+            if overlaps {
+                spans[i].1 = false;
             }
         }
         let mut bindings = heapless::Vec::<Bytes<'_>, MAX_BINDINGS>::new();

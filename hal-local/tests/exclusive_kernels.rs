@@ -1,6 +1,6 @@
 //! Kernels over plain slices (`Entry::Exclusive`): the driver hands them each binding as a
-//! byte slice, refuses a dispatch whose written binding overlaps another, and runs every
-//! workgroup in turn.
+//! byte slice (read-only where it overlaps another binding) and runs every workgroup in
+//! turn.
 
 use hal_core::memory::BufferParams;
 use hal_core::{
@@ -93,7 +93,7 @@ fn exclusive_kernels_see_plain_slices() {
             .collect();
         assert_eq!(got, (5..21).collect::<Vec<i32>>());
     }
-    // Written in place: the output overlaps the input, refused before anything runs.
+    // Written in place: the output overlaps the input, so it is read-only to the kernel.
     let in_place = run(
         &mut dev,
         &[
@@ -102,7 +102,10 @@ fn exclusive_kernels_see_plain_slices() {
         ],
         [1, 1, 1],
     );
-    assert!(matches!(in_place, Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        in_place,
+        Err(Error::Kernel(KernelError::ReadOnly { index: 1 }))
+    ));
     // A read-only output is the kernel's to refuse.
     let read_only = run(
         &mut dev,

@@ -14,7 +14,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
 
-/// Alignment of every transient's offset in the arena.
+/// Alignment of every transient's offset in the arena, unless the builder is given another
+/// ([`ModuleBuilder::transient_alignment`]): enough for any Vulkan device's storage-buffer
+/// offsets.
 pub const TRANSIENT_ALIGN: u64 = 64;
 
 /// A built module: its bytes and each function's memory plan.
@@ -64,6 +66,7 @@ pub struct ModuleBuilder {
     constants: Vec<(String, PoolRange)>,
     pool: Vec<u8>,
     functions: Vec<FunctionSpec>,
+    transient_alignment: u64,
 }
 
 /// A function being built.
@@ -79,7 +82,18 @@ impl ModuleBuilder {
             constants: Vec::new(),
             pool: Vec::new(),
             functions: Vec::new(),
+            transient_alignment: TRANSIENT_ALIGN,
         }
+    }
+
+    /// Aligns transients' offsets in the arena to `alignment` (a power of two, at least 4)
+    /// instead of [`TRANSIENT_ALIGN`]: a smaller arena for devices whose bindings need
+    /// less (the local driver's: 16 bytes). Other values are ignored.
+    pub fn transient_alignment(&mut self, alignment: u64) -> &mut Self {
+        if alignment.is_power_of_two() && alignment >= 4 {
+            self.transient_alignment = alignment;
+        }
+        self
     }
 
     fn pool_push(&mut self, bytes: &[u8]) -> PoolRange {
@@ -201,7 +215,7 @@ impl ModuleBuilder {
         let mut plans = Vec::with_capacity(self.functions.len());
         let mut functions = Vec::new();
         for spec in &self.functions {
-            let plan = plan_function(spec);
+            let plan = plan_function(spec, self.transient_alignment);
             encode_function(spec, &plan, &mut functions);
             plans.push(plan);
         }
@@ -263,7 +277,7 @@ fn operands(step: &StepSpec) -> Vec<Operand> {
     }
 }
 
-fn plan_function(spec: &FunctionSpec) -> Plan {
+fn plan_function(spec: &FunctionSpec, alignment: u64) -> Plan {
     let mut lifetimes: Vec<Lifetime> = spec
         .transients
         .iter()
@@ -293,7 +307,7 @@ fn plan_function(spec: &FunctionSpec) -> Plan {
             };
         }
     }
-    plan::plan(&lifetimes, TRANSIENT_ALIGN)
+    plan::plan(&lifetimes, alignment)
 }
 
 fn encode_function(spec: &FunctionSpec, plan: &Plan, out: &mut Vec<u8>) {

@@ -4,11 +4,22 @@
 //! touches a byte; the arithmetic re-checks the slices it is given and never panics.
 
 use crate::kernel::{elements, elements_mut, Bytes, Element, Entry, Exclusive, Kernel};
+use ember_kernels::add::{AddF32, AddS8};
+use ember_kernels::concatenation::Concatenation;
+use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
+use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::DequantizeS8F32;
+use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
+use ember_kernels::mean::{MeanF32, MeanS8};
+use ember_kernels::mul::{MulF32, MulS8};
+use ember_kernels::pad::Pad;
+use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8};
 use ember_kernels::softmax::{SoftmaxF32, SoftmaxS8, SoftmaxS8S16};
+use ember_kernels::strided_slice::StridedSlice;
 use ember_kernels::tanh::{TanhF32, TanhS8};
+use ember_kernels::transpose::Transpose;
 use ember_kernels::{KernelError, KernelParams, Words};
 
 /// Parameters decoded from a dispatch's push constants.
@@ -79,8 +90,161 @@ unary!(
     f32
 );
 
+/// Binding `index` as elements, to read.
+fn read<'s, T: Element>(bindings: &'s [Bytes<'_>], index: usize) -> Result<&'s [T], KernelError> {
+    let bound = bindings.len() as u32;
+    let b = bindings.get(index).ok_or(KernelError::MissingBinding {
+        index: index as u32,
+        bound,
+    })?;
+    elements(b.bytes(), index as u32)
+}
+
+/// A weighted op (convolution, depthwise convolution, fully connected) in int8: bindings
+/// input, filter, bias, multipliers, shifts, output.
+macro_rules! weighted_s8 {
+    ($name:ident, $entry:ident, $params:ty) => {
+        fn $entry(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+            let p: $params = params(wg)?;
+            p.check(&wg.lens())?;
+            let (head, tail) = wg.bindings.split_at_mut(5.min(wg.bindings.len()));
+            let output = elements_mut::<i8>(binding(tail, 0)?.bytes_mut(5)?, 5)?;
+            p.run(
+                read(head, 0)?,
+                read(head, 1)?,
+                read(head, 2)?,
+                read(head, 3)?,
+                read(head, 4)?,
+                output,
+            )
+        }
+
+        #[doc = concat!("`", stringify!($params), "` (`ember-kernels`).")]
+        pub const $name: Kernel = Kernel {
+            name: <$params>::KERNEL,
+            entry: Entry::Exclusive($entry),
+        };
+    };
+}
+
+/// A weighted op in float: bindings input, filter, bias, output.
+macro_rules! weighted_f32 {
+    ($name:ident, $entry:ident, $params:ty) => {
+        fn $entry(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+            let p: $params = params(wg)?;
+            p.check(&wg.lens())?;
+            let (head, tail) = wg.bindings.split_at_mut(3.min(wg.bindings.len()));
+            let output = elements_mut::<f32>(binding(tail, 0)?.bytes_mut(3)?, 3)?;
+            p.run(read(head, 0)?, read(head, 1)?, read(head, 2)?, output)
+        }
+
+        #[doc = concat!("`", stringify!($params), "` (`ember-kernels`).")]
+        pub const $name: Kernel = Kernel {
+            name: <$params>::KERNEL,
+            entry: Entry::Exclusive($entry),
+        };
+    };
+}
+
+/// A two-input elementwise op: bindings input1, input2, output.
+macro_rules! binary {
+    ($name:ident, $entry:ident, $params:ty, $t:ty) => {
+        fn $entry(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+            let p: $params = params(wg)?;
+            p.check(&wg.lens())?;
+            let (head, tail) = wg.bindings.split_at_mut(2.min(wg.bindings.len()));
+            let output = elements_mut::<$t>(binding(tail, 0)?.bytes_mut(2)?, 2)?;
+            p.run(read(head, 0)?, read(head, 1)?, output)
+        }
+
+        #[doc = concat!("`", stringify!($params), "` (`ember-kernels`).")]
+        pub const $name: Kernel = Kernel {
+            name: <$params>::KERNEL,
+            entry: Entry::Exclusive($entry),
+        };
+    };
+}
+
+weighted_s8!(CONV2D_S8, conv2d_s8, Conv2dS8);
+weighted_f32!(CONV2D_F32, conv2d_f32, Conv2dF32);
+weighted_s8!(DEPTHWISE_CONV2D_S8, depthwise_conv2d_s8, DepthwiseConv2dS8);
+weighted_f32!(
+    DEPTHWISE_CONV2D_F32,
+    depthwise_conv2d_f32,
+    DepthwiseConv2dF32
+);
+weighted_s8!(FULLY_CONNECTED_S8, fully_connected_s8, FullyConnectedS8);
+weighted_f32!(FULLY_CONNECTED_F32, fully_connected_f32, FullyConnectedF32);
+unary!(
+    AVERAGE_POOL2D_S8,
+    average_pool2d_s8,
+    AveragePool2dS8,
+    i8,
+    i8
+);
+unary!(
+    AVERAGE_POOL2D_F32,
+    average_pool2d_f32,
+    AveragePool2dF32,
+    f32,
+    f32
+);
+unary!(MAX_POOL2D_S8, max_pool2d_s8, MaxPool2dS8, i8, i8);
+unary!(MAX_POOL2D_F32, max_pool2d_f32, MaxPool2dF32, f32, f32);
+binary!(ADD_S8, add_s8, AddS8, i8);
+binary!(ADD_F32, add_f32, AddF32, f32);
+binary!(MUL_S8, mul_s8, MulS8, i8);
+binary!(MUL_F32, mul_f32, MulF32, f32);
+unary!(PAD, pad, Pad, u8, u8);
+unary!(TRANSPOSE, transpose, Transpose, u8, u8);
+unary!(STRIDED_SLICE, strided_slice, StridedSlice, u8, u8);
+unary!(MEAN_S8, mean_s8, MeanS8, i8, i8);
+unary!(MEAN_F32, mean_f32, MeanF32, f32, f32);
+
+/// At most this many inputs to one concatenation (`ember-kernels`' limit).
+const MAX_CONCATENATED: usize = 10;
+
+fn concatenation(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+    let p: Concatenation = params(wg)?;
+    p.check(&wg.lens())?;
+    let count = wg.bindings.len().saturating_sub(1).min(MAX_CONCATENATED);
+    let (inputs, tail) = wg.bindings.split_at_mut(count);
+    let output = binding(tail, 0)?.bytes_mut(count as u32)?;
+    let mut slices: heapless::Vec<&[u8], MAX_CONCATENATED> = heapless::Vec::new();
+    for input in inputs.iter() {
+        let _ = slices.push(input.bytes());
+    }
+    p.run(&slices, output)
+}
+
+/// `Concatenation` (`ember-kernels`).
+pub const CONCATENATION: Kernel = Kernel {
+    name: Concatenation::KERNEL,
+    entry: Entry::Exclusive(concatenation),
+};
+
 /// Every TFLite-op kernel, for a device that runs imported models.
 pub static TFLITE: &[Kernel] = &[
+    CONV2D_S8,
+    CONV2D_F32,
+    DEPTHWISE_CONV2D_S8,
+    DEPTHWISE_CONV2D_F32,
+    FULLY_CONNECTED_S8,
+    FULLY_CONNECTED_F32,
+    AVERAGE_POOL2D_S8,
+    AVERAGE_POOL2D_F32,
+    MAX_POOL2D_S8,
+    MAX_POOL2D_F32,
+    ADD_S8,
+    ADD_F32,
+    MUL_S8,
+    MUL_F32,
+    PAD,
+    TRANSPOSE,
+    CONCATENATION,
+    STRIDED_SLICE,
+    MEAN_S8,
+    MEAN_F32,
     SOFTMAX_S8,
     SOFTMAX_S8_S16,
     SOFTMAX_BETA_F32,
