@@ -21,6 +21,14 @@ pub struct Embed {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum EmbedError {
+    /// A TFLite model could not be imported: an unsupported op, type or option (named with
+    /// its index), or a malformed file.
+    Import {
+        /// The model file.
+        module: PathBuf,
+        /// What the importer said.
+        message: String,
+    },
     /// The module file could not be read.
     Read {
         /// The module file.
@@ -90,6 +98,9 @@ pub enum EmbedError {
 impl fmt::Display for EmbedError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            EmbedError::Import { module, message } => {
+                write!(f, "model {}: {message}", module.display())
+            }
             EmbedError::Read { module, source } => {
                 write!(
                     f,
@@ -217,6 +228,19 @@ impl Embed {
         self
     }
 
+    /// Links hal-local's kernels of the TFLite op set ([`hal_local::kernels::TFLITE`]), for
+    /// an imported model: kernel `name` at `::hal_local::kernels::tflite::NAME`.
+    pub fn tflite_kernels(mut self) -> Self {
+        for kernel in hal_local::kernels::TFLITE {
+            let path = format!(
+                "::hal_local::kernels::tflite::{}",
+                kernel.name.to_uppercase()
+            );
+            self.linked.insert(kernel.name.to_owned(), path);
+        }
+        self
+    }
+
     /// Links hal-local's built-in kernels ([`hal_local::kernels::BUILTIN`]): kernel `name` at
     /// `::hal_local::kernels::NAME` (its name in upper case), replacing paths given earlier
     /// for those names.
@@ -284,11 +308,27 @@ impl Embed {
         self.module_path.clone()
     }
 
+    /// The module's bytes: the file itself, or a `.tflite` model imported and lowered.
     fn read(&self) -> Result<Vec<u8>, EmbedError> {
-        std::fs::read(&self.module_path).map_err(|source| EmbedError::Read {
+        let bytes = std::fs::read(&self.module_path).map_err(|source| EmbedError::Read {
             module: self.module(),
             source,
-        })
+        })?;
+        if self.module_path.extension().is_none_or(|e| e != "tflite") {
+            return Ok(bytes);
+        }
+        let import = |message: String| EmbedError::Import {
+            module: self.module(),
+            message,
+        };
+        let graph = ember_import::parse(&bytes).map_err(|e| import(e.to_string()))?;
+        let name = self
+            .module_path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("model");
+        let lowered = ember_import::lower(&graph, name).map_err(|e| import(e.to_string()))?;
+        Ok(lowered.built.bytes)
     }
 
     fn write_file(&self, file: &Path, contents: &[u8]) -> Result<(), EmbedError> {

@@ -375,3 +375,47 @@ fn write_to_out_dir_needs_a_build_script() {
         )
     );
 }
+
+/// The reference models, found where the project's tests find them.
+fn models_dir() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("EMBER_MODELS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/models")
+        });
+    dir.is_dir().then_some(dir)
+}
+
+/// A `.tflite` model is imported at build time: its module names the TFLite kernels, and a
+/// plan that does not fit the board's arena fails naming the model.
+#[test]
+fn a_tflite_model_embeds_directly() {
+    let Some(models) = models_dir() else {
+        eprintln!("\n*** SKIPPED: no reference models (set EMBER_MODELS) ***\n");
+        return;
+    };
+    let model = models.join("tflm/hello_world_int8.tflite");
+    let source = Embed::new(&model)
+        .arena_bytes(1024)
+        .tflite_kernels()
+        .generate()
+        .expect("hello_world embeds");
+    assert!(source.contains("::hal_local::kernels::tflite::FULLY_CONNECTED_S8"));
+    let person = models.join("tflm/person_detect.tflite");
+    let err = Embed::new(&person)
+        .arena_bytes(1024)
+        .tflite_kernels()
+        .generate()
+        .expect_err("person_detect needs more than 1 KiB");
+    let message = err.to_string();
+    assert!(message.contains("person_detect.tflite"), "{message}");
+    assert!(message.contains("55296"), "{message}");
+    let garbage = std::env::temp_dir().join("ember-build-garbage.tflite");
+    std::fs::write(&garbage, b"not a model at all, just bytes").unwrap();
+    let err = Embed::new(&garbage)
+        .arena_bytes(1024)
+        .tflite_kernels()
+        .generate()
+        .expect_err("garbage is refused");
+    assert!(matches!(err, EmbedError::Import { .. }), "{err}");
+}

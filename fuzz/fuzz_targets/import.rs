@@ -1,6 +1,7 @@
 //! The TFLite importer on arbitrary bytes (seeded with the reference models): it must never
-//! panic, and on what it accepts the graph must hold together and its memory plans keep their
-//! promises.
+//! panic, and on what it accepts the graph must hold together, its memory plans keep their
+//! promises, and lowering it to a module either fails with an error or gives a module that
+//! parses.
 
 #![no_main]
 
@@ -17,6 +18,9 @@ fuzz_target!(|data: &[u8]| {
             continue;
         };
         check_plan(&graph, &plan);
+    }
+    if let Ok(lowered) = ember_import::lower(&graph, "fuzz") {
+        assert!(hal_core::module::Module::parse(&lowered.built.bytes).is_ok());
     }
 });
 
