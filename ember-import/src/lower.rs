@@ -11,7 +11,9 @@ use crate::graph::Graph;
 use crate::op::{Op, OpKind};
 use crate::quantization::Quantization;
 use crate::tensor::TensorId;
-use hal_core::module::{Built, FunctionId, ModuleBuilder, ModuleError, Operand};
+use hal_core::module::{
+    Built, Element, FunctionId, ModuleBuilder, ModuleError, Operand, TensorSpec,
+};
 use std::collections::HashMap;
 
 /// The function every lowered model has.
@@ -201,7 +203,40 @@ impl<'g, 'a> Lowering<'g, 'a> {
         }
     }
 
-    fn finish(self) -> Result<Lowered, LowerError> {
+    fn finish(mut self) -> Result<Lowered, LowerError> {
+        // The module describes the function's tensors too, for firmware that quantizes.
+        let spec = |t: &TensorId| -> Option<TensorSpec> {
+            let tensor = self.graph.tensor(*t);
+            let element = match tensor.element_type {
+                ElementType::Float32 => Element::F32,
+                ElementType::Float16 => Element::F16,
+                ElementType::Int8 => Element::I8,
+                ElementType::Uint8 => Element::U8,
+                ElementType::Int16 => Element::I16,
+                ElementType::Int32 => Element::I32,
+                ElementType::Int64 => Element::I64,
+            };
+            let (scale, zero_point) = match &tensor.quantization {
+                Some(Quantization::PerTensor { scale, zero_point }) => (*scale, *zero_point as i32),
+                _ => (0.0, 0),
+            };
+            Some(TensorSpec {
+                name: tensor.name.to_string(),
+                element,
+                shape: tensor
+                    .shape
+                    .iter()
+                    .map(|&d| u32::try_from(d).ok())
+                    .collect::<Option<Vec<u32>>>()?,
+                scale,
+                zero_point,
+            })
+        };
+        let inputs: Option<Vec<TensorSpec>> = self.graph.inputs().iter().map(spec).collect();
+        let outputs: Option<Vec<TensorSpec>> = self.graph.outputs().iter().map(spec).collect();
+        if let (Some(inputs), Some(outputs)) = (inputs, outputs) {
+            self.builder.describe(self.function, &inputs, &outputs);
+        }
         let info = |t: &TensorId| {
             let tensor = self.graph.tensor(*t);
             TensorInfo {

@@ -69,6 +69,25 @@ fn reference_models_match_tflm() {
                 continue;
             }
         };
+        // The module describes its function's tensors as TFLM sees them.
+        let module = hal_core::module::Module::parse(&lowered.built.bytes).expect("module");
+        let (_, main) = module.function("main").expect("main");
+        for (metas, tensors) in [
+            (main.inputs, &manifest.inputs),
+            (main.outputs, &manifest.outputs),
+        ] {
+            assert_eq!(metas.len() as usize, tensors.len(), "{}", dir.display());
+            for (meta, t) in metas.iter().zip(tensors.iter()) {
+                let shape: Vec<usize> = meta.shape.iter().map(|d| d as usize).collect();
+                assert_eq!(shape, t.shape, "{}: `{}`", dir.display(), t.name);
+                assert_eq!(meta.element.size() as usize, t.dtype.size());
+                assert_eq!(meta.scale, t.scale.first().copied().unwrap_or(0.0));
+                assert_eq!(
+                    i64::from(meta.zero_point),
+                    t.zero_point.first().copied().unwrap_or(0)
+                );
+            }
+        }
         let head = manifest.arena.head.unwrap_or(0);
         eprintln!(
             "{}: arena {} B (TFLM's activations: {head} B), constants {} B",

@@ -117,6 +117,8 @@ fn module_with_pool(pool_len: u64) -> Vec<u8> {
         name: "run",
         arguments: Seq::from_encoded(1, &arguments),
         results: Seq::from_encoded(1, &results),
+        inputs: Seq::from_encoded(0, &[]),
+        outputs: Seq::from_encoded(0, &[]),
         transients: Seq::from_encoded(2, &transients),
         arena_size: 512,
         steps: Seq::from_encoded(64, &steps),

@@ -9,8 +9,8 @@
 
 use hal_core::module::{
     format::{pool_offset, MAGIC, PREAMBLE_BYTES, VERSION},
-    write, ConstantDef, ExecutableDef, FunctionDef, Header, Module, ModuleBuilder, Operand,
-    PoolRange, Seq, Step, Transient, Value,
+    write, ConstantDef, Element, ExecutableDef, FunctionDef, Header, Module, ModuleBuilder,
+    Operand, PoolRange, Seq, Step, TensorMeta, Transient, Value,
 };
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -48,6 +48,8 @@ struct Func {
     name: String,
     arguments: Vec<u64>,
     results: Vec<u64>,
+    /// Shapes of `f32` tensors describing the arguments (none: undescribed).
+    described: Vec<Vec<u32>>,
     transients: Vec<Transient>,
     arena_size: u64,
     steps: Vec<S>,
@@ -123,10 +125,27 @@ fn function_bytes(f: &Func) -> Vec<u8> {
         f.steps.len() as u32,
         f.steps.iter().flat_map(step_bytes).collect::<Vec<u8>>(),
     );
+    let shapes: Vec<(u32, Vec<u8>)> = f.described.iter().map(|s| enc_all(s)).collect();
+    let metas: Vec<Vec<u8>> = shapes
+        .iter()
+        .map(|shape| {
+            enc(&TensorMeta {
+                name: "x",
+                element: Element::F32,
+                shape: seq(shape),
+                scale: 0.0,
+                zero_point: 0,
+            })
+        })
+        .collect();
+    let inputs = (metas.len() as u32, metas.concat());
+    let none = (0u32, Vec::new());
     enc(&FunctionDef {
         name: &f.name,
         arguments: seq(&a),
         results: seq(&r),
+        inputs: seq(&inputs),
+        outputs: seq(&none),
         transients: seq(&t),
         arena_size: f.arena_size,
         steps: seq(&steps),
@@ -267,6 +286,7 @@ fn base() -> Spec {
             name: "forward".into(),
             arguments: vec![64],
             results: vec![16],
+            described: vec![],
             transients: vec![
                 Transient {
                     offset: 0,
@@ -379,10 +399,16 @@ fn malformed() -> Vec<(&'static str, Vec<u8>, String)> {
             set(good.clone(), 0, b"EMBERMOX"),
             "bad magic",
         ),
+        // A module written before functions described their tensors.
         (
-            "version-2.bin",
-            set(good.clone(), 8, &2u16.to_le_bytes()),
-            "format version 2, this build reads version 1",
+            "version-1.bin",
+            set(good.clone(), 8, &1u16.to_le_bytes()),
+            "format version 1, this build reads version 2",
+        ),
+        (
+            "version-3.bin",
+            set(good.clone(), 8, &3u16.to_le_bytes()),
+            "format version 3, this build reads version 2",
         ),
         (
             "reserved-nonzero.bin",
@@ -548,6 +574,17 @@ fn malformed() -> Vec<(&'static str, Vec<u8>, String)> {
             "argument-empty.bin",
             base_fn(|f| f.results[0] = 0),
             "argument or result is empty",
+        ),
+        // Descriptions of the arguments.
+        (
+            "description-count.bin",
+            base_fn(|f| f.described = vec![vec![16], vec![16]]),
+            "arguments: 2 described, but there are 1",
+        ),
+        (
+            "description-size.bin",
+            base_fn(|f| f.described = vec![vec![8]]),
+            "arguments 0: its shape holds 32 bytes, the value 64",
         ),
         // The memory plan.
         (

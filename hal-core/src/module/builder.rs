@@ -4,8 +4,8 @@
 use super::error::ModuleError;
 use super::file;
 use super::format::{
-    ConstantDef, ExecutableDef, FunctionDef, Header, Operand, PoolRange, Step, Transient, Value,
-    POOL_ALIGN,
+    ConstantDef, Element, ExecutableDef, FunctionDef, Header, Operand, PoolRange, Step, TensorMeta,
+    Transient, Value, POOL_ALIGN,
 };
 use super::plan::{self, Lifetime, Plan};
 use super::seq::Seq;
@@ -41,11 +41,28 @@ enum StepSpec {
     Barrier,
 }
 
+/// What an argument or result holds ([`TensorMeta`], owned).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TensorSpec {
+    /// The tensor's name.
+    pub name: String,
+    /// Its element type.
+    pub element: Element,
+    /// Its dimensions.
+    pub shape: Vec<u32>,
+    /// Quantization scale (0 if none).
+    pub scale: f32,
+    /// Quantization zero point.
+    pub zero_point: i32,
+}
+
 #[derive(Debug, Clone)]
 struct FunctionSpec {
     name: String,
     arguments: Vec<u64>,
     results: Vec<u64>,
+    inputs: Vec<TensorSpec>,
+    outputs: Vec<TensorSpec>,
     transients: Vec<u64>,
     steps: Vec<StepSpec>,
 }
@@ -135,12 +152,22 @@ impl ModuleBuilder {
         whole(Value::Constant(index), range.length)
     }
 
+    /// Describes `f`'s arguments and results as tensors (one each, or none), for callers
+    /// that quantize inputs and dequantize outputs.
+    pub fn describe(&mut self, f: FunctionId, inputs: &[TensorSpec], outputs: &[TensorSpec]) {
+        let spec = self.spec(f);
+        spec.inputs = inputs.into();
+        spec.outputs = outputs.into();
+    }
+
     /// Adds a function with argument and result sizes in bytes.
     pub fn function(&mut self, name: &str, arguments: &[u64], results: &[u64]) -> FunctionId {
         self.functions.push(FunctionSpec {
             name: name.into(),
             arguments: arguments.into(),
             results: results.into(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
             transients: Vec::new(),
             steps: Vec::new(),
         });
@@ -358,10 +385,31 @@ fn encode_function(spec: &FunctionSpec, plan: &Plan, out: &mut Vec<u8>) {
         encoded(&spec.results),
         encoded(&transients),
     );
+    let shapes: Vec<Vec<u8>> = spec
+        .inputs
+        .iter()
+        .chain(&spec.outputs)
+        .map(|m| encoded(&m.shape))
+        .collect();
+    fn meta<'a>((m, shape): (&'a TensorSpec, &'a Vec<u8>)) -> TensorMeta<'a> {
+        TensorMeta {
+            name: &m.name,
+            element: m.element,
+            shape: Seq::from_encoded(m.shape.len() as u32, shape),
+            scale: m.scale,
+            zero_point: m.zero_point,
+        }
+    }
+    let (input_shapes, output_shapes) = shapes.split_at(spec.inputs.len());
+    let inputs: Vec<TensorMeta<'_>> = spec.inputs.iter().zip(input_shapes).map(meta).collect();
+    let outputs: Vec<TensorMeta<'_>> = spec.outputs.iter().zip(output_shapes).map(meta).collect();
+    let (i, o) = (encoded(&inputs), encoded(&outputs));
     let def = FunctionDef {
         name: &spec.name,
         arguments: Seq::from_encoded(spec.arguments.len() as u32, &a),
         results: Seq::from_encoded(spec.results.len() as u32, &r),
+        inputs: Seq::from_encoded(inputs.len() as u32, &i),
+        outputs: Seq::from_encoded(outputs.len() as u32, &o),
         transients: Seq::from_encoded(transients.len() as u32, &t),
         arena_size: plan.peak,
         steps: Seq::from_encoded(spec.steps.len() as u32, &steps),

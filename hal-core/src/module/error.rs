@@ -175,6 +175,28 @@ pub enum Problem {
         /// Its name (first 32 bytes).
         name: ShortName,
     },
+    /// A function describes some of its arguments or results, but not one per value.
+    #[error("{what}: {count} described, but there are {values}")]
+    DescriptionCount {
+        /// Arguments or results.
+        what: &'static str,
+        /// Descriptions given.
+        count: u32,
+        /// Values there are.
+        values: u32,
+    },
+    /// A described tensor whose shape does not fill its value.
+    #[error("{what} {index}: its shape holds {described} bytes, the value {size}")]
+    DescriptionSize {
+        /// Argument or result.
+        what: &'static str,
+        /// Which.
+        index: u32,
+        /// Bytes the element type and shape describe (saturating).
+        described: u64,
+        /// The value's size.
+        size: u64,
+    },
     /// The memory plan needs a bigger arena than there is.
     #[error("memory plan needs a {needed}-byte arena, only {available} bytes available")]
     ArenaTooSmall {

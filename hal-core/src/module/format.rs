@@ -21,8 +21,9 @@ use serde::{Deserialize, Serialize};
 
 /// The first eight bytes of every module.
 pub const MAGIC: [u8; 8] = *b"EMBERMOD";
-/// The format version this crate reads and writes.
-pub const VERSION: u16 = 1;
+/// The format version this crate reads and writes (2: functions describe their arguments
+/// and results as tensors).
+pub const VERSION: u16 = 2;
 /// Bytes before the header.
 pub const PREAMBLE_BYTES: usize = 16;
 /// Alignment of the pool within the file, and of every constant within the pool.
@@ -93,6 +94,13 @@ pub struct FunctionDef<'a> {
     /// Size in bytes of each result.
     #[serde(borrow)]
     pub results: Seq<'a, u64>,
+    /// What each argument holds, for callers that quantize inputs: none, or one per
+    /// argument.
+    #[serde(borrow)]
+    pub inputs: Seq<'a, TensorMeta<'a>>,
+    /// What each result holds, for callers that dequantize outputs: none, or one per result.
+    #[serde(borrow)]
+    pub outputs: Seq<'a, TensorMeta<'a>>,
     /// The memory plan: where each transient value lives in the arena.
     #[serde(borrow)]
     pub transients: Seq<'a, Transient>,
@@ -101,6 +109,54 @@ pub struct FunctionDef<'a> {
     /// What it does, in order.
     #[serde(borrow)]
     pub steps: Seq<'a, Step<'a>>,
+}
+
+/// A tensor's element type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Element {
+    /// `f32`.
+    F32,
+    /// `f16`.
+    F16,
+    /// `i8`.
+    I8,
+    /// `u8`.
+    U8,
+    /// `i16`.
+    I16,
+    /// `i32`.
+    I32,
+    /// `i64`.
+    I64,
+}
+
+impl Element {
+    /// Bytes of one element.
+    pub const fn size(self) -> u64 {
+        match self {
+            Element::I8 | Element::U8 => 1,
+            Element::F16 | Element::I16 => 2,
+            Element::F32 | Element::I32 => 4,
+            Element::I64 => 8,
+        }
+    }
+}
+
+/// What an argument or result holds: a tensor's name, element type, shape and (for
+/// quantized tensors) `real = scale * (q - zero_point)`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TensorMeta<'a> {
+    /// The tensor's name in the model.
+    pub name: &'a str,
+    /// Its element type.
+    pub element: Element,
+    /// Its dimensions, outermost first (each at least 1).
+    #[serde(borrow)]
+    pub shape: Seq<'a, u32>,
+    /// Real value of one step; 0 where the tensor is not quantized.
+    pub scale: f32,
+    /// The integer that stands for 0.0 (0 where not quantized).
+    pub zero_point: i32,
 }
 
 /// A transient value's place in the arena.

@@ -33,13 +33,14 @@ pub mod plan;
 
 pub use error::{ModuleError, Problem, Site};
 pub use format::{
-    ConstantDef, ExecutableDef, FunctionDef, Header, Operand, PoolRange, Step, Transient, Value,
+    ConstantDef, Element, ExecutableDef, FunctionDef, Header, Operand, PoolRange, Step, TensorMeta,
+    Transient, Value,
 };
 pub use seq::{Seq, TryIter};
 pub use validate::{MAX_STEPS, MAX_TRANSIENTS, MAX_VALUES};
 
 #[cfg(feature = "alloc")]
-pub use builder::{Built, FunctionId, ModuleBuilder, TRANSIENT_ALIGN};
+pub use builder::{Built, FunctionId, ModuleBuilder, TensorSpec, TRANSIENT_ALIGN};
 #[cfg(feature = "alloc")]
 pub use file::write;
 

@@ -4,8 +4,8 @@
 
 use super::error::{ModuleError, Problem, Site};
 use super::format::{
-    ConstantDef, ExecutableDef, FunctionDef, Header, Operand, PoolRange, Step, Transient, Value,
-    POOL_ALIGN,
+    ConstantDef, ExecutableDef, FunctionDef, Header, Operand, PoolRange, Step, TensorMeta,
+    Transient, Value, POOL_ALIGN,
 };
 use super::seq::Seq;
 use crate::command::{MAX_BINDINGS, MAX_BINDING_SLOTS, MAX_CONSTANTS, MAX_WORKGROUP_COUNT};
@@ -182,6 +182,48 @@ const UNUSED: Live = Live {
     last: 0,
 };
 
+/// A function's descriptions of its `values` (arguments or results): none, or one per
+/// value whose shape fills it.
+fn describe(
+    what: &'static str,
+    metas: &Seq<'_, TensorMeta<'_>>,
+    values: &[u64],
+    site: Site,
+) -> Result<(), ModuleError> {
+    let count = seq(metas, what, site)?;
+    if count == 0 {
+        return Ok(());
+    }
+    if count as usize != values.len() {
+        let problem = Problem::DescriptionCount {
+            what,
+            count,
+            values: values.len() as u32,
+        };
+        return Err(ModuleError::new(site, problem));
+    }
+    for (i, (meta, &size)) in metas.iter().zip(values).enumerate() {
+        seq(&meta.shape, "tensor shape", site)?;
+        let described = meta
+            .shape
+            .iter()
+            .try_fold(meta.element.size(), |n, d| {
+                (d > 0).then(|| n.checked_mul(u64::from(d))).flatten()
+            })
+            .unwrap_or(0);
+        if described != size || !meta.scale.is_finite() || meta.scale < 0.0 {
+            let problem = Problem::DescriptionSize {
+                what,
+                index: i as u32,
+                described,
+                size,
+            };
+            return Err(ModuleError::new(site, problem));
+        }
+    }
+    Ok(())
+}
+
 fn function(
     index: u32,
     f: &FunctionDef<'_>,
@@ -207,6 +249,14 @@ fn function(
         non_empty("argument or result", size, site)?;
         *slot = size;
     }
+
+    describe("arguments", &f.inputs, &sizes[..arguments as usize], site)?;
+    describe(
+        "results",
+        &f.outputs,
+        &sizes[arguments as usize..(arguments + results) as usize],
+        site,
+    )?;
 
     let mut live = [UNUSED; MAX_TRANSIENTS];
     for (t, Transient { offset, size }) in f.transients.iter().enumerate() {
