@@ -17,6 +17,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 /// perhaps at once on several threads.
 pub type KernelFn = fn(&Workgroup<'_>) -> Result<(), KernelError>;
 
+#[cfg(feature = "exclusive")]
 /// A kernel's entry point over plain byte slices ([`Exclusive`]): called once per
 /// workgroup, every workgroup of a dispatch in turn on the submitting thread.
 pub type ExclusiveFn = fn(&mut Exclusive<'_, '_>) -> Result<(), KernelError>;
@@ -26,10 +27,12 @@ pub type ExclusiveFn = fn(&mut Exclusive<'_, '_>) -> Result<(), KernelError>;
 pub enum Entry {
     /// Over shared bindings ([`Workgroup`]): workgroups may run on the worker pool.
     Shared(KernelFn),
-    /// Over plain slices ([`Exclusive`]): the compiler sees ordinary memory and vectorizes
+    /// Over plain slices ([`Exclusive`]; feature `exclusive`): the compiler sees ordinary
+    /// memory and vectorizes
     /// the inner loops; workgroups run one after another on one thread, and a binding that
     /// overlaps another binding of the dispatch is read-only to the kernel (so it cannot
     /// work in place).
+    #[cfg(feature = "exclusive")]
     Exclusive(ExclusiveFn),
 }
 
@@ -42,6 +45,7 @@ pub struct Kernel {
     pub entry: Entry,
 }
 
+#[cfg(feature = "exclusive")]
 /// What one workgroup of an [`Entry::Exclusive`] kernel's dispatch sees: its bindings as
 /// plain slices, each read-only or the only view of its bytes.
 pub struct Exclusive<'w, 'b> {
@@ -55,6 +59,7 @@ pub struct Exclusive<'w, 'b> {
     pub bindings: &'w mut [Bytes<'b>],
 }
 
+#[cfg(feature = "exclusive")]
 impl Exclusive<'_, '_> {
     /// Each binding's length in bytes, in order (for a kernel contract's checks).
     pub fn lens(&self) -> heapless::Vec<usize, { hal_core::command::MAX_BINDINGS }> {
@@ -62,6 +67,7 @@ impl Exclusive<'_, '_> {
     }
 }
 
+#[cfg(feature = "exclusive")]
 /// One binding of an [`Exclusive`] dispatch.
 pub enum Bytes<'a> {
     /// Bytes the kernel may only read (a read-only buffer, or one the dispatch may not
@@ -71,6 +77,7 @@ pub enum Bytes<'a> {
     Write(&'a mut [u8]),
 }
 
+#[cfg(feature = "exclusive")]
 impl<'a> Bytes<'a> {
     /// Length in bytes.
     pub fn len(&self) -> usize {
@@ -102,16 +109,24 @@ impl<'a> Bytes<'a> {
     }
 }
 
+#[cfg(feature = "exclusive")]
 /// Plain numbers a binding's bytes can be read and written as: every bit pattern is a
 /// valid value and there is no padding.
 pub trait Element: Copy + private::Sealed {}
+#[cfg(feature = "exclusive")]
 impl Element for i8 {}
+#[cfg(feature = "exclusive")]
 impl Element for u8 {}
+#[cfg(feature = "exclusive")]
 impl Element for i16 {}
+#[cfg(feature = "exclusive")]
 impl Element for i32 {}
+#[cfg(feature = "exclusive")]
 impl Element for u32 {}
+#[cfg(feature = "exclusive")]
 impl Element for f32 {}
 
+#[cfg(feature = "exclusive")]
 mod private {
     pub trait Sealed {}
     impl Sealed for i8 {}
@@ -122,6 +137,7 @@ mod private {
     impl Sealed for f32 {}
 }
 
+#[cfg(feature = "exclusive")]
 /// `bytes` as elements of `T`: the whole elements it holds; an error naming binding
 /// `index` if its start is not aligned for `T`.
 pub fn elements<T: Element>(bytes: &[u8], index: u32) -> Result<&[T], KernelError> {
@@ -138,6 +154,7 @@ pub fn elements<T: Element>(bytes: &[u8], index: u32) -> Result<&[T], KernelErro
     Ok(unsafe { core::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), bytes.len() / size) })
 }
 
+#[cfg(feature = "exclusive")]
 /// [`elements`], to write.
 pub fn elements_mut<T: Element>(bytes: &mut [u8], index: u32) -> Result<&mut [T], KernelError> {
     let size = core::mem::size_of::<T>();
@@ -159,6 +176,7 @@ impl Kernel {
     pub fn shared(&self) -> Option<KernelFn> {
         match self.entry {
             Entry::Shared(entry) => Some(entry),
+            #[cfg(feature = "exclusive")]
             Entry::Exclusive(_) => None,
         }
     }

@@ -106,11 +106,13 @@ pub(crate) struct RawSpan {
 
 impl RawSpan {
     /// Whether the device may write these bytes.
+    #[cfg(feature = "exclusive")]
     pub(crate) fn is_writable(&self) -> bool {
         self.writable
     }
 
     /// Whether the two spans share a byte.
+    #[cfg(feature = "exclusive")]
     pub(crate) fn overlaps(&self, other: &RawSpan) -> bool {
         let (a, b) = (self.ptr as usize, other.ptr as usize);
         self.len != 0

@@ -2,8 +2,11 @@
 
 use crate::alloc::DeviceAllocator;
 use crate::device::LocalDevice;
-use crate::kernel::{Binding, Bytes, Entry, Exclusive, ExclusiveFn, Workgroup};
+use crate::kernel::{Binding, Entry, Workgroup};
+#[cfg(feature = "exclusive")]
+use crate::kernel::{Bytes, Exclusive, ExclusiveFn};
 use crate::mapping::read_only;
+#[cfg(feature = "exclusive")]
 use crate::memory::RawSpan;
 use hal_core::command::{
     dispatch_constants, dispatch_payload, dispatch_spans, BufferRef, Command, ConstantScratch, Op,
@@ -309,6 +312,7 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
         Ok(())
     }
 
+    #[cfg(feature = "exclusive")]
     /// Runs a dispatch of an [`Entry::Exclusive`] kernel: its bindings as plain slices (one
     /// that overlaps another is read-only to the kernel); every workgroup in turn on this
     /// thread.
@@ -393,8 +397,14 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
             Workgroups::Direct(count) => count,
             Workgroups::Indirect(params) => self.read_indirect(params, table)?,
         };
+        // Without `exclusive`, `Entry` has one variant.
+        #[cfg_attr(
+            not(feature = "exclusive"),
+            allow(clippy::infallible_destructuring_match)
+        )]
         let entry = match entry {
             Entry::Shared(entry) => entry,
+            #[cfg(feature = "exclusive")]
             Entry::Exclusive(entry) => {
                 return self.dispatch_exclusive(
                     entry,

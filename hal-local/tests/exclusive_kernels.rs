@@ -1,6 +1,7 @@
 //! Kernels over plain slices (`Entry::Exclusive`): the driver hands them each binding as a
 //! byte slice (read-only where it overlaps another binding) and runs every workgroup in
 //! turn.
+#![cfg(feature = "exclusive")]
 
 use hal_core::memory::BufferParams;
 use hal_core::{

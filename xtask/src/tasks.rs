@@ -9,7 +9,7 @@ use std::time::Instant;
 /// sets firmware uses.
 const NO_STD_CRATES: &[(&str, &[&str])] = &[
     ("hal-core", &["", "defmt"]),
-    ("hal-local", &["", "defmt"]),
+    ("hal-local", &["", "defmt", "tflite"]),
     ("ember-kernels", &[""]),
 ];
 
@@ -18,7 +18,10 @@ const NO_STD_CRATES: &[(&str, &[&str])] = &[
 /// small test of its own (its trace replays are far too long for Miri).
 const MIRI_TESTS: &[(&str, &[&str])] = &[
     ("hal-core's tests", &["-p", "hal-core"]),
-    ("hal-local's tests (inline driver)", &["-p", "hal-local"]),
+    (
+        "hal-local's tests (inline driver, exclusive kernels)",
+        &["-p", "hal-local", "--features", "exclusive"],
+    ),
     (
         "the conformance suite on the inline local driver",
         &[

@@ -35,6 +35,7 @@ pub mod math;
 pub mod matmul;
 pub mod noop;
 pub mod softmax;
+#[cfg(feature = "tflite")]
 pub mod tflite;
 mod util;
 
@@ -46,6 +47,7 @@ pub use fill::FILL_U32;
 pub use matmul::MATMUL_F32;
 pub use noop::NOOP;
 pub use softmax::SOFTMAX_F32;
+#[cfg(feature = "tflite")]
 pub use tflite::TFLITE;
 
 #[cfg(test)]
