@@ -1,11 +1,12 @@
 //! Running a lowered model on the host's local-CPU device: what `cargo xtask run --model`,
 //! the model tests and `cargo xtask bench models` share.
 
-use crate::lower::{Lowered, FUNCTION};
+use crate::lower::{Lowered, TensorInfo, FUNCTION};
 use hal_core::memory::BufferParams;
 use hal_core::module::Module;
 use hal_core::session::{LoadOptions, ResultMemory, Session};
 use hal_core::{Buffer, BufferSpan, Device, QueueAffinity};
+use hal_local::alloc::Tlsf;
 use hal_local::{LocalConfig, LocalDevice, LocalStorage};
 use std::time::{Duration, Instant};
 
@@ -37,6 +38,29 @@ pub fn run_local(
     workers: usize,
     repeats: usize,
 ) -> Result<RunOutput, String> {
+    check_inputs(lowered, inputs)?;
+    let mut model = LocalModel::new(lowered, workers)?;
+    let mut times = Vec::with_capacity(repeats.max(1));
+    for _ in 0..repeats.max(1) {
+        let start = Instant::now();
+        model.write_inputs(inputs)?;
+        model.invoke()?;
+        model.read_outputs()?;
+        times.push(start.elapsed());
+    }
+    times.sort();
+    let outputs = model.outputs().to_vec();
+    model.release()?;
+    Ok(RunOutput {
+        outputs,
+        per_inference: times[times.len() / 2],
+        arena_bytes: lowered.arena_bytes(),
+        constant_bytes: lowered.constant_bytes,
+    })
+}
+
+/// Whether `inputs` are one per model input, each exactly its size.
+fn check_inputs(lowered: &Lowered, inputs: &[&[u8]]) -> Result<(), String> {
     if inputs.len() != lowered.inputs.len() {
         return Err(format!(
             "the model takes {} inputs, {} given",
@@ -54,94 +78,153 @@ pub fn run_local(
             ));
         }
     }
-    // The module in 64-byte-aligned memory for the program's life, as firmware keeps it in
-    // flash: constants are imported in place.
-    let module_bytes = &lowered.built.bytes;
-    let words = module_bytes.len().div_ceil(64);
-    let aligned: &'static mut [[u8; 64]] = Box::leak(vec![[0u8; 64]; words].into_boxed_slice());
-    let flat: &'static mut [u8] = aligned.as_flattened_mut();
-    flat[..module_bytes.len()].copy_from_slice(module_bytes);
-    let module_bytes: &'static [u8] = &flat[..module_bytes.len()];
-    let module = Module::parse(module_bytes).map_err(|e| e.to_string())?;
+    Ok(())
+}
 
-    let io: u64 = lowered
-        .inputs
-        .iter()
-        .chain(&lowered.outputs)
-        .map(|t| t.byte_size() as u64 + 64)
-        .sum();
-    let transient = lowered.arena_bytes() + 4096;
-    let region = (io + transient + (1 << 20)) as usize;
-    let memory: &'static mut [u8] = Box::leak(vec![0u8; region].into_boxed_slice());
-    let storage: &'static mut Storage = Box::leak(Box::new(Storage::EMPTY));
-    let config = LocalConfig {
-        kernels: hal_local::kernels::TFLITE,
-        transient_bytes: transient,
-        max_allocation_size: region as u64,
-        workers,
-        ..LocalConfig::default()
-    };
-    let mut device = LocalDevice::new(storage, memory, config).map_err(|e| e.to_string())?;
-    let err = |what: &'static str| move |e: hal_core::Error| format!("{what}: {e}");
-    let mut session = ModelSession::load(&mut device, module, LoadOptions::default())
-        .map_err(|e| format!("load: {e}"))?;
-    let function = session
-        .function(FUNCTION)
-        .ok_or("the module has no `main` function")?;
-    let mut arguments: Vec<Buffer> = Vec::new();
-    for info in &lowered.inputs {
-        let size = (info.byte_size() as u64).max(1);
-        arguments.push(
-            device
+fn err(what: &'static str) -> impl Fn(hal_core::Error) -> String {
+    move |e| format!("{what}: {e}")
+}
+
+/// A lowered model loaded on a fresh local device, its argument and result buffers
+/// allocated, ready to run again and again: the steps of [`run_local`] one by one, so that
+/// a benchmark can time [`LocalModel::invoke`] alone. The device's memory, storage and the
+/// module's bytes are leaked (for the program's life, as firmware keeps them in statics).
+pub struct LocalModel {
+    device: ModelDevice,
+    session: ModelSession,
+    function: u32,
+    inputs: Vec<usize>,
+    arguments: Vec<BufferSpan>,
+    results: Vec<BufferSpan>,
+    outputs: Vec<Vec<u8>>,
+}
+
+/// The device a [`LocalModel`] runs on.
+type ModelDevice = LocalDevice<'static, Tlsf<1024>>;
+
+impl LocalModel {
+    /// Loads `lowered` on a fresh local device; `workers` above 1 runs workgroups on the
+    /// thread pool where kernels allow.
+    pub fn new(lowered: &Lowered, workers: usize) -> Result<Self, String> {
+        // The module in 64-byte-aligned memory for the program's life, as firmware keeps it
+        // in flash: constants are imported in place.
+        let module_bytes = &lowered.built.bytes;
+        let words = module_bytes.len().div_ceil(64);
+        let aligned: &'static mut [[u8; 64]] = Box::leak(vec![[0u8; 64]; words].into_boxed_slice());
+        let flat: &'static mut [u8] = aligned.as_flattened_mut();
+        flat[..module_bytes.len()].copy_from_slice(module_bytes);
+        let module_bytes: &'static [u8] = &flat[..module_bytes.len()];
+        let module = Module::parse(module_bytes).map_err(|e| e.to_string())?;
+
+        let io: u64 = lowered
+            .inputs
+            .iter()
+            .chain(&lowered.outputs)
+            .map(|t| t.byte_size() as u64 + 64)
+            .sum();
+        let transient = lowered.arena_bytes() + 4096;
+        let region = (io + transient + (1 << 20)) as usize;
+        let memory: &'static mut [u8] = Box::leak(vec![0u8; region].into_boxed_slice());
+        let storage: &'static mut Storage = Box::leak(Box::new(Storage::EMPTY));
+        let config = LocalConfig {
+            kernels: hal_local::kernels::TFLITE,
+            transient_bytes: transient,
+            max_allocation_size: region as u64,
+            workers,
+            ..LocalConfig::default()
+        };
+        let mut device = LocalDevice::new(storage, memory, config).map_err(|e| e.to_string())?;
+        let session = ModelSession::load(&mut device, module, LoadOptions::default())
+            .map_err(|e| format!("load: {e}"))?;
+        let function = session
+            .function(FUNCTION)
+            .ok_or("the module has no `main` function")?;
+        let mut arguments = Vec::new();
+        for info in &lowered.inputs {
+            let size = (info.byte_size() as u64).max(1);
+            let buffer: Buffer = device
                 .allocate_buffer(BufferParams::host_visible(), size)
-                .map_err(err("input buffer"))?,
-        );
+                .map_err(err("input buffer"))?;
+            arguments.push(BufferSpan::whole(buffer));
+        }
+        let results = session
+            .allocate_results(&mut device, function, ResultMemory::DeviceLocal)
+            .map_err(err("result buffers"))?
+            .iter()
+            .map(|b| BufferSpan::whole(*b))
+            .collect();
+        Ok(Self {
+            device,
+            session,
+            function,
+            inputs: lowered.inputs.iter().map(TensorInfo::byte_size).collect(),
+            arguments,
+            results,
+            outputs: lowered
+                .outputs
+                .iter()
+                .map(|t| vec![0u8; t.byte_size()])
+                .collect(),
+        })
     }
-    let results = session
-        .allocate_results(&mut device, function, ResultMemory::DeviceLocal)
-        .map_err(err("result buffers"))?;
-    let argument_spans: Vec<BufferSpan> = arguments.iter().map(|b| BufferSpan::whole(*b)).collect();
-    let result_spans: Vec<BufferSpan> = results.iter().map(|b| BufferSpan::whole(*b)).collect();
-    let mut outputs: Vec<Vec<u8>> = lowered
-        .outputs
-        .iter()
-        .map(|t| vec![0u8; t.byte_size()])
-        .collect();
-    let mut times = Vec::with_capacity(repeats.max(1));
-    for _ in 0..repeats.max(1) {
-        let start = Instant::now();
-        for (span, bytes) in argument_spans.iter().zip(inputs) {
-            device
+
+    /// Writes the model's inputs: one per model input, each exactly its size.
+    pub fn write_inputs(&mut self, inputs: &[&[u8]]) -> Result<(), String> {
+        if inputs.len() != self.inputs.len()
+            || inputs.iter().zip(&self.inputs).any(|(b, &n)| b.len() != n)
+        {
+            return Err(format!(
+                "the model takes inputs of {:?} bytes, {:?} given",
+                self.inputs,
+                inputs.iter().map(|b| b.len()).collect::<Vec<_>>()
+            ));
+        }
+        for (span, bytes) in self.arguments.iter().zip(inputs) {
+            self.device
                 .write_buffer(*span, bytes)
                 .map_err(err("write an input"))?;
         }
-        session
+        Ok(())
+    }
+
+    /// One inference on the inputs last written: `Session::invoke` (the arena's
+    /// `queue_alloca`, the memoized command buffer's replay, `queue_dealloca`, the wait).
+    pub fn invoke(&mut self) -> Result<(), String> {
+        self.session
             .invoke(
-                &mut device,
-                function,
-                &argument_spans,
-                &result_spans,
+                &mut self.device,
+                self.function,
+                &self.arguments,
+                &self.results,
                 QueueAffinity::ANY,
             )
-            .map_err(err("invoke"))?;
-        for (span, out) in result_spans.iter().zip(&mut outputs) {
-            device
+            .map_err(err("invoke"))
+    }
+
+    /// Reads the outputs of the last inference into [`LocalModel::outputs`].
+    pub fn read_outputs(&mut self) -> Result<(), String> {
+        for (span, out) in self.results.iter().zip(&mut self.outputs) {
+            self.device
                 .read_buffer(*span, out)
                 .map_err(err("read an output"))?;
         }
-        times.push(start.elapsed());
+        Ok(())
     }
-    times.sort();
-    for buffer in arguments.into_iter().chain(results.iter().copied()) {
-        device.release_buffer(buffer).map_err(err("release"))?;
+
+    /// Each output's bytes as last read, in order.
+    pub fn outputs(&self) -> &[Vec<u8>] {
+        &self.outputs
     }
-    session
-        .release(&mut device)
-        .map_err(err("release the session"))?;
-    Ok(RunOutput {
-        outputs,
-        per_inference: times[times.len() / 2],
-        arena_bytes: lowered.arena_bytes(),
-        constant_bytes: lowered.constant_bytes,
-    })
+
+    /// Releases the buffers and the session.
+    pub fn release(mut self) -> Result<(), String> {
+        for span in self.arguments.iter().chain(&self.results) {
+            self.device
+                .release_buffer(span.buffer)
+                .map_err(err("release"))?;
+        }
+        self.session
+            .release(&mut self.device)
+            .map_err(err("release the session"))
+    }
 }

@@ -16,6 +16,7 @@
 //! cargo xtask bench hal     # dispatch replay, queue_alloca, memoization → target/bench/hal.json
 //! cargo xtask bench hal --check   # fails when a figure passes its bound against its same-run baseline
 //! cargo xtask bench module  # module load time vs pool size, digits inference → target/bench/module.json
+//! cargo xtask bench models  # each reference model: Ember vs TFLM's interpreter → target/bench/models.json
 //! cargo xtask pack desc.json -o out.ember   # pack a module from its JSON description
 //! cargo xtask import model.tflite   # a TFLite model's ops, tensors and arena plan
 //! cargo xtask fuzz module   # cargo-fuzz on Module::parse for 60 s (--seconds N)
@@ -171,6 +172,9 @@ enum Bench {
     Hal,
     /// Modules: load time against the constant pool's size; time per digits inference.
     Module,
+    /// Each reference model ($EMBER_MODELS, default ../shared/models) on the local device
+    /// against TFLM's interpreter in the same run: time per inference, arenas, constants.
+    Models,
     /// The Vulkan driver on any Vulkan device: a 64 GiB constant pool against
     /// vkCmdCopyBuffer, queue_alloca/dealloca, memoized replay against re-recording.
     Vulkan,
@@ -217,6 +221,7 @@ fn main() -> ExitCode {
             Bench::Alloc => tasks::bench("alloc", "allocator benchmark"),
             Bench::Hal => tasks::bench("hal", "HAL benchmark on the local driver"),
             Bench::Module => tasks::bench("module", "module benchmark"),
+            Bench::Models => tasks::bench_models(),
             Bench::Vulkan => tasks::bench_vulkan(smoke, full, pool_gib),
         },
         Command::Pack {

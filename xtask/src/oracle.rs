@@ -86,7 +86,7 @@ pub fn venv() -> Result<PathBuf> {
 }
 
 /// Where the models are: `$EMBER_MODELS`, else `../shared/models` beside the workspace.
-fn models_dir() -> PathBuf {
+pub fn models_dir() -> PathBuf {
     match std::env::var_os("EMBER_MODELS") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => root().join("..").join("shared").join("models"),
@@ -352,7 +352,7 @@ pub fn all(seeds: u32) -> Result {
     Ok(())
 }
 
-fn find_models(dir: &Path, found: &mut Vec<PathBuf>) -> Result {
+pub fn find_models(dir: &Path, found: &mut Vec<PathBuf>) -> Result {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for entry in entries {
         let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
@@ -365,7 +365,7 @@ fn find_models(dir: &Path, found: &mut Vec<PathBuf>) -> Result {
     Ok(())
 }
 
-fn skipped(what: &str) {
+pub fn skipped(what: &str) {
     let bar = "!".repeat(78);
     println!("\n{bar}\n!!! SKIPPED: {what}\n{bar}");
     eprintln!("xtask: SKIPPED: {what}");

@@ -246,6 +246,44 @@ pub fn bench(name: &str, what: &str) -> Result {
     Ok(())
 }
 
+/// `cargo xtask bench models`: every reference model on the local device against TFLM's
+/// interpreter in the same run (`ember-import/benches/models.rs`, which runs
+/// `xtask/oracle/tflm_bench.py` in the oracle's venv) → `target/bench/models.json`. Says
+/// SKIPPED, loudly, when the models are absent.
+pub fn bench_models() -> Result {
+    let dir = crate::oracle::models_dir();
+    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+    let mut models = Vec::new();
+    if dir.is_dir() {
+        crate::oracle::find_models(&dir, &mut models)?;
+    }
+    if models.is_empty() {
+        crate::oracle::skipped(&format!(
+            "the models benchmark: no .tflite under {} (set EMBER_MODELS to their folder)",
+            dir.display()
+        ));
+        return Ok(());
+    }
+    setup::stable()?;
+    let python = crate::oracle::venv()?;
+    let mut c = cmd(
+        "cargo",
+        &["bench", "-p", "ember-import", "--bench", "models"],
+    );
+    c.env("EMBER_TFLM_PYTHON", &python)
+        .env("EMBER_MODELS", &dir);
+    run(
+        "models benchmark: Ember on the local device against TFLM (release)",
+        c,
+    )?;
+    let json = target_dir().join("bench/models.json");
+    if !json.is_file() {
+        return Err(format!("the benchmark did not write {}", json.display()));
+    }
+    println!("\nwrote {}", json.display());
+    Ok(())
+}
+
 /// How many processes `bench hal --check` may run. A figure fails only when it is past its
 /// bound in every one: a slower driver is slower in each process, while a busy shared
 /// machine now and then slows one whole process (its rounds with it).
