@@ -37,23 +37,40 @@ pub fn run_local(
     workers: usize,
     repeats: usize,
 ) -> Result<RunOutput, String> {
-    if inputs.len() != lowered.inputs.len() {
-        return Err(format!(
-            "the model takes {} inputs, {} given",
-            lowered.inputs.len(),
-            inputs.len()
-        ));
+    let (mut outputs, per_inference) = run(lowered, &[inputs], workers, repeats)?;
+    Ok(RunOutput {
+        outputs: outputs.pop().unwrap_or_default(),
+        per_inference,
+        arena_bytes: lowered.arena_bytes(),
+        constant_bytes: lowered.constant_bytes,
+    })
+}
+
+/// Runs `lowered` once on each of `cases` (each one input set, as [`run_local`] takes
+/// them), all on one fresh local device and session; returns each case's outputs, in
+/// order. What the per-op tests use: one device per model, however many cases.
+pub fn run_local_cases(
+    lowered: &Lowered,
+    cases: &[&[&[u8]]],
+    workers: usize,
+) -> Result<Vec<Outputs>, String> {
+    Ok(run(lowered, cases, workers, 1)?.0)
+}
+
+/// One case's outputs: each output's bytes, in order.
+pub type Outputs = Vec<Vec<u8>>;
+
+/// Each case's outputs (of its last repeat), and the median time of one inference.
+fn run(
+    lowered: &Lowered,
+    cases: &[&[&[u8]]],
+    workers: usize,
+    repeats: usize,
+) -> Result<(Vec<Outputs>, Duration), String> {
+    for inputs in cases {
+        check_inputs(lowered, inputs)?;
     }
-    for (n, (bytes, info)) in inputs.iter().zip(&lowered.inputs).enumerate() {
-        if bytes.len() != info.byte_size() {
-            return Err(format!(
-                "input {n} `{}` is {} bytes, the model takes {}",
-                info.name,
-                bytes.len(),
-                info.byte_size()
-            ));
-        }
-    }
+
     // The module in 64-byte-aligned memory for the program's life, as firmware keeps it in
     // flash: constants are imported in place.
     let module_bytes = &lowered.built.bytes;
@@ -102,34 +119,38 @@ pub fn run_local(
         .map_err(err("result buffers"))?;
     let argument_spans: Vec<BufferSpan> = arguments.iter().map(|b| BufferSpan::whole(*b)).collect();
     let result_spans: Vec<BufferSpan> = results.iter().map(|b| BufferSpan::whole(*b)).collect();
-    let mut outputs: Vec<Vec<u8>> = lowered
-        .outputs
-        .iter()
-        .map(|t| vec![0u8; t.byte_size()])
-        .collect();
-    let mut times = Vec::with_capacity(repeats.max(1));
-    for _ in 0..repeats.max(1) {
-        let start = Instant::now();
-        for (span, bytes) in argument_spans.iter().zip(inputs) {
-            device
-                .write_buffer(*span, bytes)
-                .map_err(err("write an input"))?;
+    let mut all_outputs = Vec::with_capacity(cases.len());
+    let mut times = Vec::with_capacity(repeats.max(1) * cases.len());
+    for inputs in cases {
+        let mut outputs: Vec<Vec<u8>> = lowered
+            .outputs
+            .iter()
+            .map(|t| vec![0u8; t.byte_size()])
+            .collect();
+        for _ in 0..repeats.max(1) {
+            let start = Instant::now();
+            for (span, bytes) in argument_spans.iter().zip(inputs.iter()) {
+                device
+                    .write_buffer(*span, bytes)
+                    .map_err(err("write an input"))?;
+            }
+            session
+                .invoke(
+                    &mut device,
+                    function,
+                    &argument_spans,
+                    &result_spans,
+                    QueueAffinity::ANY,
+                )
+                .map_err(err("invoke"))?;
+            for (span, out) in result_spans.iter().zip(&mut outputs) {
+                device
+                    .read_buffer(*span, out)
+                    .map_err(err("read an output"))?;
+            }
+            times.push(start.elapsed());
         }
-        session
-            .invoke(
-                &mut device,
-                function,
-                &argument_spans,
-                &result_spans,
-                QueueAffinity::ANY,
-            )
-            .map_err(err("invoke"))?;
-        for (span, out) in result_spans.iter().zip(&mut outputs) {
-            device
-                .read_buffer(*span, out)
-                .map_err(err("read an output"))?;
-        }
-        times.push(start.elapsed());
+        all_outputs.push(outputs);
     }
     times.sort();
     for buffer in arguments.into_iter().chain(results.iter().copied()) {
@@ -138,10 +159,28 @@ pub fn run_local(
     session
         .release(&mut device)
         .map_err(err("release the session"))?;
-    Ok(RunOutput {
-        outputs,
-        per_inference: times[times.len() / 2],
-        arena_bytes: lowered.arena_bytes(),
-        constant_bytes: lowered.constant_bytes,
-    })
+    let median = times.get(times.len() / 2).copied().unwrap_or_default();
+    Ok((all_outputs, median))
+}
+
+/// Checks one input set against what `lowered` takes.
+fn check_inputs(lowered: &Lowered, inputs: &[&[u8]]) -> Result<(), String> {
+    if inputs.len() != lowered.inputs.len() {
+        return Err(format!(
+            "the model takes {} inputs, {} given",
+            lowered.inputs.len(),
+            inputs.len()
+        ));
+    }
+    for (n, (bytes, info)) in inputs.iter().zip(&lowered.inputs).enumerate() {
+        if bytes.len() != info.byte_size() {
+            return Err(format!(
+                "input {n} `{}` is {} bytes, the model takes {}",
+                info.name,
+                bytes.len(),
+                info.byte_size()
+            ));
+        }
+    }
+    Ok(())
 }
