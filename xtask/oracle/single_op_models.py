@@ -168,6 +168,10 @@ def weighted_quant(r, m, variant, x_shape, w_shape, bias_len, depth, qdim, chann
     # them, sometimes narrower (saturation), sometimes wider.
     typical = si * float(np.mean(sw)) * math.sqrt(depth) * 5400.0
     so = typical / log_uniform(r, 10.0, 160.0)
+    if r.random() < 0.1:
+        # An output scale below input times weight scale: requantization multipliers
+        # above 1 (left shifts), most outputs saturated.
+        so = si * min(sw) * r.uniform(0.2, 1.0)
     zo = zp8(r)
     sb = [si * w for w in (sw if per_channel else sw * 1)]
     spread = int(min(2**20, 5400 * math.sqrt(depth)))
@@ -175,6 +179,17 @@ def weighted_quant(r, m, variant, x_shape, w_shape, bias_len, depth, qdim, chann
     wq = (sw, [0] * n, qdim)
     bq = (sb, [0] * len(sb), 0)
     return (si, zi, 0), wq, bq, (so, zo, 0), bias
+
+
+def bias_inputs(r, inputs, bias, params):
+    """The op's inputs with its bias: none given either as the optional input -1 or as no
+    third input at all (params["bias"] says which)."""
+    if bias == -1:
+        if r.random() < 0.5:
+            params["bias"] = "none (two inputs)"
+            return inputs
+        params["bias"] = "none (input -1)"
+    return inputs + [bias]
 
 
 def draw_fully_connected(r, variant, m):
@@ -210,7 +225,8 @@ def draw_fully_connected(r, variant, m):
     o = s.FullyConnectedOptionsT()
     o.fusedActivationFunction = activation
     o.keepNumDims = keep
-    return BO.FULLY_CONNECTED, OPT.FullyConnectedOptions, o, [x, w, b], [y], params, None
+    return (BO.FULLY_CONNECTED, OPT.FullyConnectedOptions, o, bias_inputs(r, [x, w], b, params), [y],
+            params, None)
 
 
 def conv_geometry(r, depthwise):
@@ -259,7 +275,7 @@ def draw_conv(r, variant, m):
     o.strideH, o.strideW = sh, sw_
     o.dilationHFactor, o.dilationWFactor = dh, dw
     o.fusedActivationFunction = activation
-    return BO.CONV_2D, OPT.Conv2DOptions, o, [x, f, b], [y], params, None
+    return BO.CONV_2D, OPT.Conv2DOptions, o, bias_inputs(r, [x, f], b, params), [y], params, None
 
 
 def draw_depthwise(r, variant, m):
@@ -293,7 +309,12 @@ def draw_depthwise(r, variant, m):
     o.dilationHFactor, o.dilationWFactor = dh, dw
     o.depthMultiplier = mult
     o.fusedActivationFunction = activation
-    return BO.DEPTHWISE_CONV_2D, OPT.DepthwiseConv2DOptions, o, [x, f, b], [y], params, None
+    # TFLM reads a third input as a bias even when it is -1 (and crashes): without a bias,
+    # DEPTHWISE_CONV_2D has two inputs.
+    ins = [x, f] if b == -1 else [x, f, b]
+    if b == -1:
+        params["bias"] = "none (two inputs)"
+    return BO.DEPTHWISE_CONV_2D, OPT.DepthwiseConv2DOptions, o, ins, [y], params, None
 
 
 def draw_pool(r, variant, m):
@@ -363,6 +384,8 @@ def draw_add_mul(r, variant, m):
             so = max(sa, sb) * r.uniform(0.7, 3.0)
         else:
             so = sa * sb * 128.0 * r.uniform(0.2, 3.0)
+            if r.random() < 0.1:
+                so = sa * sb * r.uniform(0.3, 1.0)  # a multiplier above 1
         qa, qb, qo = (sa, zp8(r), 0), (sb, zp8(r), 0), (so, zp8(r), 0)
         x = m.tensor(a_shape, T.INT8, qa, is_input=True)
         y = m.tensor(b_shape, T.INT8, qb, is_input=True)
@@ -413,7 +436,7 @@ def draw_logistic_tanh(r, variant, m):
         y = m.tensor(dims, T.FLOAT32)
         fr = (-8.0, 8.0)
     else:
-        qi = (log_uniform(r, 0.005, 0.15), zp8(r), 0)
+        qi = (log_uniform(r, 0.002, 0.5), zp8(r), 0)
         x = m.tensor(dims, T.INT8, qi, is_input=True)
         qo = (1.0 / 256, -128, 0) if logistic else (1.0 / 128, 0, 0)
         y = m.tensor(dims, T.INT8, qo)
@@ -485,7 +508,9 @@ def draw_mean(r, variant, m):
     if rank == 4 and r.random() < 0.4:
         axes = [1, 2]
     else:
-        axes = sorted(r.sample(range(rank), r.randint(1, rank)))
+        # Mostly some axes kept (outputs of more than one element), sometimes all reduced.
+        most = rank - 1 if rank > 1 and r.random() < 0.7 else rank
+        axes = sorted(r.sample(range(rank), r.randint(1, most)))
     axes = [ax - rank if r.random() < 0.3 else ax for ax in axes]
     r.shuffle(axes)
     keep = r.random() < 0.5

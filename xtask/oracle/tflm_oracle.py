@@ -129,13 +129,30 @@ def tensor_info(subgraph, position, tensor_index):
     }
 
 
+class _Tensors:
+    """The tensors of a subgraph, unpacked on demand (unpacking the whole model would
+    unpack every weight buffer, byte by byte)."""
+
+    def __init__(self, subgraph):
+        self.subgraph = subgraph
+
+    def __getitem__(self, index):
+        return schema_fb.TensorT.InitFromObj(self.subgraph.Tensors(int(index)))
+
+
+class _Subgraph:
+    def __init__(self, subgraph):
+        self.tensors = _Tensors(subgraph)
+
+
 def model_io(model_bytes):
-    model = schema_fb.ModelT.InitFromObj(schema_fb.Model.GetRootAsModel(model_bytes, 0))
-    if not model.subgraphs:
+    model = schema_fb.Model.GetRootAsModel(model_bytes, 0)
+    if model.SubgraphsLength() == 0:
         raise OracleError("the model has no subgraph")
-    sg = model.subgraphs[0]
-    inputs = [tensor_info(sg, k, i) for k, i in enumerate(sg.inputs)]
-    outputs = [tensor_info(sg, k, i) for k, i in enumerate(sg.outputs)]
+    raw = model.Subgraphs(0)
+    sg = _Subgraph(raw)
+    inputs = [tensor_info(sg, k, i) for k, i in enumerate(raw.InputsAsNumpy())]
+    outputs = [tensor_info(sg, k, i) for k, i in enumerate(raw.OutputsAsNumpy())]
     return inputs, outputs
 
 
