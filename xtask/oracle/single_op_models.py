@@ -194,7 +194,7 @@ def bias_inputs(r, inputs, bias, params):
 
 def draw_fully_connected(r, variant, m):
     int8 = "int8" in variant
-    depth = r.randint(1, 48)
+    depth = r.randint(1, 48) if r.random() < 0.9 else r.randint(49, 400)
     units = r.randint(1, 24)
     rank = r.choice([2, 2, 2, 3, 4, 1]) if r.random() < 0.9 else 2
     if rank == 1:
@@ -233,7 +233,8 @@ def conv_geometry(r, depthwise):
     """Input, kernel, stride, dilation, padding with an output of at least one pixel."""
     while True:
         n = 1 if r.random() < 0.85 else 2
-        h, w = r.randint(1, 10), r.randint(1, 10)
+        big = 24 if r.random() < 0.1 else 10  # now and then, enough rows to split
+        h, w = r.randint(1, big), r.randint(1, big)
         kh, kw = r.randint(1, 4), r.randint(1, 4)
         sh, sw = r.choice([1, 1, 2, 3]), r.choice([1, 1, 2, 3])
         if r.random() < 0.3:
@@ -321,7 +322,8 @@ def draw_pool(r, variant, m):
     int8 = "int8" in variant
     while True:
         n = 1 if r.random() < 0.85 else 2
-        h, w, c = r.randint(1, 10), r.randint(1, 10), r.randint(1, 8)
+        big = 24 if r.random() < 0.1 else 10
+        h, w, c = r.randint(1, big), r.randint(1, big), r.randint(1, 8)
         fh, fw = r.randint(1, 4), r.randint(1, 4)
         sh, sw_ = r.randint(1, 3), r.randint(1, 3)
         same = r.random() < 0.5
@@ -406,7 +408,7 @@ def draw_add_mul(r, variant, m):
 
 def draw_softmax(r, variant, m):
     rank = r.randint(1, 4)
-    dims = shape(r, rank - 1, 1, 4) + [r.randint(1, 40)]
+    dims = shape(r, rank - 1, 1, 4) + [r.randint(1, 40) if r.random() < 0.9 else r.randint(41, 300)]
     beta = r.choice([1.0, 1.0, r.uniform(0.1, 3.0)])
     params = dict(shape=dims, beta=beta)
     if variant == "softmax-float32":
