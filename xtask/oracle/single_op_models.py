@@ -494,7 +494,7 @@ def draw_reshape(r, variant, m):
 
 def draw_pad(r, variant, m):
     ttype, q = dtype_and_q(r, variant)
-    a = shape(r, r.randint(1, 4), 1, 5)
+    a = shape(r, r.choice([1, 2, 3, 4, 4, 5]), 1, 4)
     pads = [[r.choice([0, 0, 1, 2, 3]), r.choice([0, 0, 1, 2, 3])] for _ in a]
     out = [d + p[0] + p[1] for d, p in zip(a, pads)]
     params = dict(input=a, paddings=pads)
@@ -539,8 +539,8 @@ def draw_mean(r, variant, m):
 
 def draw_transpose(r, variant, m):
     ttype, q = dtype_and_q(r, variant)
-    rank = r.choice([1, 2, 3, 4, 4, 5])
-    a = shape(r, rank, 1, 5)
+    rank = r.choice([1, 2, 3, 4, 4, 5])  # TFLM: "only supports 1D-5D"
+    a = shape(r, rank, 1, 4)
     perm = list(range(rank))
     r.shuffle(perm)
     out = [a[p] for p in perm]
@@ -553,8 +553,8 @@ def draw_transpose(r, variant, m):
 
 def draw_concat(r, variant, m):
     ttype, q = dtype_and_q(r, variant)
-    rank = r.randint(1, 4)
-    base = shape(r, rank, 1, 5)
+    rank = r.choice([1, 2, 3, 4, 4, 5])
+    base = shape(r, rank, 1, 4)
     axis = r.randrange(rank)
     count = r.randint(1, 4) if r.random() < 0.1 else r.randint(2, 4)
     sizes = [r.randint(1, 5) for _ in range(count)]
@@ -598,7 +598,7 @@ def slice_dim(begin, end, stride, dim, bmask, emask, shrink):
 def draw_strided_slice(r, variant, m):
     ttype, q = dtype_and_q(r, variant)
     while True:
-        rank = r.randint(1, 4)
+        rank = r.randint(1, 4)  # TFLM: "input dim should not exceed 4"
         a = shape(r, rank, 1, 7)
         begin, end, strides = [], [], []
         bmask = emask = smask = 0
