@@ -25,7 +25,7 @@ pub use op::{
 };
 pub use plan::{MemoryPlan, Placement, PlannedBuffer, DEFAULT_ALIGNMENT};
 pub use quantization::Quantization;
-pub use run::{run_local, LocalModel, RunOutput};
+pub use run::{run_local, run_local_cases, LocalModel, RunOutput};
 pub use tensor::{ShapeDisplay, Tensor, TensorId};
 
 /// Parses and validates a `.tflite` file: [`Graph::parse`].

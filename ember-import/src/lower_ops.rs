@@ -162,13 +162,15 @@ pub(crate) fn lower_op(l: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerErr
             unary(l, &p, input, output)
         }
         (OpKind::StridedSlice(o), I8 | F32, _) => {
-            if o.end.iter().any(|&e| e < 0) {
-                return Err(LowerError::Unsupported {
-                    site: site(op),
-                    what: "STRIDED_SLICE down to index 0 with a negative stride".into(),
-                    supported: SUPPORTED,
-                });
-            }
+            // The importer's bounds are resolved indices; an end of -1 (a negative stride
+            // down to index 0 inclusive) is no index the kernel's resolution reads as
+            // such (it counts negatives from the end), so those axes go by `end_mask`,
+            // which stops a negative stride past index 0.
+            let down_to_zero = o
+                .end
+                .iter()
+                .enumerate()
+                .fold(0u32, |m, (i, &e)| m | (u32::from(e < 0) << i));
             let narrow = |v: &[i64]| v.iter().map(|&x| x as i32).collect::<Vec<i32>>();
             let shrink = o
                 .shrink
@@ -182,7 +184,7 @@ pub(crate) fn lower_op(l: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerErr
                 &narrow(&o.end),
                 &narrow(&o.strides),
                 0,
-                0,
+                down_to_zero,
                 shrink,
             )
             .map_err(kernel)?;

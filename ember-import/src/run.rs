@@ -228,3 +228,29 @@ impl LocalModel {
             .map_err(err("release the session"))
     }
 }
+
+/// One case's outputs: each output's bytes, in order.
+pub type Outputs = Vec<Vec<u8>>;
+
+/// Runs `lowered` once on each of `cases` (each one input set, as [`run_local`] takes
+/// them), all on one fresh local device and session; returns each case's outputs, in
+/// order. What the per-op tests use: one device per model, however many cases.
+pub fn run_local_cases(
+    lowered: &Lowered,
+    cases: &[&[&[u8]]],
+    workers: usize,
+) -> Result<Vec<Outputs>, String> {
+    for inputs in cases {
+        check_inputs(lowered, inputs)?;
+    }
+    let mut model = LocalModel::new(lowered, workers)?;
+    let mut all = Vec::with_capacity(cases.len());
+    for inputs in cases {
+        model.write_inputs(inputs)?;
+        model.invoke()?;
+        model.read_outputs()?;
+        all.push(model.outputs().to_vec());
+    }
+    model.release()?;
+    Ok(all)
+}

@@ -203,6 +203,29 @@ fn strided_slice() {
     ));
 }
 
+/// A negative stride down to index 0 inclusive (the importer resolves its end to -1) runs,
+/// reversing the input: the per-op oracle's models found the lowering refused it.
+#[test]
+fn strided_slice_down_to_index_zero_runs() {
+    let mut s = Synth::new();
+    let x = s.i8(&[2, 3]);
+    let b = s.i32s(&[2], &[1, 2]);
+    let e = s.i32s(&[2], &[-3, -4]);
+    let st = s.i32s(&[2], &[-1, -1]);
+    let y = s.i8(&[2, 3]);
+    s.op(
+        B::StridedSlice,
+        Some(O::StridedSliceOptions(Box::default())),
+        &[x, b, e, st],
+        &[y],
+    );
+    let bytes = s.build(&[x], &[y]);
+    let graph = Graph::parse(&bytes).unwrap();
+    let lowered = ember_import::lower(&graph, "slice").unwrap();
+    let out = ember_import::run_local(&lowered, &[&[0, 1, 2, 3, 4, 5]], 1, 1).unwrap();
+    assert_eq!(out.outputs, [vec![5, 4, 3, 2, 1, 0]]);
+}
+
 #[test]
 fn quantize_and_dequantize() {
     let mut s = Synth::new();

@@ -129,13 +129,30 @@ def tensor_info(subgraph, position, tensor_index):
     }
 
 
+class _Tensors:
+    """The tensors of a subgraph, unpacked on demand (unpacking the whole model would
+    unpack every weight buffer, byte by byte)."""
+
+    def __init__(self, subgraph):
+        self.subgraph = subgraph
+
+    def __getitem__(self, index):
+        return schema_fb.TensorT.InitFromObj(self.subgraph.Tensors(int(index)))
+
+
+class _Subgraph:
+    def __init__(self, subgraph):
+        self.tensors = _Tensors(subgraph)
+
+
 def model_io(model_bytes):
-    model = schema_fb.ModelT.InitFromObj(schema_fb.Model.GetRootAsModel(model_bytes, 0))
-    if not model.subgraphs:
+    model = schema_fb.Model.GetRootAsModel(model_bytes, 0)
+    if model.SubgraphsLength() == 0:
         raise OracleError("the model has no subgraph")
-    sg = model.subgraphs[0]
-    inputs = [tensor_info(sg, k, i) for k, i in enumerate(sg.inputs)]
-    outputs = [tensor_info(sg, k, i) for k, i in enumerate(sg.outputs)]
+    raw = model.Subgraphs(0)
+    sg = _Subgraph(raw)
+    inputs = [tensor_info(sg, k, i) for k, i in enumerate(raw.InputsAsNumpy())]
+    outputs = [tensor_info(sg, k, i) for k, i in enumerate(raw.OutputsAsNumpy())]
     return inputs, outputs
 
 
@@ -227,6 +244,9 @@ def run_case(interp, inputs, outputs, arrays):
     result = []
     for info in outputs:
         out = np.ascontiguousarray(interp.get_output(info["index"]))
+        if info["shape"] == [] and out.shape == (1,):
+            # A scalar output: the wrapper hands it over as one element.
+            out = out.reshape(())
         if out.dtype != info["_dtype"] or list(out.shape) != info["shape"]:
             raise OracleError(
                 f"output {info['index']}: TFLM gave {out.dtype} {list(out.shape)}, the model "
@@ -240,6 +260,101 @@ def describe(a):
     if a.size <= 16:
         return np.array2string(a.reshape(-1), separator=", ", max_line_width=200)
     return f"min {a.min()}, max {a.max()}, sum {a.astype(np.float64).sum():g}"
+
+
+def run_oracle(model, out, seeds, zeros=True, bmps=(), given=(), float_range=(-1.0, 1.0),
+               arena_size=DEFAULT_ARENA, verbose=True, manifest_extra=None):
+    """Runs TFLM on the model at `model` for each case, writes the .npy files and
+    manifest.json (with `manifest_extra`'s keys added) into `out`; returns the manifest. Raises
+    OracleError for bad requests; TFLM's own refusals raise RuntimeError (or ValueError)."""
+    model = Path(model)
+    out = Path(out)
+    model_bytes = model.read_bytes()
+    inputs, outputs = model_io(model_bytes)
+    for s in seeds:
+        if not 0 <= s < 1 << 32:
+            raise OracleError(f"seed {s} is not in [0, 2^32)")
+    if bmps and len(inputs) != 1:
+        raise OracleError(f"--bmp needs a model with one input; this one has {len(inputs)}")
+
+    cases = []  # (name, kind, extra manifest fields, input arrays)
+    if zeros:
+        arrays = [np.zeros(i["shape"], i["_dtype"]) for i in inputs]
+        cases.append(("zeros", "zeros", {}, arrays))
+    for s in seeds:
+        arrays = [random_input(s, i["index"], i["_dtype"], i["shape"], float_range)
+                  for i in inputs]
+        cases.append((f"seed{s}", "random", {"seed": s}, arrays))
+    for path in bmps:
+        array, bmp = bmp_pixels(path, inputs[0])
+        cases.append((f"bmp-{path.stem}", "bmp", {"bmp": bmp}, [array]))
+    for n, files in enumerate(given):
+        if len(files) != len(inputs):
+            raise OracleError(f"--inputs got {len(files)} file(s) for {len(inputs)} model input(s)")
+        arrays = [load_given(f, i) for f, i in zip(files, inputs)]
+        sources = [str(f.resolve()) for f in files]
+        cases.append((f"given{n}", "given", {"sources": sources}, arrays))
+    if not cases:
+        raise OracleError("no case to run: give --seeds, --bmp or --inputs, or keep zeros")
+
+    interp = runtime.Interpreter.from_file(str(model), arena_size=arena_size)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest_cases = []
+    arena = None
+    first_outputs = None
+    for name, kind, extra, arrays in cases:
+        results = run_case(interp, inputs, outputs, arrays)
+        if arena is None:
+            arena = arena_report(captured_output(interp.print_allocations))
+            first_outputs = results
+        in_files = [f"{name}.in{k}.npy" for k in range(len(arrays))]
+        out_files = [f"{name}.out{k}.npy" for k in range(len(results))]
+        for f, a in zip(in_files + out_files, arrays + results):
+            np.save(out / f, a, allow_pickle=False)
+        manifest_cases.append({"name": name, "kind": kind, **extra,
+                               "inputs": in_files, "outputs": out_files})
+        if verbose:
+            print(f"{name}:")
+            for info, a in zip(outputs, results):
+                print(f"  out{info['index']} {info['dtype']} {info['shape']}: {describe(a)}")
+
+    # The first case once more, after all the others: the interpreter keeps no state across
+    # cases (reset) and its outputs are deterministic.
+    again = run_case(interp, inputs, outputs, cases[0][3])
+    if any(not np.array_equal(a, b) for a, b in zip(first_outputs, again)):
+        raise OracleError(f"case {cases[0][0]} gave different outputs when run again")
+
+    def public(info):
+        return {k: v for k, v in info.items() if not k.startswith("_")}
+
+    manifest = {
+        "format": "ember-tflm-oracle/1",
+        "oracle": {
+            "tflite_micro": importlib.metadata.version("tflite-micro"),
+            "numpy": np.__version__,
+            "python": platform.python_version(),
+        },
+        "model": str(model.resolve()),
+        "model_sha256": hashlib.sha256(model_bytes).hexdigest(),
+        "model_bytes": len(model_bytes),
+        "arena_size": arena_size,
+        "arena": arena,
+        "generator": "splitmix64, state (seed << 32) + input index; see tflm_oracle.py",
+        "float_range": list(float_range),
+        "inputs": [public(i) for i in inputs],
+        "outputs": [public(o) for o in outputs],
+        "cases": manifest_cases,
+        **(manifest_extra or {}),
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    if not verbose:
+        return manifest
+    print(
+        f"arena: total {arena['total']} B = head {arena['head']} B (activations) "
+        f"+ tail {arena['tail']} B (persistent), of {arena_size} B given"
+    )
+    print(f"{len(cases)} cases, manifest: {out / 'manifest.json'}")
+    return manifest
 
 
 def main(argv=None):
@@ -258,87 +373,8 @@ def main(argv=None):
     p.add_argument("--arena-size", type=int, default=DEFAULT_ARENA)
     args = p.parse_args(argv)
 
-    model_bytes = args.model.read_bytes()
-    inputs, outputs = model_io(model_bytes)
-    for s in args.seeds:
-        if not 0 <= s < 1 << 32:
-            raise OracleError(f"seed {s} is not in [0, 2^32)")
-    if args.bmp and len(inputs) != 1:
-        raise OracleError(f"--bmp needs a model with one input; this one has {len(inputs)}")
-
-    cases = []  # (name, kind, extra manifest fields, input arrays)
-    if not args.no_zeros:
-        arrays = [np.zeros(i["shape"], i["_dtype"]) for i in inputs]
-        cases.append(("zeros", "zeros", {}, arrays))
-    for s in args.seeds:
-        arrays = [random_input(s, i["index"], i["_dtype"], i["shape"], args.float_range)
-                  for i in inputs]
-        cases.append((f"seed{s}", "random", {"seed": s}, arrays))
-    for path in args.bmp:
-        array, bmp = bmp_pixels(path, inputs[0])
-        cases.append((f"bmp-{path.stem}", "bmp", {"bmp": bmp}, [array]))
-    for n, files in enumerate(args.inputs):
-        if len(files) != len(inputs):
-            raise OracleError(f"--inputs got {len(files)} file(s) for {len(inputs)} model input(s)")
-        arrays = [load_given(f, i) for f, i in zip(files, inputs)]
-        sources = [str(f.resolve()) for f in files]
-        cases.append((f"given{n}", "given", {"sources": sources}, arrays))
-    if not cases:
-        raise OracleError("no case to run: give --seeds, --bmp or --inputs, or keep zeros")
-
-    interp = runtime.Interpreter.from_file(str(args.model), arena_size=args.arena_size)
-    args.out.mkdir(parents=True, exist_ok=True)
-    manifest_cases = []
-    arena = None
-    first_outputs = None
-    for name, kind, extra, arrays in cases:
-        results = run_case(interp, inputs, outputs, arrays)
-        if arena is None:
-            arena = arena_report(captured_output(interp.print_allocations))
-            first_outputs = results
-        in_files = [f"{name}.in{k}.npy" for k in range(len(arrays))]
-        out_files = [f"{name}.out{k}.npy" for k in range(len(results))]
-        for f, a in zip(in_files + out_files, arrays + results):
-            np.save(args.out / f, a, allow_pickle=False)
-        manifest_cases.append({"name": name, "kind": kind, **extra,
-                               "inputs": in_files, "outputs": out_files})
-        print(f"{name}:")
-        for info, a in zip(outputs, results):
-            print(f"  out{info['index']} {info['dtype']} {info['shape']}: {describe(a)}")
-
-    # The first case once more, after all the others: the interpreter keeps no state across
-    # cases (reset) and its outputs are deterministic.
-    again = run_case(interp, inputs, outputs, cases[0][3])
-    if any(not np.array_equal(a, b) for a, b in zip(first_outputs, again)):
-        raise OracleError(f"case {cases[0][0]} gave different outputs when run again")
-
-    def public(info):
-        return {k: v for k, v in info.items() if not k.startswith("_")}
-
-    manifest = {
-        "format": "ember-tflm-oracle/1",
-        "oracle": {
-            "tflite_micro": importlib.metadata.version("tflite-micro"),
-            "numpy": np.__version__,
-            "python": platform.python_version(),
-        },
-        "model": str(args.model.resolve()),
-        "model_sha256": hashlib.sha256(model_bytes).hexdigest(),
-        "model_bytes": len(model_bytes),
-        "arena_size": args.arena_size,
-        "arena": arena,
-        "generator": "splitmix64, state (seed << 32) + input index; see tflm_oracle.py",
-        "float_range": list(args.float_range),
-        "inputs": [public(i) for i in inputs],
-        "outputs": [public(o) for o in outputs],
-        "cases": manifest_cases,
-    }
-    (args.out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-    print(
-        f"arena: total {arena['total']} B = head {arena['head']} B (activations) "
-        f"+ tail {arena['tail']} B (persistent), of {args.arena_size} B given"
-    )
-    print(f"{len(cases)} cases, manifest: {args.out / 'manifest.json'}")
+    run_oracle(args.model, args.out, args.seeds, zeros=not args.no_zeros, bmps=args.bmp,
+               given=args.inputs, float_range=args.float_range, arena_size=args.arena_size)
     return 0
 
 

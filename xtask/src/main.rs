@@ -23,6 +23,7 @@
 //! cargo xtask fuzz import   # cargo-fuzz on the TFLite importer, seeded with the reference models
 //! cargo xtask oracle m.tflite   # TFLM's own interpreter: inputs and outputs → target/oracle/m/
 //! cargo xtask oracle --all  # every model in ../shared/models ($EMBER_MODELS), each checked
+//! cargo xtask oracle --ops [--count N] [--seed S]  # N random single-op models per op variant → target/oracle-ops/
 //! ```
 
 mod boards;
@@ -142,13 +143,24 @@ enum Command {
     /// and a manifest.json, read back and checked.
     Oracle {
         /// The model.
-        #[arg(required_unless_present = "all")]
+        #[arg(required_unless_present_any = ["all", "ops"])]
         model: Option<std::path::PathBuf>,
         /// Every .tflite under $EMBER_MODELS (default ../shared/models), each into
         /// target/oracle/<stem>/, person_detect on its two BMPs too; says SKIPPED when
         /// the models are absent.
-        #[arg(long, conflicts_with_all = ["model", "output", "bmp", "inputs"])]
+        #[arg(long, conflicts_with_all = ["model", "output", "bmp", "inputs", "ops"])]
         all: bool,
+        /// Randomized single-op models of every op variant Ember supports, each run
+        /// through TFLM, into target/oracle-ops/<variant>/<n>/ (what
+        /// ember-import/tests/op_oracle.rs compares Ember with).
+        #[arg(long, conflicts_with_all = ["model", "output", "bmp", "inputs"])]
+        ops: bool,
+        /// With --ops: models per op variant.
+        #[arg(long, default_value_t = 100, requires = "ops")]
+        count: u32,
+        /// With --ops: the seed every model's parameters are drawn from.
+        #[arg(long, default_value_t = 0, requires = "ops")]
+        seed: u64,
         /// Random input sets, seeds 0 to N-1, after the all-zero one.
         #[arg(long, default_value_t = 3)]
         seeds: u32,
@@ -236,6 +248,12 @@ fn main() -> ExitCode {
         Command::Oracle {
             all: true, seeds, ..
         } => oracle::all(seeds),
+        Command::Oracle {
+            ops: true,
+            count,
+            seed,
+            ..
+        } => oracle::ops(count, seed),
         Command::Oracle {
             model,
             seeds,

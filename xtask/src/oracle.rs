@@ -352,6 +352,47 @@ pub fn all(seeds: u32) -> Result {
     Ok(())
 }
 
+/// The per-op model generator, relative to the workspace root.
+const OPS_SCRIPT: &str = "xtask/oracle/single_op_models.py";
+
+/// `cargo xtask oracle --ops`: `count` randomized single-op models per op variant (seeded
+/// by `seed`), each run through TFLM, into `target/oracle-ops/<variant>/<n>/` (the folder
+/// is replaced), with `summary.json` counting the models TFLM refused (drawn again).
+pub fn ops(count: u32, seed: u64) -> Result {
+    let python = venv()?;
+    let out = root().join("target").join("oracle-ops");
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (count, seed, jobs) = (count.to_string(), seed.to_string(), jobs.to_string());
+    let start = std::time::Instant::now();
+    run(
+        &format!("TFLM on {count} random single-op models per op variant"),
+        cmd(
+            str_of(&python)?,
+            &[
+                OPS_SCRIPT,
+                "-o",
+                str_of(&out)?,
+                "--count",
+                &count,
+                "--seed",
+                &seed,
+                "--jobs",
+                &jobs,
+            ],
+        ),
+    )?;
+    let summary = out.join("summary.json");
+    if !summary.is_file() {
+        return Err(format!("{}: not written", summary.display()));
+    }
+    println!(
+        "oracle --ops: {} in {:.1} s",
+        out.display(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
 pub fn find_models(dir: &Path, found: &mut Vec<PathBuf>) -> Result {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for entry in entries {

@@ -80,6 +80,8 @@ pub fn test(with_miri: bool) -> Result {
     )?;
     // The model tests compare with TFLM's outputs on these cases.
     crate::oracle::all(3)?;
+    // The per-op tests compare with TFLM's outputs on these random single-op models.
+    crate::oracle::ops(100, 0)?;
     run(
         "tests of every crate, every feature (local driver on its worker pool too)",
         cmd("cargo", &["test", "--workspace", "--all-features"]),

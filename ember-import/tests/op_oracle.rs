@@ -1,0 +1,341 @@
+//! Every op Ember supports, on randomized single-op models, against TensorFlow Lite
+//! Micro: int8, int16 and int32 outputs equal, float outputs within 1e-5 relative (or 1e-6
+//! absolute near zero).
+//!
+//! The models and TFLM's outputs are under `target/oracle-ops/<variant>/<n>/`, written by
+//! `cargo xtask oracle --ops` (which `cargo xtask test` runs first) from
+//! `xtask/oracle/single_op_models.py`: shapes, strides, padding, dilation, fused
+//! activations, broadcasting and quantization drawn at random, each model with its all-zero
+//! case and two seeded random ones. Every model runs inline; every tenth also on the local
+//! driver's worker pool (3 workers). An op the lowering refuses as unsupported is counted,
+//! not failed, and its error must name the op; anything else that goes wrong (a parse or
+//! lowering error, a run error, a differing element) fails the test, each listed with the
+//! model's parameters and its first differing elements. Without the folder the test says
+//! SKIPPED, loudly, and checks nothing.
+
+use ember_import::{lower, parse, run_local_cases, LowerError};
+use ember_npy::oracle::Manifest;
+use ember_npy::Data;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+fn ops_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracle-ops")
+}
+
+/// Every model with a tenth of this index runs on the worker pool as well.
+const POOL_EVERY: usize = 10;
+/// Differing elements listed per output.
+const SHOWN: usize = 6;
+
+/// The elements of `got` that differ from TFLM's `want` (integers: any difference; floats:
+/// beyond 1e-5 relative and 1e-6 absolute), as `(index, got, want)`, the first `SHOWN`,
+/// and how many differ in all.
+fn differences(got: &Data, want: &Data) -> (Vec<(usize, String, String)>, usize) {
+    fn ints<T: PartialEq + std::fmt::Display>(g: &[T], w: &[T]) -> Vec<(usize, String, String)> {
+        g.iter()
+            .zip(w)
+            .enumerate()
+            .filter(|(_, (a, b))| a != b)
+            .map(|(i, (a, b))| (i, a.to_string(), b.to_string()))
+            .collect()
+    }
+    let all = match (got, want) {
+        (Data::F32(g), Data::F32(w)) => g
+            .iter()
+            .zip(w)
+            .enumerate()
+            .filter(|(_, (a, b))| {
+                // A NaN on one side only is a difference: `within` is false for it.
+                let same_nan = a.is_nan() && b.is_nan();
+                let within = (*a - *b).abs() <= (b.abs() * 1e-5).max(1e-6);
+                !(same_nan || within)
+            })
+            .map(|(i, (a, b))| (i, format!("{a:e}"), format!("{b:e}")))
+            .collect(),
+        (Data::I8(g), Data::I8(w)) => ints(g, w),
+        (Data::U8(g), Data::U8(w)) => ints(g, w),
+        (Data::I16(g), Data::I16(w)) => ints(g, w),
+        (Data::I32(g), Data::I32(w)) => ints(g, w),
+        _ => vec![(
+            0,
+            format!("{:?}", got.dtype()),
+            format!("{:?}", want.dtype()),
+        )],
+    };
+    let mut all = all;
+    if got.len() != want.len() {
+        all.push((
+            got.len().min(want.len()),
+            format!("{} elements", got.len()),
+            format!("{} elements", want.len()),
+        ));
+    }
+    let count = all.len();
+    all.truncate(SHOWN);
+    (all, count)
+}
+
+/// What one model gave.
+#[derive(Default)]
+struct Outcome {
+    runs: usize,
+    refusal: Option<String>,
+    failures: Vec<String>,
+}
+
+/// The manifest's `params` and `op`, as written by the generator.
+fn describe(dir: &Path) -> (String, String) {
+    let text = std::fs::read_to_string(dir.join("manifest.json")).unwrap_or_default();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    (
+        json["op"].as_str().unwrap_or("?").to_string(),
+        json["params"].to_string(),
+    )
+}
+
+fn check_model(dir: &Path, pool: bool) -> Outcome {
+    let mut outcome = Outcome::default();
+    let (op, params) = describe(dir);
+    let here = format!("{op} {} ({params})", dir.display());
+    let manifest = match Manifest::load(dir.join("manifest.json")) {
+        Ok(m) => m,
+        Err(e) => {
+            outcome.failures.push(format!("{here}: manifest: {e}"));
+            return outcome;
+        }
+    };
+    let bytes = match std::fs::read(&manifest.model) {
+        Ok(b) => b,
+        Err(e) => {
+            outcome.failures.push(format!("{here}: the model: {e}"));
+            return outcome;
+        }
+    };
+    let graph = match parse(&bytes) {
+        Ok(g) => g,
+        Err(e) => {
+            outcome
+                .failures
+                .push(format!("{here}: does not parse: {e}"));
+            return outcome;
+        }
+    };
+    let lowered = match lower(&graph, "model") {
+        Ok(l) => l,
+        Err(e @ LowerError::Unsupported { .. }) => {
+            let message = e.to_string();
+            if !message.contains(op.as_str()) {
+                outcome
+                    .failures
+                    .push(format!("{here}: refused without naming {op}: {message}"));
+            }
+            outcome.refusal = Some(format!("{here}: {message}"));
+            return outcome;
+        }
+        Err(e) => {
+            outcome
+                .failures
+                .push(format!("{here}: does not lower: {e}"));
+            return outcome;
+        }
+    };
+    let mut inputs = Vec::new();
+    let mut wants = Vec::new();
+    for case in &manifest.cases {
+        match (manifest.read_inputs(case), manifest.read_outputs(case)) {
+            (Ok(i), Ok(o)) => {
+                inputs.push(i.iter().map(|a| a.data().to_le_bytes()).collect::<Vec<_>>());
+                wants.push(o);
+            }
+            (Err(e), _) | (_, Err(e)) => {
+                outcome.failures.push(format!("{here} {}: {e}", case.name));
+                return outcome;
+            }
+        }
+    }
+    let cases: Vec<Vec<&[u8]>> = inputs
+        .iter()
+        .map(|set| set.iter().map(Vec::as_slice).collect())
+        .collect();
+    let case_refs: Vec<&[&[u8]]> = cases.iter().map(Vec::as_slice).collect();
+    let worker_counts: &[usize] = if pool { &[1, 3] } else { &[1] };
+    for &workers in worker_counts {
+        let got = match run_local_cases(&lowered, &case_refs, workers) {
+            Ok(g) => g,
+            Err(e) => {
+                outcome
+                    .failures
+                    .push(format!("{here} ({workers} workers): run: {e}"));
+                continue;
+            }
+        };
+        for ((case, got), want) in manifest.cases.iter().zip(&got).zip(&wants) {
+            outcome.runs += 1;
+            if got.len() != want.len() {
+                outcome.failures.push(format!(
+                    "{here} case {}: {} outputs, TFLM has {}",
+                    case.name,
+                    got.len(),
+                    want.len()
+                ));
+                continue;
+            }
+            for (k, (g, w)) in got.iter().zip(want).enumerate() {
+                let Some(g) = Data::from_le_bytes(w.dtype(), g) else {
+                    outcome.failures.push(format!(
+                        "{here} case {} output {k}: {} bytes are no {:?} tensor",
+                        case.name,
+                        g.len(),
+                        w.dtype()
+                    ));
+                    continue;
+                };
+                let (shown, count) = differences(&g, w.data());
+                if count > 0 {
+                    let list: Vec<String> = shown
+                        .iter()
+                        .map(|(i, a, b)| format!("[{i}] {a} vs TFLM {b}"))
+                        .collect();
+                    outcome.failures.push(format!(
+                        "{here} case {} output {k} ({workers} workers): {count} of {} differ: {}",
+                        case.name,
+                        w.len(),
+                        list.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    outcome
+}
+
+/// Per variant: models, runs compared, Ember's refusals, failed models.
+#[derive(Default)]
+struct Row {
+    op: String,
+    models: usize,
+    runs: usize,
+    refused: usize,
+    failed: usize,
+    tflm_refused: usize,
+}
+
+#[test]
+fn single_op_models_match_tflm() {
+    let root = ops_root();
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        eprintln!(
+            "\n*** SKIPPED: no per-op oracle models at {} — run `cargo xtask oracle --ops` ***\n",
+            root.display()
+        );
+        return;
+    };
+    let start = Instant::now();
+    let summary: serde_json::Value = std::fs::read_to_string(root.join("summary.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let mut variants: Vec<PathBuf> = entries
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    variants.sort();
+    let mut models: Vec<(String, usize, PathBuf)> = Vec::new();
+    for variant in &variants {
+        let name = variant
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let Ok(dirs) = std::fs::read_dir(variant) else {
+            continue;
+        };
+        let mut numbered: Vec<(usize, PathBuf)> = dirs
+            .filter_map(|e| {
+                let path = e.ok()?.path();
+                let n = path.file_name()?.to_str()?.parse().ok()?;
+                Some((n, path))
+            })
+            .collect();
+        numbered.sort();
+        models.extend(numbered.into_iter().map(|(n, p)| (name.clone(), n, p)));
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let outcomes: Vec<(String, usize, Outcome)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let models = &models;
+                scope.spawn(move || {
+                    models
+                        .iter()
+                        .skip(t)
+                        .step_by(threads)
+                        .map(|(v, n, dir)| (v.clone(), *n, check_model(dir, n % POOL_EVERY == 0)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a checking thread panicked"))
+            .collect()
+    });
+    let mut rows: BTreeMap<String, Row> = BTreeMap::new();
+    let mut failures = Vec::new();
+    let mut refusals = Vec::new();
+    for (variant, _, outcome) in outcomes {
+        let row = rows.entry(variant.clone()).or_default();
+        let info = &summary["variants"][variant.as_str()];
+        row.op = info["op"].as_str().unwrap_or("?").to_string();
+        row.tflm_refused = info["refused"].as_array().map_or(0, Vec::len);
+        row.models += 1;
+        row.runs += outcome.runs;
+        row.refused += usize::from(outcome.refusal.is_some());
+        row.failed += usize::from(!outcome.failures.is_empty());
+        refusals.extend(outcome.refusal);
+        failures.extend(outcome.failures);
+    }
+    eprintln!(
+        "\n{:<34} {:<18} {:>6} {:>6} {:>13} {:>14} {:>7}",
+        "variant", "op", "models", "runs", "TFLM refused", "Ember refused", "failed"
+    );
+    let mut total = Row::default();
+    for (variant, row) in &rows {
+        eprintln!(
+            "{variant:<34} {:<18} {:>6} {:>6} {:>13} {:>14} {:>7}",
+            row.op, row.models, row.runs, row.tflm_refused, row.refused, row.failed
+        );
+        total.models += row.models;
+        total.runs += row.runs;
+        total.tflm_refused += row.tflm_refused;
+        total.refused += row.refused;
+        total.failed += row.failed;
+    }
+    eprintln!(
+        "{:<34} {:<18} {:>6} {:>6} {:>13} {:>14} {:>7}",
+        "total", "", total.models, total.runs, total.tflm_refused, total.refused, total.failed
+    );
+    eprintln!(
+        "{} models from {} checked against TFLM in {:.1} s ({threads} threads)",
+        total.models,
+        root.display(),
+        start.elapsed().as_secs_f64()
+    );
+    if !refusals.is_empty() {
+        eprintln!("\nEmber refuses {} of them as unsupported:", refusals.len());
+        for r in refusals.iter().take(20) {
+            eprintln!("  {r}");
+        }
+    }
+    assert!(total.models > 0, "no models under {}", root.display());
+    assert!(
+        failures.is_empty(),
+        "{} failures in {} of {} models:\n{}",
+        failures.len(),
+        total.failed,
+        total.models,
+        failures.join("\n")
+    );
+}

@@ -1,0 +1,854 @@
+#!/usr/bin/env python3
+"""Randomized single-op TFLite models, each run through TFLM: the per-op oracle.
+
+Run it through `cargo xtask oracle --ops [--count N] [--seed S]`; by hand:
+
+    target/oracle-venv/bin/python xtask/oracle/single_op_models.py -o target/oracle-ops \
+        [--count N] [--seed S] [--jobs J] [--only VARIANT ...]
+
+For every op variant Ember supports (VARIANTS below: the op, its types, its quantization
+flavour) it writes N models into OUT/<variant>/<n>/: `model.tflite`, one op whose
+parameters (shapes, strides, padding, dilation, fused activation, broadcasting, scales
+and zero points, weights, biases) are drawn from a `random.Random` seeded by (S, variant,
+n, attempt), and what tflm_oracle.run_oracle writes beside it: the all-zero case and two
+seeded random cases (inputs and TFLM's outputs as .npy) and manifest.json, to which this
+script adds `op`, `variant`, `params` (what was drawn) and `attempt`.
+
+Parameters are legal by construction (TFLM's constraints: int8 softmax output scale 1/256
+zero point -128, int16 softmax 1/65536 and -32768, logistic 1/256 and -128, tanh 1/128 and 0,
+weight zero points 0, bias int32 at input scale times weight scale, same quantization in
+and out where TFLM copies bytes). A model TFLM still refuses (allocation or invoke error)
+is drawn again with the next attempt number; every refusal is counted and its reason kept
+in OUT/summary.json, which also lists each variant's models. Everything is deterministic
+in (S, N): the same arguments write the same bytes.
+"""
+
+import argparse
+import hashlib
+import json
+import math
+import multiprocessing
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import flatbuffers
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import tflm_oracle  # noqa: E402
+from tflm_oracle import schema_fb as s  # noqa: E402
+
+T = s.TensorType
+BO = s.BuiltinOperator
+OPT = s.BuiltinOptions
+ACT = s.ActivationFunctionType
+PADDING = s.Padding
+
+ACT_NAMES = {ACT.NONE: "NONE", ACT.RELU: "RELU", ACT.RELU6: "RELU6",
+             ACT.RELU_N1_TO_1: "RELU_N1_TO_1"}
+ALL_ACTS = list(ACT_NAMES)
+MAX_ATTEMPTS = 40
+
+
+class Model:
+    """A one-subgraph, one-op model under construction (the schema's object API)."""
+
+    def __init__(self):
+        self.tensors = []
+        self.buffers = [s.BufferT()]
+        self.inputs = []
+
+    def tensor(self, shape, ttype, q=None, data=None, name=None, is_input=False):
+        t = s.TensorT()
+        t.shape = [int(d) for d in shape]
+        t.type = ttype
+        t.name = (name or f"t{len(self.tensors)}").encode()
+        t.buffer = 0
+        if data is not None:
+            b = s.BufferT()
+            b.data = np.frombuffer(np.ascontiguousarray(data).tobytes(), np.uint8)
+            self.buffers.append(b)
+            t.buffer = len(self.buffers) - 1
+        if q is not None:
+            scale, zp, dim = q
+            qp = s.QuantizationParametersT()
+            qp.scale = [float(x) for x in np.atleast_1d(scale)]
+            qp.zeroPoint = [int(x) for x in np.atleast_1d(zp)]
+            qp.quantizedDimension = int(dim)
+            t.quantization = qp
+        self.tensors.append(t)
+        index = len(self.tensors) - 1
+        if is_input:
+            self.inputs.append(index)
+        return index
+
+    def build(self, opcode, options_type, options, op_inputs, op_outputs):
+        code = s.OperatorCodeT()
+        code.builtinCode = opcode
+        code.deprecatedBuiltinCode = min(opcode, 127)
+        code.version = 1
+        op = s.OperatorT()
+        op.opcodeIndex = 0
+        op.inputs = list(op_inputs)
+        op.outputs = list(op_outputs)
+        op.builtinOptionsType = options_type
+        op.builtinOptions = options
+        sg = s.SubGraphT()
+        sg.tensors = self.tensors
+        sg.inputs = self.inputs
+        sg.outputs = list(op_outputs)
+        sg.operators = [op]
+        sg.name = b"main"
+        m = s.ModelT()
+        m.version = 3
+        m.operatorCodes = [code]
+        m.subgraphs = [sg]
+        m.buffers = self.buffers
+        m.description = b"ember single-op test model"
+        b = flatbuffers.Builder(1024)
+        b.Finish(m.Pack(b), file_identifier=b"TFL3")
+        return bytes(b.Output())
+
+
+# ---------------------------------------------------------------------------------------
+# Drawing parameters.
+
+
+def log_uniform(r, lo, hi):
+    return math.exp(r.uniform(math.log(lo), math.log(hi)))
+
+
+def act_scale(r):
+    return log_uniform(r, 0.004, 0.2)
+
+
+def zp8(r):
+    return r.randint(-128, 127)
+
+
+def shape(r, rank, lo=1, hi=5):
+    return [r.randint(lo, hi) for _ in range(rank)]
+
+
+def out_size(size, k, stride, dilation, same):
+    eff = (k - 1) * dilation + 1
+    if same:
+        return (size + stride - 1) // stride
+    return (size - eff + stride) // stride
+
+
+def i8_weights(r, shape_):
+    return np.array([r.randint(-127, 127) for _ in range(int(np.prod(shape_)))],
+                    np.int8).reshape(shape_)
+
+
+def f32_array(r, shape_, lo=-1.0, hi=1.0):
+    return np.array([r.uniform(lo, hi) for _ in range(int(np.prod(shape_)))],
+                    np.float32).reshape(shape_)
+
+
+def pick_act(r, acts=ALL_ACTS):
+    return r.choice(acts)
+
+
+def weighted_quant(r, m, variant, x_shape, w_shape, bias_len, depth, qdim, channels):
+    """Quantization of a weighted int8 op's input, weights, bias and output: per-channel
+    (scales along `qdim`) or per-tensor; returns (input q, weights q, bias q, output q,
+    bias values, weight scales)."""
+    si, zi = act_scale(r), zp8(r)
+    per_channel = "per-tensor" not in variant
+    n = channels if per_channel else 1
+    sw = [log_uniform(r, 0.001, 0.02) for _ in range(n)]
+    # Accumulators are about sqrt(depth) * 74 * 73 * scales; put the output's range around
+    # them, sometimes narrower (saturation), sometimes wider.
+    typical = si * float(np.mean(sw)) * math.sqrt(depth) * 5400.0
+    so = typical / log_uniform(r, 10.0, 160.0)
+    if r.random() < 0.1:
+        # An output scale below input times weight scale: requantization multipliers
+        # above 1 (left shifts), most outputs saturated.
+        so = si * min(sw) * r.uniform(0.2, 1.0)
+    zo = zp8(r)
+    sb = [si * w for w in (sw if per_channel else sw * 1)]
+    spread = int(min(2**20, 5400 * math.sqrt(depth)))
+    bias = np.array([r.randint(-spread, spread) for _ in range(bias_len)], np.int32)
+    wq = (sw, [0] * n, qdim)
+    bq = (sb, [0] * len(sb), 0)
+    return (si, zi, 0), wq, bq, (so, zo, 0), bias
+
+
+def bias_inputs(r, inputs, bias, params):
+    """The op's inputs with its bias: none given either as the optional input -1 or as no
+    third input at all (params["bias"] says which)."""
+    if bias == -1:
+        if r.random() < 0.5:
+            params["bias"] = "none (two inputs)"
+            return inputs
+        params["bias"] = "none (input -1)"
+    return inputs + [bias]
+
+
+def draw_fully_connected(r, variant, m):
+    int8 = "int8" in variant
+    depth = r.randint(1, 48) if r.random() < 0.9 else r.randint(49, 400)
+    units = r.randint(1, 24)
+    rank = r.choice([2, 2, 2, 3, 4, 1]) if r.random() < 0.9 else 2
+    if rank == 1:
+        x_shape = [depth]
+    else:
+        lead = shape(r, rank - 1, 1, 3)
+        x_shape = lead + [depth]
+    keep = rank > 1 and r.random() < 0.3
+    batches = int(np.prod(x_shape)) // depth
+    out_shape = x_shape[:-1] + [units] if keep else [batches, units]
+    has_bias = r.random() < 0.75
+    activation = pick_act(r)
+    params = dict(input=x_shape, units=units, keep_num_dims=keep, bias=has_bias,
+                  activation=ACT_NAMES[activation])
+    if int8:
+        qi, wq, bq, qo, bias = weighted_quant(r, m, variant, x_shape, [units, depth], units,
+                                              depth, 0, units)
+        x = m.tensor(x_shape, T.INT8, qi, is_input=True)
+        w = m.tensor([units, depth], T.INT8, wq, i8_weights(r, [units, depth]))
+        b = m.tensor([units], T.INT32, bq, bias) if has_bias else -1
+        y = m.tensor(out_shape, T.INT8, qo)
+        params.update(input_q=qi[:2], output_q=qo[:2], weight_scales=len(wq[0]))
+    else:
+        x = m.tensor(x_shape, T.FLOAT32, is_input=True)
+        w = m.tensor([units, depth], T.FLOAT32, data=f32_array(r, [units, depth]))
+        b = m.tensor([units], T.FLOAT32, data=f32_array(r, [units])) if has_bias else -1
+        y = m.tensor(out_shape, T.FLOAT32)
+    o = s.FullyConnectedOptionsT()
+    o.fusedActivationFunction = activation
+    o.keepNumDims = keep
+    return (BO.FULLY_CONNECTED, OPT.FullyConnectedOptions, o, bias_inputs(r, [x, w], b, params), [y],
+            params, None)
+
+
+def conv_geometry(r, depthwise):
+    """Input, kernel, stride, dilation, padding with an output of at least one pixel."""
+    while True:
+        n = 1 if r.random() < 0.85 else 2
+        big = 24 if r.random() < 0.1 else 10  # now and then, enough rows to split
+        h, w = r.randint(1, big), r.randint(1, big)
+        kh, kw = r.randint(1, 4), r.randint(1, 4)
+        sh, sw = r.choice([1, 1, 2, 3]), r.choice([1, 1, 2, 3])
+        if r.random() < 0.3:
+            dh, dw = r.randint(1, 3), r.randint(1, 3)
+        else:
+            dh = dw = 1
+        same = r.random() < 0.5
+        oh = out_size(h, kh, sh, dh, same)
+        ow = out_size(w, kw, sw, dw, same)
+        if oh >= 1 and ow >= 1:
+            return n, h, w, kh, kw, sh, sw, dh, dw, same, oh, ow
+
+
+def draw_conv(r, variant, m):
+    int8 = "int8" in variant
+    n, h, w, kh, kw, sh, sw_, dh, dw, same, oh, ow = conv_geometry(r, False)
+    cin, cout = r.randint(1, 8), r.randint(1, 8)
+    has_bias = r.random() < 0.8
+    activation = pick_act(r)
+    params = dict(input=[n, h, w, cin], filter=[cout, kh, kw, cin], stride=[sh, sw_],
+                  dilation=[dh, dw], padding="SAME" if same else "VALID", bias=has_bias,
+                  activation=ACT_NAMES[activation], output=[n, oh, ow, cout])
+    fshape = [cout, kh, kw, cin]
+    if int8:
+        qi, wq, bq, qo, bias = weighted_quant(r, m, variant, None, fshape, cout, kh * kw * cin,
+                                              0, cout)
+        x = m.tensor([n, h, w, cin], T.INT8, qi, is_input=True)
+        f = m.tensor(fshape, T.INT8, wq, i8_weights(r, fshape))
+        b = m.tensor([cout], T.INT32, bq, bias) if has_bias else -1
+        y = m.tensor([n, oh, ow, cout], T.INT8, qo)
+        params.update(input_q=qi[:2], output_q=qo[:2], weight_scales=len(wq[0]))
+    else:
+        x = m.tensor([n, h, w, cin], T.FLOAT32, is_input=True)
+        f = m.tensor(fshape, T.FLOAT32, data=f32_array(r, fshape))
+        b = m.tensor([cout], T.FLOAT32, data=f32_array(r, [cout])) if has_bias else -1
+        y = m.tensor([n, oh, ow, cout], T.FLOAT32)
+    o = s.Conv2DOptionsT()
+    o.padding = PADDING.SAME if same else PADDING.VALID
+    o.strideH, o.strideW = sh, sw_
+    o.dilationHFactor, o.dilationWFactor = dh, dw
+    o.fusedActivationFunction = activation
+    return BO.CONV_2D, OPT.Conv2DOptions, o, bias_inputs(r, [x, f], b, params), [y], params, None
+
+
+def draw_depthwise(r, variant, m):
+    int8 = "int8" in variant
+    n, h, w, kh, kw, sh, sw_, dh, dw, same, oh, ow = conv_geometry(r, True)
+    cin = r.randint(1, 8)
+    mult = 1 if variant.endswith("-m1") else r.randint(2, 4)
+    cout = cin * mult
+    has_bias = r.random() < 0.8
+    activation = pick_act(r)
+    fshape = [1, kh, kw, cout]
+    params = dict(input=[n, h, w, cin], filter=fshape, depth_multiplier=mult,
+                  stride=[sh, sw_], dilation=[dh, dw], padding="SAME" if same else "VALID",
+                  bias=has_bias, activation=ACT_NAMES[activation], output=[n, oh, ow, cout])
+    if int8:
+        v = variant if r.random() < 0.8 else variant + "-per-tensor"
+        qi, wq, bq, qo, bias = weighted_quant(r, m, v, None, fshape, cout, kh * kw, 3, cout)
+        x = m.tensor([n, h, w, cin], T.INT8, qi, is_input=True)
+        f = m.tensor(fshape, T.INT8, wq, i8_weights(r, fshape))
+        b = m.tensor([cout], T.INT32, bq, bias) if has_bias else -1
+        y = m.tensor([n, oh, ow, cout], T.INT8, qo)
+        params.update(input_q=qi[:2], output_q=qo[:2], weight_scales=len(wq[0]))
+    else:
+        x = m.tensor([n, h, w, cin], T.FLOAT32, is_input=True)
+        f = m.tensor(fshape, T.FLOAT32, data=f32_array(r, fshape))
+        b = m.tensor([cout], T.FLOAT32, data=f32_array(r, [cout])) if has_bias else -1
+        y = m.tensor([n, oh, ow, cout], T.FLOAT32)
+    o = s.DepthwiseConv2DOptionsT()
+    o.padding = PADDING.SAME if same else PADDING.VALID
+    o.strideH, o.strideW = sh, sw_
+    o.dilationHFactor, o.dilationWFactor = dh, dw
+    o.depthMultiplier = mult
+    o.fusedActivationFunction = activation
+    # TFLM reads a third input as a bias even when it is -1 (and crashes): without a bias,
+    # DEPTHWISE_CONV_2D has two inputs.
+    ins = [x, f] if b == -1 else [x, f, b]
+    if b == -1:
+        params["bias"] = "none (two inputs)"
+    return BO.DEPTHWISE_CONV_2D, OPT.DepthwiseConv2DOptions, o, ins, [y], params, None
+
+
+def draw_pool(r, variant, m):
+    int8 = "int8" in variant
+    while True:
+        n = 1 if r.random() < 0.85 else 2
+        big = 24 if r.random() < 0.1 else 10
+        h, w, c = r.randint(1, big), r.randint(1, big), r.randint(1, 8)
+        fh, fw = r.randint(1, 4), r.randint(1, 4)
+        sh, sw_ = r.randint(1, 3), r.randint(1, 3)
+        same = r.random() < 0.5
+        oh, ow = out_size(h, fh, sh, 1, same), out_size(w, fw, sw_, 1, same)
+        if oh >= 1 and ow >= 1:
+            break
+    activation = pick_act(r)
+    params = dict(input=[n, h, w, c], filter=[fh, fw], stride=[sh, sw_],
+                  padding="SAME" if same else "VALID", activation=ACT_NAMES[activation],
+                  output=[n, oh, ow, c])
+    if int8:
+        q = (act_scale(r), zp8(r), 0)
+        x = m.tensor([n, h, w, c], T.INT8, q, is_input=True)
+        y = m.tensor([n, oh, ow, c], T.INT8, q)
+        params.update(q=q[:2])
+    else:
+        x = m.tensor([n, h, w, c], T.FLOAT32, is_input=True)
+        y = m.tensor([n, oh, ow, c], T.FLOAT32)
+    o = s.Pool2DOptionsT()
+    o.padding = PADDING.SAME if same else PADDING.VALID
+    o.strideH, o.strideW = sh, sw_
+    o.filterHeight, o.filterWidth = fh, fw
+    o.fusedActivationFunction = activation
+    opcode = BO.AVERAGE_POOL_2D if variant.startswith("average") else BO.MAX_POOL_2D
+    return opcode, OPT.Pool2DOptions, o, [x], [y], params, None
+
+
+def broadcast_pair(r):
+    rank = r.choice([1, 2, 3, 4, 4, 4, 5])
+    out = shape(r, rank, 1, 5)
+    while int(np.prod(out)) > 600:
+        out = shape(r, rank, 1, 5)
+
+    def operand():
+        mode = r.random()
+        if mode < 0.35:
+            return list(out)
+        dims = [d if r.random() < 0.5 else 1 for d in out]
+        drop = r.randint(0, rank - 1) if r.random() < 0.4 else 0
+        return dims[drop:] if dims[drop:] else [1]
+
+    a, b = operand(), operand()
+    # The output is the broadcast of the two: of the larger rank, TFLite's shape rule.
+    rank = max(len(a), len(b))
+    ra, rb = [1] * (rank - len(a)) + a, [1] * (rank - len(b)) + b
+    return a, b, [max(x, y) for x, y in zip(ra, rb)]
+
+
+def draw_add_mul(r, variant, m):
+    int8 = "int8" in variant
+    is_add = variant.startswith("add")
+    a_shape, b_shape, out = broadcast_pair(r)
+    activation = pick_act(r)
+    params = dict(a=a_shape, b=b_shape, output=out, activation=ACT_NAMES[activation])
+    if int8:
+        sa, sb = act_scale(r), act_scale(r)
+        if r.random() < 0.5:
+            sb = sa * r.uniform(0.5, 2.0)
+        if is_add:
+            so = max(sa, sb) * r.uniform(0.7, 3.0)
+        else:
+            so = sa * sb * 128.0 * r.uniform(0.2, 3.0)
+            if r.random() < 0.1:
+                so = sa * sb * r.uniform(0.3, 1.0)  # a multiplier above 1
+        qa, qb, qo = (sa, zp8(r), 0), (sb, zp8(r), 0), (so, zp8(r), 0)
+        x = m.tensor(a_shape, T.INT8, qa, is_input=True)
+        y = m.tensor(b_shape, T.INT8, qb, is_input=True)
+        z = m.tensor(out, T.INT8, qo)
+        params.update(a_q=qa[:2], b_q=qb[:2], output_q=qo[:2])
+    else:
+        x = m.tensor(a_shape, T.FLOAT32, is_input=True)
+        y = m.tensor(b_shape, T.FLOAT32, is_input=True)
+        z = m.tensor(out, T.FLOAT32)
+    if is_add:
+        o = s.AddOptionsT()
+        o.fusedActivationFunction = activation
+        return BO.ADD, OPT.AddOptions, o, [x, y], [z], params, (-2.0, 2.0)
+    o = s.MulOptionsT()
+    o.fusedActivationFunction = activation
+    return BO.MUL, OPT.MulOptions, o, [x, y], [z], params, (-2.0, 2.0)
+
+
+def draw_softmax(r, variant, m):
+    rank = r.randint(1, 4)
+    dims = shape(r, rank - 1, 1, 4) + [r.randint(1, 40) if r.random() < 0.9 else r.randint(41, 300)]
+    beta = r.choice([1.0, 1.0, r.uniform(0.1, 3.0)])
+    params = dict(shape=dims, beta=beta)
+    if variant == "softmax-float32":
+        x = m.tensor(dims, T.FLOAT32, is_input=True)
+        y = m.tensor(dims, T.FLOAT32)
+        fr = (-8.0, 8.0)
+    else:
+        qi = (log_uniform(r, 0.01, 0.5), zp8(r), 0)
+        x = m.tensor(dims, T.INT8, qi, is_input=True)
+        if variant == "softmax-int8":
+            y = m.tensor(dims, T.INT8, (1.0 / 256, -128, 0))
+        else:
+            y = m.tensor(dims, T.INT16, (1.0 / 65536, -32768, 0))
+        params.update(input_q=qi[:2])
+        fr = None
+    o = s.SoftmaxOptionsT()
+    o.beta = beta
+    return BO.SOFTMAX, OPT.SoftmaxOptions, o, [x], [y], params, fr
+
+
+def draw_logistic_tanh(r, variant, m):
+    logistic = variant.startswith("logistic")
+    dims = shape(r, r.randint(1, 4), 1, 6)
+    params = dict(shape=dims)
+    if "float32" in variant:
+        x = m.tensor(dims, T.FLOAT32, is_input=True)
+        y = m.tensor(dims, T.FLOAT32)
+        fr = (-8.0, 8.0)
+    else:
+        qi = (log_uniform(r, 0.002, 0.5), zp8(r), 0)
+        x = m.tensor(dims, T.INT8, qi, is_input=True)
+        qo = (1.0 / 256, -128, 0) if logistic else (1.0 / 128, 0, 0)
+        y = m.tensor(dims, T.INT8, qo)
+        params.update(input_q=qi[:2])
+        fr = None
+    opcode = BO.LOGISTIC if logistic else BO.TANH
+    return opcode, OPT.NONE, None, [x], [y], params, fr
+
+
+def dtype_and_q(r, variant):
+    if "int8" in variant:
+        return T.INT8, (act_scale(r), zp8(r), 0)
+    return T.FLOAT32, None
+
+
+def factor_shape(r, count, rank):
+    dims = [1] * rank
+    remaining = count
+    primes = []
+    p = 2
+    while remaining > 1:
+        while remaining % p == 0:
+            primes.append(p)
+            remaining //= p
+        p += 1
+    for q in primes:
+        dims[r.randrange(rank)] *= q
+    return dims
+
+
+def draw_reshape(r, variant, m):
+    ttype, q = dtype_and_q(r, variant)
+    a = shape(r, r.randint(1, 4), 1, 6)
+    count = int(np.prod(a))
+    b = factor_shape(r, count, r.randint(1, 4))
+    mode = r.choice(["tensor", "tensor-1", "options"])
+    new_shape = list(b)
+    if mode == "tensor-1":
+        new_shape[r.randrange(len(b))] = -1
+    params = dict(input=a, output=b, new_shape=new_shape, given_by=mode)
+    x = m.tensor(a, ttype, q, is_input=True)
+    y = m.tensor(b, ttype, q)
+    o = s.ReshapeOptionsT()
+    if mode == "options":
+        o.newShape = new_shape
+        ins = [x]
+    else:
+        o.newShape = new_shape if r.random() < 0.5 else None
+        shp = m.tensor([len(new_shape)], T.INT32, data=np.array(new_shape, np.int32))
+        ins = [x, shp]
+    return BO.RESHAPE, OPT.ReshapeOptions, o, ins, [y], params, None
+
+
+def draw_pad(r, variant, m):
+    ttype, q = dtype_and_q(r, variant)
+    a = shape(r, r.choice([1, 2, 3, 4, 4, 5]), 1, 4)
+    pads = [[r.choice([0, 0, 1, 2, 3]), r.choice([0, 0, 1, 2, 3])] for _ in a]
+    out = [d + p[0] + p[1] for d, p in zip(a, pads)]
+    params = dict(input=a, paddings=pads)
+    x = m.tensor(a, ttype, q, is_input=True)
+    p = m.tensor([len(a), 2], T.INT32, data=np.array(pads, np.int32))
+    y = m.tensor(out, ttype, q)
+    return BO.PAD, OPT.PadOptions, s.PadOptionsT(), [x, p], [y], params, None
+
+
+def draw_mean(r, variant, m):
+    rank = r.randint(1, 4)
+    a = shape(r, rank, 1, 6)
+    if rank == 4 and r.random() < 0.4:
+        axes = [1, 2]
+    else:
+        # Mostly some axes kept (outputs of more than one element), sometimes all reduced.
+        most = rank - 1 if rank > 1 and r.random() < 0.7 else rank
+        axes = sorted(r.sample(range(rank), r.randint(1, most)))
+    axes = [ax - rank if r.random() < 0.3 else ax for ax in axes]
+    r.shuffle(axes)
+    keep = r.random() < 0.5
+    reduced = {ax % rank for ax in axes}
+    if keep:
+        out = [1 if i in reduced else d for i, d in enumerate(a)]
+    else:
+        out = [d for i, d in enumerate(a) if i not in reduced]
+    params = dict(input=a, axes=axes, keep_dims=keep, output=out)
+    if "int8" in variant:
+        qi = (act_scale(r), zp8(r), 0)
+        qo = qi if r.random() < 0.3 else (qi[0] * r.uniform(0.3, 2.0), zp8(r), 0)
+        x = m.tensor(a, T.INT8, qi, is_input=True)
+        y = m.tensor(out, T.INT8, qo)
+        params.update(input_q=qi[:2], output_q=qo[:2])
+    else:
+        x = m.tensor(a, T.FLOAT32, is_input=True)
+        y = m.tensor(out, T.FLOAT32)
+    ax = m.tensor([len(axes)], T.INT32, data=np.array(axes, np.int32))
+    o = s.ReducerOptionsT()
+    o.keepDims = keep
+    return BO.MEAN, OPT.ReducerOptions, o, [x, ax], [y], params, None
+
+
+def draw_transpose(r, variant, m):
+    ttype, q = dtype_and_q(r, variant)
+    rank = r.choice([1, 2, 3, 4, 4, 5])  # TFLM: "only supports 1D-5D"
+    a = shape(r, rank, 1, 4)
+    perm = list(range(rank))
+    r.shuffle(perm)
+    out = [a[p] for p in perm]
+    params = dict(input=a, perm=perm)
+    x = m.tensor(a, ttype, q, is_input=True)
+    p = m.tensor([rank], T.INT32, data=np.array(perm, np.int32))
+    y = m.tensor(out, ttype, q)
+    return BO.TRANSPOSE, OPT.TransposeOptions, s.TransposeOptionsT(), [x, p], [y], params, None
+
+
+def draw_concat(r, variant, m):
+    ttype, q = dtype_and_q(r, variant)
+    rank = r.choice([1, 2, 3, 4, 4, 5])
+    base = shape(r, rank, 1, 4)
+    axis = r.randrange(rank)
+    count = r.randint(1, 4) if r.random() < 0.1 else r.randint(2, 4)
+    sizes = [r.randint(1, 5) for _ in range(count)]
+    given_axis = axis - rank if r.random() < 0.3 else axis
+    xs = []
+    for k in sizes:
+        d = list(base)
+        d[axis] = k
+        xs.append(m.tensor(d, ttype, q, is_input=True))
+    out = list(base)
+    out[axis] = sum(sizes)
+    y = m.tensor(out, ttype, q)
+    params = dict(base=base, axis=given_axis, sizes=sizes)
+    o = s.ConcatenationOptionsT()
+    o.axis = given_axis
+    o.fusedActivationFunction = ACT.NONE
+    return BO.CONCATENATION, OPT.ConcatenationOptions, o, xs, [y], params, None
+
+
+def slice_dim(begin, end, stride, dim, bmask, emask, shrink):
+    """TFLM's strided_slice_logic for one dimension: (start, stop), then the size."""
+    lowest, highest = -(2**31), 2**31 - 1
+    start = begin
+    if bmask:
+        start = lowest if stride > 0 else highest
+    if start < 0:
+        start += dim
+    start = min(max(start, 0), dim) if stride > 0 else min(max(start, -1), dim - 1)
+    if shrink:
+        return start, start + 1, 1
+    stop = end
+    if emask:
+        stop = highest if stride > 0 else lowest
+    if stop < 0:
+        stop += dim
+    stop = min(max(stop, 0), dim) if stride > 0 else min(max(stop, -1), dim - 1)
+    size = max(0, -(-(stop - start) // stride)) if stride > 0 else max(0, -(-(start - stop) // -stride))
+    return start, stop, size
+
+
+def draw_strided_slice(r, variant, m):
+    ttype, q = dtype_and_q(r, variant)
+    while True:
+        rank = r.randint(1, 4)  # TFLM: "input dim should not exceed 4"
+        a = shape(r, rank, 1, 7)
+        begin, end, strides = [], [], []
+        bmask = emask = smask = 0
+        out = []
+        ok = True
+        for i, d in enumerate(a):
+            if r.random() < 0.15:
+                b = r.randint(-d, d - 1)
+                begin.append(b)
+                end.append(b + 1 if b != -1 else 0)
+                strides.append(1)
+                smask |= 1 << i
+                continue
+            st = r.choice([1, 1, 1, 2, 3, -1, -2])
+            begin.append(r.randint(-d - 1, d + 1))
+            end.append(r.randint(-d - 1, d + 1))
+            strides.append(st)
+            if r.random() < 0.25:
+                bmask |= 1 << i
+            if r.random() < 0.25:
+                emask |= 1 << i
+        for i, d in enumerate(a):
+            _, _, size = slice_dim(begin[i], end[i], strides[i], d, bmask >> i & 1,
+                                   emask >> i & 1, smask >> i & 1)
+            if size < 1:
+                ok = False
+            if not smask >> i & 1:
+                out.append(size)
+        if ok and out:
+            break
+    params = dict(input=a, begin=begin, end=end, strides=strides, begin_mask=bmask,
+                  end_mask=emask, shrink_axis_mask=smask, output=out)
+    x = m.tensor(a, ttype, q, is_input=True)
+    tb = m.tensor([rank], T.INT32, data=np.array(begin, np.int32))
+    te = m.tensor([rank], T.INT32, data=np.array(end, np.int32))
+    ts = m.tensor([rank], T.INT32, data=np.array(strides, np.int32))
+    y = m.tensor(out, ttype, q)
+    o = s.StridedSliceOptionsT()
+    o.beginMask, o.endMask, o.shrinkAxisMask = bmask, emask, smask
+    return BO.STRIDED_SLICE, OPT.StridedSliceOptions, o, [x, tb, te, ts], [y], params, None
+
+
+def draw_quantize(r, variant, m):
+    dims = shape(r, r.randint(1, 4), 1, 6)
+    so, zo = act_scale(r), zp8(r)
+    params = dict(shape=dims, output_q=(so, zo))
+    if variant == "quantize-float32-int8":
+        x = m.tensor(dims, T.FLOAT32, is_input=True)
+        reach = 128 * so * r.uniform(0.5, 1.5)
+        centre = -zo * so
+        fr = (centre - reach, centre + reach)
+    else:
+        si = so * log_uniform(r, 0.1, 10.0)
+        qi = (si, zp8(r), 0)
+        x = m.tensor(dims, T.INT8, qi, is_input=True)
+        params.update(input_q=qi[:2])
+        fr = None
+    y = m.tensor(dims, T.INT8, (so, zo, 0))
+    return BO.QUANTIZE, OPT.NONE, None, [x], [y], params, fr
+
+
+def draw_dequantize(r, variant, m):
+    dims = shape(r, r.randint(1, 4), 1, 6)
+    qi = (act_scale(r), zp8(r), 0)
+    x = m.tensor(dims, T.INT8, qi, is_input=True)
+    y = m.tensor(dims, T.FLOAT32)
+    return BO.DEQUANTIZE, OPT.NONE, None, [x], [y], dict(shape=dims, input_q=qi[:2]), None
+
+
+# Variant name -> (op name, drawer).
+VARIANTS = {
+    "fully_connected-int8-per-channel": ("FULLY_CONNECTED", draw_fully_connected),
+    "fully_connected-int8-per-tensor": ("FULLY_CONNECTED", draw_fully_connected),
+    "fully_connected-float32": ("FULLY_CONNECTED", draw_fully_connected),
+    "conv_2d-int8-per-channel": ("CONV_2D", draw_conv),
+    "conv_2d-int8-per-tensor": ("CONV_2D", draw_conv),
+    "conv_2d-float32": ("CONV_2D", draw_conv),
+    "depthwise_conv_2d-int8-m1": ("DEPTHWISE_CONV_2D", draw_depthwise),
+    "depthwise_conv_2d-int8-mult": ("DEPTHWISE_CONV_2D", draw_depthwise),
+    "depthwise_conv_2d-float32-m1": ("DEPTHWISE_CONV_2D", draw_depthwise),
+    "depthwise_conv_2d-float32-mult": ("DEPTHWISE_CONV_2D", draw_depthwise),
+    "average_pool_2d-int8": ("AVERAGE_POOL_2D", draw_pool),
+    "average_pool_2d-float32": ("AVERAGE_POOL_2D", draw_pool),
+    "max_pool_2d-int8": ("MAX_POOL_2D", draw_pool),
+    "max_pool_2d-float32": ("MAX_POOL_2D", draw_pool),
+    "add-int8": ("ADD", draw_add_mul),
+    "add-float32": ("ADD", draw_add_mul),
+    "mul-int8": ("MUL", draw_add_mul),
+    "mul-float32": ("MUL", draw_add_mul),
+    "softmax-int8": ("SOFTMAX", draw_softmax),
+    "softmax-int8-int16": ("SOFTMAX", draw_softmax),
+    "softmax-float32": ("SOFTMAX", draw_softmax),
+    "logistic-int8": ("LOGISTIC", draw_logistic_tanh),
+    "logistic-float32": ("LOGISTIC", draw_logistic_tanh),
+    "tanh-int8": ("TANH", draw_logistic_tanh),
+    "tanh-float32": ("TANH", draw_logistic_tanh),
+    "reshape-int8": ("RESHAPE", draw_reshape),
+    "reshape-float32": ("RESHAPE", draw_reshape),
+    "pad-int8": ("PAD", draw_pad),
+    "pad-float32": ("PAD", draw_pad),
+    "mean-int8": ("MEAN", draw_mean),
+    "mean-float32": ("MEAN", draw_mean),
+    "transpose-int8": ("TRANSPOSE", draw_transpose),
+    "transpose-float32": ("TRANSPOSE", draw_transpose),
+    "concatenation-int8": ("CONCATENATION", draw_concat),
+    "concatenation-float32": ("CONCATENATION", draw_concat),
+    "strided_slice-int8": ("STRIDED_SLICE", draw_strided_slice),
+    "strided_slice-float32": ("STRIDED_SLICE", draw_strided_slice),
+    "quantize-float32-int8": ("QUANTIZE", draw_quantize),
+    "quantize-int8-int8": ("QUANTIZE", draw_quantize),
+    "dequantize-int8-float32": ("DEQUANTIZE", draw_dequantize),
+}
+
+
+def model_seed(seed, variant, n, attempt):
+    h = hashlib.sha256(f"{seed}/{variant}/{n}/{attempt}".encode()).digest()
+    return int.from_bytes(h[:8], "little")
+
+
+def jsonable(v):
+    if isinstance(v, (list, tuple)):
+        return [jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {k: jsonable(x) for k, x in v.items()}
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating,)):
+        return float(v)
+    return v
+
+
+def quiet(fn):
+    """fn() with file descriptors 1 and 2 captured: (result or exception, captured text)."""
+    box = {}
+
+    def call():
+        try:
+            box["value"] = fn()
+        except Exception as e:  # TFLM's refusals arrive as RuntimeError or ValueError
+            box["error"] = e
+
+    text = tflm_oracle.captured_output(call)
+    return box, text
+
+
+def run_isolated(fn, report):
+    """fn() in a forked child, so that TFLM crashing on a model (it segfaults on some legal
+    ones) is a refusal rather than the end of the run: None when fn() returned, else
+    {"error", "tflm_said"} (what it raised, or the signal that killed it, and what TFLM
+    printed)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            box, text = quiet(fn)
+            if "error" in box:
+                said = " | ".join(x.strip() for x in text.splitlines() if x.strip())
+                e = box["error"]
+                report.write_text(json.dumps({"error": f"{type(e).__name__}: {e}",
+                                              "tflm_said": said[:400]}))
+                code = 3
+        except BaseException:
+            code = 4
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        return None
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 3:
+        error = json.loads(report.read_text())
+        report.unlink()
+        return error
+    if os.WIFSIGNALED(status):
+        return {"error": f"TFLM crashed: signal {os.WTERMSIG(status)}", "tflm_said": ""}
+    return {"error": f"the oracle's child exited with {os.WEXITSTATUS(status)}",
+            "tflm_said": ""}
+
+
+def make_one(task):
+    """Draws, writes and runs model n of `variant` until TFLM accepts one; returns
+    (variant, n, attempts refused with reasons)."""
+    out_root, seed, variant, n = task
+    op_name, draw = VARIANTS[variant]
+    out = Path(out_root) / variant / str(n)
+    refusals = []
+    for attempt in range(MAX_ATTEMPTS):
+        if out.exists():
+            shutil.rmtree(out)
+        out.mkdir(parents=True)
+        rs = model_seed(seed, variant, n, attempt)
+        r = random.Random(rs)
+        m = Model()
+        opcode, opt_type, options, ins, outs, params, fr = draw(r, variant, m)
+        model_bytes = m.build(opcode, opt_type, options, ins, outs)
+        path = out / "model.tflite"
+        path.write_bytes(model_bytes)
+        seeds = [r.getrandbits(32), r.getrandbits(32)]
+        extra = {"op": op_name, "variant": variant, "params": jsonable(params),
+                 "attempt": attempt, "draw_seed": rs}
+        error = run_isolated(lambda: tflm_oracle.run_oracle(
+            path, out, seeds, float_range=fr or (-1.0, 1.0), verbose=False,
+            arena_size=1 << 20, manifest_extra=extra), out / "refusal.json")
+        if error is None:
+            return variant, n, refusals
+        refusals.append({"attempt": attempt, "params": jsonable(params), **error})
+    raise RuntimeError(f"{variant} {n}: TFLM refused {MAX_ATTEMPTS} drawn models in a row: "
+                       f"{refusals[-1]}")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("-o", "--out", type=Path, required=True)
+    p.add_argument("--count", type=int, default=100, help="models per variant")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--only", nargs="*", default=None, help="variants (default: all)")
+    args = p.parse_args(argv)
+    variants = args.only or list(VARIANTS)
+    for v in variants:
+        if v not in VARIANTS:
+            raise SystemExit(f"unknown variant {v}; known: {', '.join(VARIANTS)}")
+    start = time.monotonic()
+    if args.out.exists():
+        shutil.rmtree(args.out)
+    args.out.mkdir(parents=True)
+    tasks = [(str(args.out), args.seed, v, n) for v in variants for n in range(args.count)]
+    if args.jobs > 1:
+        with multiprocessing.Pool(args.jobs) as pool:
+            results = pool.map(make_one, tasks, chunksize=8)
+    else:
+        results = [make_one(t) for t in tasks]
+    summary = {"seed": args.seed, "count": args.count, "variants": {}}
+    for v in variants:
+        summary["variants"][v] = {"op": VARIANTS[v][0], "models": args.count, "refused": []}
+    for v, n, refusals in results:
+        for ref in refusals:
+            summary["variants"][v]["refused"].append({"model": n, **ref})
+    elapsed = time.monotonic() - start
+    summary["seconds"] = round(elapsed, 1)
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"{'variant':34} {'models':>6} {'TFLM refused (redrawn)':>23}")
+    total_refused = 0
+    for v, info in summary["variants"].items():
+        total_refused += len(info["refused"])
+        print(f"{v:34} {info['models']:>6} {len(info['refused']):>23}")
+    print(f"{len(tasks)} models, {total_refused} TFLM refusals redrawn, {elapsed:.1f} s, "
+          f"into {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
