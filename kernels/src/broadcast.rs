@@ -83,6 +83,22 @@ impl BroadcastShape {
         need(lens, 2, n(&self.output()), elem)
     }
 
+    /// Elements of the output.
+    pub fn len(&self) -> usize {
+        self.output().iter().product()
+    }
+
+    /// Whether the output has no elements (never, for decoded parameters).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether nothing is broadcast: both inputs and the output have one shape, and
+    /// element `i` of each goes with element `i` of the others.
+    pub fn is_elementwise(&self) -> bool {
+        self.input1 == self.input2
+    }
+
     /// Calls `f(output_index, input1_index, input2_index)` for every output element in
     /// order.
     #[inline(always)]
