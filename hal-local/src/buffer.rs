@@ -312,6 +312,18 @@ impl<'m, A: DeviceAllocator> LocalDevice<'m, A> {
         Ok(())
     }
 
+    /// The memory a dispatch binds (`span`, which must lie in one chunk), checked for
+    /// dispatch use, and whether the kernel may write it. The buffer's record is checked in
+    /// place, not copied out.
+    #[cfg(feature = "exclusive")]
+    #[inline]
+    pub(crate) fn dispatch_raw(&self, span: BufferSpan) -> Result<(RawSpan, bool), Error> {
+        let rec = self.buffers.get(span.buffer)?;
+        let writable = rec.info.check_dispatch_binding()?;
+        let (raw, _) = self.raw(span.buffer, "dispatch binding", span.offset, span.length)?;
+        Ok((raw, writable))
+    }
+
     /// The memory of `offset..offset + length` of a buffer, which must lie in one chunk.
     #[inline]
     pub(crate) fn raw(

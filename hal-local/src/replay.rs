@@ -330,15 +330,16 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
         let constants = dispatch_constants(constant_slots, constant_count, &mut scratch);
         let mut spans = heapless::Vec::<(RawSpan, bool), MAX_BINDINGS>::new();
         for span in dispatch_spans(refs, table) {
-            let span = span?;
-            let (raw, info) =
-                self.raw(span.buffer, "dispatch binding", span.offset, span.length)?;
-            let writable = info.check_dispatch_binding()? && raw.is_writable();
+            let (raw, writable) = self.dispatch_raw(span?)?;
+            let writable = writable && raw.is_writable();
             let _ = spans.push((raw, writable));
         }
         // A binding that shares bytes with another is read-only to the kernel (an op that
         // reads one tensor twice), so a written slice is always the only view of its bytes.
         for i in 0..spans.len() {
+            if !spans[i].1 {
+                continue;
+            }
             let overlaps = spans
                 .iter()
                 .enumerate()
