@@ -121,20 +121,8 @@ impl AddS8 {
     /// Runs the addition.
     pub fn run(&self, input1: &[i8], input2: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
         self.check(&[input1.len(), input2.len(), output.len()])?;
-        if self.shape.is_elementwise() {
-            // The same arithmetic, without the index bookkeeping of broadcasting.
-            for ((o, a), b) in output
-                .iter_mut()
-                .zip(input1)
-                .zip(input2)
-                .take(self.shape.len())
-            {
-                *o = self.add(*a, *b);
-            }
-            return Ok(());
-        }
         self.shape
-            .for_each(|o, a, b| output[o] = self.add(input1[a], input2[b]));
+            .apply(input1, input2, output, |a, b| self.add(a, b));
         Ok(())
     }
 }
@@ -248,19 +236,8 @@ impl AddF32 {
     ) -> Result<(), KernelError> {
         self.check(&[input1.len() * 4, input2.len() * 4, output.len() * 4])?;
         let (lo, hi) = (self.act_min, self.act_max);
-        if self.shape.is_elementwise() {
-            for ((o, a), b) in output
-                .iter_mut()
-                .zip(input1)
-                .zip(input2)
-                .take(self.shape.len())
-            {
-                *o = clamp_f32(*a + *b, lo, hi);
-            }
-            return Ok(());
-        }
         self.shape
-            .for_each(|o, a, b| output[o] = clamp_f32(input1[a] + input2[b], lo, hi));
+            .apply(input1, input2, output, |a, b| clamp_f32(a + b, lo, hi));
         Ok(())
     }
 }

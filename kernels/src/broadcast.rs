@@ -99,10 +99,31 @@ impl BroadcastShape {
         self.input1 == self.input2
     }
 
+    /// Sets every output element to `f` of its two input elements, broadcasting as the
+    /// shape says. Without broadcasting, element `i` of each goes with element `i` of the
+    /// others: a plain zip, none of the index arithmetic. Callers have checked the slices'
+    /// lengths against the shape.
+    #[inline(always)]
+    pub(crate) fn apply<T: Copy, O>(
+        &self,
+        input1: &[T],
+        input2: &[T],
+        output: &mut [O],
+        f: impl Fn(T, T) -> O,
+    ) {
+        if self.is_elementwise() {
+            for ((o, a), b) in output.iter_mut().zip(input1).zip(input2).take(self.len()) {
+                *o = f(*a, *b);
+            }
+            return;
+        }
+        self.for_each(|o, a, b| output[o] = f(input1[a], input2[b]));
+    }
+
     /// Calls `f(output_index, input1_index, input2_index)` for every output element in
     /// order.
     #[inline(always)]
-    pub(crate) fn for_each(&self, mut f: impl FnMut(usize, usize, usize)) {
+    fn for_each(&self, mut f: impl FnMut(usize, usize, usize)) {
         let out = self.output();
         let mut sa = [0usize; MAX_RANK];
         let mut sb = [0usize; MAX_RANK];
