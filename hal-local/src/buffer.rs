@@ -320,7 +320,7 @@ impl<'m, A: DeviceAllocator> LocalDevice<'m, A> {
     pub(crate) fn dispatch_raw(&self, span: BufferSpan) -> Result<(RawSpan, bool), Error> {
         let rec = self.buffers.get(span.buffer)?;
         let writable = rec.info.check_dispatch_binding()?;
-        let (raw, _) = self.raw(span.buffer, "dispatch binding", span.offset, span.length)?;
+        let raw = self.raw_in(rec, "dispatch binding", span.offset, span.length)?;
         Ok((raw, writable))
     }
 
@@ -334,6 +334,18 @@ impl<'m, A: DeviceAllocator> LocalDevice<'m, A> {
         length: u64,
     ) -> Result<(RawSpan, BufferInfo), Error> {
         let rec = self.buffers.get(buffer)?;
+        Ok((self.raw_in(rec, what, offset, length)?, rec.info))
+    }
+
+    /// [`raw`](Self::raw) of a buffer whose record the caller holds.
+    #[inline]
+    fn raw_in(
+        &self,
+        rec: &BufferRec,
+        what: &'static str,
+        offset: u64,
+        length: u64,
+    ) -> Result<RawSpan, Error> {
         let length = rec.info.resolve(what, offset, length)?;
         let span = match rec.backing {
             _ if length == 0 => self.region.span(0, 0, false),
@@ -349,13 +361,12 @@ impl<'m, A: DeviceAllocator> LocalDevice<'m, A> {
                     .span(chunk.offset + segment.chunk_offset, length, true)
             }
         };
-        let span = span.ok_or(Error::OutOfRange {
+        span.ok_or(Error::OutOfRange {
             what,
             offset,
             length,
             size: rec.info.size,
-        })?;
-        Ok((span, rec.info))
+        })
     }
 
     fn nth_chunk(&self, first: ChunkRec, n: u64) -> Result<ChunkRec, Error> {

@@ -139,31 +139,18 @@ impl<'m, A: DeviceAllocator> LocalDevice<'m, A> {
     ) -> Result<Self, Error> {
         // All zero bytes: a memset, and nothing to drop (every record is plain data).
         *storage = LocalStorage::EMPTY;
-        let LocalStorage {
-            buffers,
-            chunks,
-            mappings,
-            executables,
-            command_buffers,
-            semaphores,
-            parked,
-            slots,
-            transient,
-            general,
-            slot_alloc,
-        } = storage;
         let parts = Parts {
-            buffers,
-            chunks,
-            mappings,
-            executables,
-            command_buffers,
-            semaphores,
-            parked,
-            slots,
-            transient,
-            general,
-            slot_alloc,
+            buffers: &mut storage.buffers,
+            chunks: &mut storage.chunks,
+            mappings: &mut storage.mappings,
+            executables: &mut storage.executables,
+            command_buffers: &mut storage.command_buffers,
+            semaphores: &mut storage.semaphores,
+            parked: &mut storage.parked,
+            slots: &mut storage.slots,
+            transient: &mut storage.transient,
+            general: &mut storage.general,
+            slot_alloc: &mut storage.slot_alloc,
         };
         let mut device = Self::over(parts, memory, config)?;
         // Decided here, where the capacity is a constant: with none, the parking path is
