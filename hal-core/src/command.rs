@@ -37,6 +37,10 @@ pub const MAX_BINDING_SLOTS: u16 = 64;
 /// `maxComputeWorkGroupCount`), so a grid's total always fits a `u64`.
 pub const MAX_WORKGROUP_COUNT: u32 = 65_535;
 
+/// Push constants each [`Command::Constants`] slot carries: sixteen fit in the room the
+/// largest command (a copy) takes anyway, so most kernels' constants are read in place.
+pub const CONSTANTS_PER_SLOT: usize = 16;
+
 /// Bytes of update data each [`Command::Data`] slot carries.
 pub const DATA_SLOT_BYTES: usize = 32;
 
@@ -225,7 +229,8 @@ pub enum Command {
         /// Bytes.
         length: u64,
     },
-    /// A dispatch; followed by `bindings` binding slots, then its constants, four per slot.
+    /// A dispatch; followed by `bindings` binding slots, then its constants
+    /// ([`CONSTANTS_PER_SLOT`] per slot).
     Dispatch {
         /// Kernel.
         executable: Executable,
@@ -238,8 +243,8 @@ pub enum Command {
     },
     /// Payload: one binding of the preceding dispatch.
     Binding(BufferRef),
-    /// Payload: four push constants of the preceding dispatch.
-    Constants([u32; 4]),
+    /// Payload: up to [`CONSTANTS_PER_SLOT`] push constants of the preceding dispatch.
+    Constants([u32; CONSTANTS_PER_SLOT]),
     /// Payload: update bytes.
     Data([u8; DATA_SLOT_BYTES]),
 }
@@ -559,7 +564,7 @@ impl CommandList {
                         MemoryAccess::READ,
                     )?;
                 }
-                let constant_slots = constants.len().div_ceil(4);
+                let constant_slots = constants.len().div_ceil(CONSTANTS_PER_SLOT);
                 need(1 + bindings.len() + constant_slots)?;
                 out[0] = Command::Dispatch {
                     executable,
@@ -572,9 +577,9 @@ impl CommandList {
                     out[at] = Command::Binding(*b);
                     at += 1;
                 }
-                for four in constants.chunks(4) {
-                    let mut words = [0; 4];
-                    words[..four.len()].copy_from_slice(four);
+                for chunk in constants.chunks(CONSTANTS_PER_SLOT) {
+                    let mut words = [0; CONSTANTS_PER_SLOT];
+                    words[..chunk.len()].copy_from_slice(chunk);
                     out[at] = Command::Constants(words);
                     at += 1;
                 }
@@ -639,7 +644,9 @@ pub fn dispatch_payload(
 ) -> (&[Command], &[Command], &[Command]) {
     let b = (bindings as usize).min(rest.len());
     let (binding_slots, rest) = rest.split_at(b);
-    let c = (constants as usize).div_ceil(4).min(rest.len());
+    let c = (constants as usize)
+        .div_ceil(CONSTANTS_PER_SLOT)
+        .min(rest.len());
     let (constant_slots, rest) = rest.split_at(c);
     (binding_slots, constant_slots, rest)
 }
@@ -660,7 +667,26 @@ pub fn dispatch_spans<'a>(
 }
 
 /// Room for a dispatch's push constants when they span several slots.
-pub type ConstantScratch = heapless::Vec<u32, MAX_CONSTANTS>;
+#[derive(Debug, Clone, Copy)]
+pub struct ConstantScratch {
+    /// Filled only by a dispatch whose constants span several slots, so that the others
+    /// never pay for clearing it.
+    words: Option<[u32; MAX_CONSTANTS]>,
+}
+
+impl ConstantScratch {
+    /// Empty room.
+    #[inline]
+    pub const fn new() -> Self {
+        Self { words: None }
+    }
+}
+
+impl Default for ConstantScratch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
 
 /// A dispatch's `count` push constants from its constant slots (from [`dispatch_payload`]):
 /// read in place when they fit one slot, otherwise gathered into `scratch` (fewer if the
@@ -675,24 +701,32 @@ pub fn dispatch_constants<'a>(
         [] => &[],
         [Command::Constants(words)] => words.get(..count as usize).unwrap_or(words),
         _ => {
-            gather_constants(slots, count, scratch);
-            scratch
+            let words = scratch.words.insert([0; MAX_CONSTANTS]);
+            let n = gather_constants(slots, count, words);
+            &words[..n]
         }
     }
 }
 
-/// Appends the constants of several slots to `scratch` (empty). Out of line: most
-/// dispatches carry at most four.
+/// Copies the first `count` constants of several slots into `out`; returns how many the
+/// slots held (at most `count` and `out.len()`). Out of line: most dispatches carry at
+/// most sixteen. The count stays in a register: a length kept in memory and bumped per word
+/// made each copy wait on the last.
 #[inline(never)]
-fn gather_constants(slots: &[Command], count: u8, scratch: &mut ConstantScratch) {
+fn gather_constants(slots: &[Command], count: u8, out: &mut [u32; MAX_CONSTANTS]) -> usize {
+    let want = (count as usize).min(MAX_CONSTANTS);
+    let mut n = 0;
     for slot in slots {
         if let Command::Constants(words) = slot {
-            let room = (count as usize).saturating_sub(scratch.len()).min(4);
-            if scratch.extend_from_slice(&words[..room]).is_err() {
+            let take = (want - n).min(CONSTANTS_PER_SLOT);
+            out[n..n + take].copy_from_slice(&words[..take]);
+            n += take;
+            if n == want {
                 break;
             }
         }
     }
+    n
 }
 
 /// `r` cut to `length` bytes; its own length, when given, must hold them.

@@ -12,7 +12,7 @@
 
 use crate::buffer::{Buffer, BufferSpan, WHOLE};
 use crate::command::{BufferRef, CommandBuffer, CommandBufferMode, Record, Workgroups};
-use crate::command::{MAX_BINDINGS, MAX_BINDING_SLOTS, MAX_CONSTANTS};
+use crate::command::{CONSTANTS_PER_SLOT, MAX_BINDINGS, MAX_BINDING_SLOTS, MAX_CONSTANTS};
 use crate::connection::MemoryConnection;
 use crate::device::Device;
 use crate::device::DeviceId;
@@ -21,7 +21,7 @@ use crate::memo::{MemoCache, MemoKey};
 use crate::memory::MemoryDomain;
 use crate::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryType};
 use crate::module::{
-    FunctionDef, Module, ModuleError, Operand, Problem, Site, Step, Value, MAX_VALUES,
+    FunctionDef, Module, ModuleError, Operand, Problem, Seq, Site, Step, Value, MAX_VALUES,
 };
 use crate::semaphore::{QueueAffinity, Semaphore, SemaphoreValue, Submit, Timeout};
 use crate::Error;
@@ -116,6 +116,17 @@ pub struct Session<'m, const E: usize = 16, const C: usize = 32, const F: usize 
     semaphore: Semaphore,
     timeline: u64,
     stats: SessionStats,
+    /// The function invoked last: invoking it again decodes nothing from the module.
+    last: Option<Invoked<'m>>,
+}
+
+/// What an invocation reads from its function's definition, kept for the next one.
+#[derive(Clone, Copy)]
+struct Invoked<'m> {
+    function: u32,
+    arguments: Seq<'m, u64>,
+    results: Seq<'m, u64>,
+    arena_size: u64,
 }
 
 fn capacity(what: &'static str, count: u32, max: usize) -> Result<(), LoadError> {
@@ -147,6 +158,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
             commands: MemoCache::new(),
             semaphore,
             timeline: 0,
+            last: None,
             stats: SessionStats {
                 arena_peak: module.sizes().max_arena,
                 ..SessionStats::default()
@@ -329,9 +341,26 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         if device.id() != self.device {
             return Err(Error::InvalidArgument("session invoked on another device"));
         }
-        let def = self.def(function)?;
-        check_sizes(def.arguments.iter(), arguments, "argument count or size")?;
-        check_sizes(def.results.iter(), results, "result count or size")?;
+        let invoked = match self.last {
+            Some(last) if last.function == function => last,
+            _ => {
+                let def = self.def(function)?;
+                let invoked = Invoked {
+                    function,
+                    arguments: def.arguments,
+                    results: def.results,
+                    arena_size: def.arena_size,
+                };
+                self.last = Some(invoked);
+                invoked
+            }
+        };
+        check_sizes(
+            invoked.arguments.iter(),
+            arguments,
+            "argument count or size",
+        )?;
+        check_sizes(invoked.results.iter(), results, "result count or size")?;
         let key = MemoKey {
             device: self.device,
             affinity,
@@ -343,7 +372,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
                 cb
             }
             None => {
-                let cb = self.record(device, &def)?;
+                let cb = self.record(device, &self.def(function)?)?;
                 if let Err(e) = self.commands.get_or_try_insert(key, || Ok(cb)) {
                     let _ = device.release_command_buffer(cb);
                     return Err(e);
@@ -360,10 +389,11 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
                 .map_err(|_| Error::InvalidArgument("too many arguments and results"))?;
         }
         let allocated = self.next_value();
-        let arena = if def.arena_size > 0 {
+        let arena = if invoked.arena_size > 0 {
             let params = BufferParams::device_local();
             let signal = [allocated];
-            let arena = device.queue_alloca(Submit::new(&[], &signal), params, def.arena_size)?;
+            let arena =
+                device.queue_alloca(Submit::new(&[], &signal), params, invoked.arena_size)?;
             let _ = table.push(BufferSpan::new(arena, 0, WHOLE));
             Some(arena)
         } else {
@@ -407,7 +437,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
                     constants,
                     bindings,
                     ..
-                } => 1 + bindings.len() + constants.len().div_ceil(4),
+                } => 1 + bindings.len() + constants.len().div_ceil(CONSTANTS_PER_SLOT as u32),
                 _ => 1,
             };
         }

@@ -315,11 +315,29 @@ impl<'m, A: DeviceAllocator> LocalDevice<'m, A> {
     /// The memory a dispatch binds (`span`, which must lie in one chunk), checked for
     /// dispatch use, and whether the kernel may write it. The buffer's record is checked in
     /// place, not copied out.
+    ///
+    /// A buffer in one piece of device or imported memory is resolved here, in registers;
+    /// returning the span from the out-of-line [`raw_in`](Self::raw_in) stalled each
+    /// binding on a load wider than the stores that had just written it.
     #[cfg(feature = "exclusive")]
-    #[inline]
+    #[inline(always)]
     pub(crate) fn dispatch_raw(&self, span: BufferSpan) -> Result<(RawSpan, bool), Error> {
         let rec = self.buffers.get(span.buffer)?;
         let writable = rec.info.check_dispatch_binding()?;
+        let length = rec
+            .info
+            .resolve("dispatch binding", span.offset, span.length)?;
+        let raw = match &rec.backing {
+            _ if length == 0 => None,
+            Backing::Imported(imported) => imported.span(span.offset, length),
+            Backing::Device(first) if rec.info.chunk_size >= rec.info.size => {
+                self.region.span(first.offset + span.offset, length, true)
+            }
+            Backing::Device(_) => None,
+        };
+        if let Some(raw) = raw {
+            return Ok((raw, writable));
+        }
         let raw = self.raw_in(rec, "dispatch binding", span.offset, span.length)?;
         Ok((raw, writable))
     }

@@ -12,6 +12,7 @@
 //! the block back. The contract every kernel keeps: workgroups write disjoint elements.
 
 use core::sync::atomic::{AtomicU32, Ordering};
+use hal_core::command::MAX_BINDINGS;
 
 /// A kernel's entry point over shared bindings: called once per workgroup, workgroups
 /// perhaps at once on several threads.
@@ -28,12 +29,22 @@ pub enum Entry {
     /// Over shared bindings ([`Workgroup`]): workgroups may run on the worker pool.
     Shared(KernelFn),
     /// Over plain slices ([`Exclusive`]; feature `exclusive`): the compiler sees ordinary
-    /// memory and vectorizes
-    /// the inner loops; workgroups run one after another on one thread, and a binding that
-    /// overlaps another binding of the dispatch is read-only to the kernel (so it cannot
-    /// work in place).
+    /// memory and vectorizes the inner loops; workgroups run one after another on one
+    /// thread. The kernel writes the one binding [`Writes`] names, and only if it overlaps
+    /// no other binding of the dispatch (so it cannot work in place); every other binding
+    /// is read-only to it.
     #[cfg(feature = "exclusive")]
-    Exclusive(ExclusiveFn),
+    Exclusive(ExclusiveFn, Writes),
+}
+
+#[cfg(feature = "exclusive")]
+/// The binding an [`Entry::Exclusive`] kernel writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writes {
+    /// Binding `n`.
+    Binding(u8),
+    /// The dispatch's last binding (a kernel with a variable count of inputs).
+    Last,
 }
 
 /// One entry of a kernel table.
@@ -62,8 +73,35 @@ pub struct Exclusive<'w, 'b> {
 #[cfg(feature = "exclusive")]
 impl Exclusive<'_, '_> {
     /// Each binding's length in bytes, in order (for a kernel contract's checks).
-    pub fn lens(&self) -> heapless::Vec<usize, { hal_core::command::MAX_BINDINGS }> {
-        self.bindings.iter().map(Bytes::len).collect()
+    #[inline]
+    pub fn lens(&self) -> BindingLens {
+        let mut lens = [0; MAX_BINDINGS];
+        for (len, binding) in lens.iter_mut().zip(self.bindings.iter()) {
+            *len = binding.len();
+        }
+        BindingLens {
+            lens,
+            count: self.bindings.len().min(MAX_BINDINGS),
+        }
+    }
+}
+
+#[cfg(feature = "exclusive")]
+/// The lengths of a dispatch's bindings in bytes, in order: a slice by `Deref`. A plain
+/// array and count, so filling it keeps the count in a register.
+#[derive(Debug, Clone, Copy)]
+pub struct BindingLens {
+    lens: [usize; MAX_BINDINGS],
+    count: usize,
+}
+
+#[cfg(feature = "exclusive")]
+impl core::ops::Deref for BindingLens {
+    type Target = [usize];
+
+    #[inline]
+    fn deref(&self) -> &[usize] {
+        &self.lens[..self.count]
     }
 }
 
@@ -177,7 +215,7 @@ impl Kernel {
         match self.entry {
             Entry::Shared(entry) => Some(entry),
             #[cfg(feature = "exclusive")]
-            Entry::Exclusive(_) => None,
+            Entry::Exclusive(..) => None,
         }
     }
 }

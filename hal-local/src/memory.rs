@@ -105,6 +105,15 @@ pub(crate) struct RawSpan {
 }
 
 impl RawSpan {
+    /// No bytes.
+    #[cfg(feature = "exclusive")]
+    pub(crate) const EMPTY: RawSpan = RawSpan {
+        ptr: core::ptr::NonNull::dangling().as_ptr(),
+        len: 0,
+        writable: false,
+        atomic: false,
+    };
+
     /// Whether the device may write these bytes.
     #[cfg(feature = "exclusive")]
     pub(crate) fn is_writable(&self) -> bool {

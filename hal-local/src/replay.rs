@@ -4,7 +4,7 @@ use crate::alloc::DeviceAllocator;
 use crate::device::LocalDevice;
 use crate::kernel::{Binding, Entry, Workgroup};
 #[cfg(feature = "exclusive")]
-use crate::kernel::{Bytes, Exclusive, ExclusiveFn};
+use crate::kernel::{Bytes, Exclusive, ExclusiveFn, Writes};
 use crate::mapping::read_only;
 #[cfg(feature = "exclusive")]
 use crate::memory::RawSpan;
@@ -313,13 +313,15 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
     }
 
     #[cfg(feature = "exclusive")]
-    /// Runs a dispatch of an [`Entry::Exclusive`] kernel: its bindings as plain slices (one
-    /// that overlaps another is read-only to the kernel); every workgroup in turn on this
+    /// Runs a dispatch of an [`Entry::Exclusive`] kernel: its bindings as plain slices, the
+    /// one it `writes` writable unless it overlaps another; every workgroup in turn on this
     /// thread.
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     fn dispatch_exclusive(
         &self,
         entry: ExclusiveFn,
+        writes: Writes,
         count: [u32; 3],
         refs: &[Command],
         constant_slots: &[Command],
@@ -328,41 +330,46 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
     ) -> Result<(), Error> {
         let mut scratch = ConstantScratch::new();
         let constants = dispatch_constants(constant_slots, constant_count, &mut scratch);
-        let mut spans = heapless::Vec::<(RawSpan, bool), MAX_BINDINGS>::new();
-        for span in dispatch_spans(refs, table) {
-            let (raw, writable) = self.dispatch_raw(span?)?;
-            let writable = writable && raw.is_writable();
-            let _ = spans.push((raw, writable));
+        // A plain array and one count: a length kept in memory and bumped per binding made
+        // each step wait on the last.
+        let mut raws = [RawSpan::EMPTY; MAX_BINDINGS];
+        let mut bound = 0;
+        for (raw, span) in raws.iter_mut().zip(dispatch_spans(refs, table)) {
+            let (span, writable) = self.dispatch_raw(span?)?;
+            *raw = if writable { span } else { span.read_only() };
+            bound += 1;
         }
-        // A binding that shares bytes with another is read-only to the kernel (an op that
-        // reads one tensor twice), so a written slice is always the only view of its bytes.
-        for i in 0..spans.len() {
-            if !spans[i].1 {
-                continue;
-            }
-            let overlaps = spans
-                .iter()
-                .enumerate()
-                .any(|(j, (b, _))| i != j && spans[i].0.overlaps(b));
-            if overlaps {
-                spans[i].1 = false;
-            }
-        }
-        let mut bindings = heapless::Vec::<Bytes<'_>, MAX_BINDINGS>::new();
-        for (raw, writable) in &spans {
+        let raws = &raws[..bound];
+        let written = match writes {
+            Writes::Binding(n) => usize::from(n),
+            Writes::Last => bound.wrapping_sub(1),
+        };
+        // The written binding is writable only if it shares no byte with another (an op
+        // that reads the tensor it writes), so its slice is always the only view.
+        let writable = raws.get(written).is_some_and(|out| {
+            out.is_writable()
+                && raws
+                    .iter()
+                    .enumerate()
+                    .all(|(j, other)| j == written || !out.overlaps(other))
+        });
+        let mut bindings: [Bytes<'_>; MAX_BINDINGS] = core::array::from_fn(|_| Bytes::Read(&[]));
+        for (i, (binding, raw)) in bindings.iter_mut().zip(raws).enumerate() {
             // SAFETY: for the rest of this call (which bounds the slices' lifetime) the
-            // device is borrowed and makes no other view of device memory; a writable slice
-            // overlaps no other binding (checked above), so it is the only view of its
-            // bytes, and read-only slices are only read.
-            let bytes = unsafe {
-                if *writable {
-                    raw.bytes_mut().map(Bytes::Write)
-                } else {
-                    Some(Bytes::Read(raw.bytes()))
+            // device is borrowed and makes no other view of device memory; the one
+            // writable slice overlaps no other binding (checked above), so it is the only
+            // view of its bytes, and the read-only slices are only read.
+            *binding = unsafe {
+                match (writable && i == written)
+                    .then(|| raw.bytes_mut())
+                    .flatten()
+                {
+                    Some(bytes) => Bytes::Write(bytes),
+                    None => Bytes::Read(raw.bytes()),
                 }
             };
-            let _ = bindings.push(bytes.ok_or(Error::Internal("writable binding is read-only"))?);
         }
+        let bindings = &mut bindings[..bound];
         if count.contains(&0) {
             return Ok(());
         }
@@ -373,7 +380,7 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
                         id: [x, y, z],
                         count,
                         constants,
-                        bindings: &mut bindings,
+                        bindings,
                     };
                     entry(&mut workgroup).map_err(Error::Kernel)?;
                 }
@@ -406,9 +413,10 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
         let entry = match entry {
             Entry::Shared(entry) => entry,
             #[cfg(feature = "exclusive")]
-            Entry::Exclusive(entry) => {
+            Entry::Exclusive(entry, writes) => {
                 return self.dispatch_exclusive(
                     entry,
+                    writes,
                     count,
                     refs,
                     constant_slots,
@@ -417,7 +425,7 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
                 )
             }
         };
-        // Up to four constants (one slot) are read in place; more are gathered.
+        // Constants that fit one slot are read in place; more are gathered.
         let mut scratch = ConstantScratch::new();
         let constants = dispatch_constants(constant_slots, constant_count, &mut scratch);
         // Bindings are resolved out of line: a dispatch without any keeps the loop short.

@@ -1,6 +1,6 @@
 //! Kernels over plain slices (`Entry::Exclusive`): the driver hands them each binding as a
-//! byte slice (read-only where it overlaps another binding) and runs every workgroup in
-//! turn.
+//! byte slice (read-only but for the one it declares it writes, and that one too where it
+//! overlaps another binding) and runs every workgroup in turn.
 #![cfg(feature = "exclusive")]
 
 use hal_core::memory::BufferParams;
@@ -8,7 +8,7 @@ use hal_core::{
     BufferRef, BufferSpan, CommandBufferMode, Device, Error, ExecutableSource, Record, Submit,
     Workgroups,
 };
-use hal_local::kernel::{elements, elements_mut, Entry, Exclusive, Kernel, KernelError};
+use hal_local::kernel::{elements, elements_mut, Entry, Exclusive, Kernel, KernelError, Writes};
 use hal_local::{HostMemory, LocalConfig, LocalDevice, LocalStorage};
 
 /// `out[i] = in[i] + constant[0]` as `i32`s, over this workgroup's share (x only).
@@ -30,13 +30,37 @@ fn add_i32(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
     Ok(())
 }
 
-static KERNELS: [Kernel; 1] = [Kernel {
-    name: "add_i32",
-    entry: Entry::Exclusive(add_i32),
-}];
+/// Tries to write binding 0, which it does not declare: always refused.
+fn write_input(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+    let [input, ..] = wg.bindings else {
+        return Err(KernelError::MissingBinding { index: 0, bound: 0 });
+    };
+    input.bytes_mut(0)?.fill(0xFF);
+    Ok(())
+}
+
+static KERNELS: [Kernel; 2] = [
+    Kernel {
+        name: "add_i32",
+        entry: Entry::Exclusive(add_i32, Writes::Binding(1)),
+    },
+    Kernel {
+        name: "write_input",
+        entry: Entry::Exclusive(write_input, Writes::Binding(1)),
+    },
+];
 
 fn run(dev: &mut LocalDevice<'_>, bindings: &[BufferRef], grid: [u32; 3]) -> Result<(), Error> {
-    let kernel = dev.load_executable(ExecutableSource::Kernel("add_i32"))?;
+    run_kernel(dev, "add_i32", bindings, grid)
+}
+
+fn run_kernel(
+    dev: &mut LocalDevice<'_>,
+    name: &str,
+    bindings: &[BufferRef],
+    grid: [u32; 3],
+) -> Result<(), Error> {
+    let kernel = dev.load_executable(ExecutableSource::Kernel(name))?;
     let cb = dev.create_command_buffer(CommandBufferMode::OneShot, 8, 0)?;
     dev.record(
         cb,
@@ -117,6 +141,21 @@ fn exclusive_kernels_see_plain_slices() {
         read_only,
         Err(Error::Kernel(KernelError::ReadOnly { index: 1 }))
     ));
+    // Only the binding the kernel declares is writable, however the buffers allow.
+    let scratch = dev
+        .allocate_buffer(BufferParams::host_visible(), 64)
+        .unwrap();
+    let undeclared = run_kernel(
+        &mut dev,
+        "write_input",
+        &[BufferRef::buffer(scratch), BufferRef::buffer(output)],
+        [1, 1, 1],
+    );
+    assert!(matches!(
+        undeclared,
+        Err(Error::Kernel(KernelError::ReadOnly { index: 0 }))
+    ));
+    dev.release_buffer(scratch).unwrap();
     // Elements need their alignment.
     let misaligned = run(
         &mut dev,

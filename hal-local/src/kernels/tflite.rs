@@ -3,7 +3,7 @@
 //! checks its bindings' lengths against the contract `ember-kernels` declares before it
 //! touches a byte; the arithmetic re-checks the slices it is given and never panics.
 
-use crate::kernel::{elements, elements_mut, Bytes, Element, Entry, Exclusive, Kernel};
+use crate::kernel::{elements, elements_mut, Bytes, Element, Entry, Exclusive, Kernel, Writes};
 use ember_kernels::add::{AddF32, AddS8};
 use ember_kernels::concatenation::Concatenation;
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
@@ -68,7 +68,7 @@ macro_rules! unary {
         #[doc = concat!("`", stringify!($params), "` (`ember-kernels`).")]
         pub const $name: Kernel = Kernel {
             name: <$params>::KERNEL,
-            entry: Entry::Exclusive($entry),
+            entry: Entry::Exclusive($entry, Writes::Binding(1)),
         };
     };
 }
@@ -122,7 +122,7 @@ macro_rules! weighted_s8 {
         #[doc = concat!("`", stringify!($params), "` (`ember-kernels`).")]
         pub const $name: Kernel = Kernel {
             name: <$params>::KERNEL,
-            entry: Entry::Exclusive($entry),
+            entry: Entry::Exclusive($entry, Writes::Binding(5)),
         };
     };
 }
@@ -141,7 +141,7 @@ macro_rules! weighted_f32 {
         #[doc = concat!("`", stringify!($params), "` (`ember-kernels`).")]
         pub const $name: Kernel = Kernel {
             name: <$params>::KERNEL,
-            entry: Entry::Exclusive($entry),
+            entry: Entry::Exclusive($entry, Writes::Binding(3)),
         };
     };
 }
@@ -160,7 +160,7 @@ macro_rules! binary {
         #[doc = concat!("`", stringify!($params), "` (`ember-kernels`).")]
         pub const $name: Kernel = Kernel {
             name: <$params>::KERNEL,
-            entry: Entry::Exclusive($entry),
+            entry: Entry::Exclusive($entry, Writes::Binding(2)),
         };
     };
 }
@@ -220,7 +220,7 @@ fn concatenation(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
 /// `Concatenation` (`ember-kernels`).
 pub const CONCATENATION: Kernel = Kernel {
     name: Concatenation::KERNEL,
-    entry: Entry::Exclusive(concatenation),
+    entry: Entry::Exclusive(concatenation, Writes::Last),
 };
 
 /// Every TFLite-op kernel, for a device that runs imported models.
