@@ -270,6 +270,49 @@ fn i32_constant(l: &mut Lowering<'_, '_>, name: &str, values: &[i32]) -> hal_cor
     l.constant(name, &bytes)
 }
 
+/// The bias of an int8 weighted op with the input zero point folded in, so the kernel's
+/// inner loop multiplies raw int8 values: `bias[c] + input_offset * Σ (w + filter_offset)`
+/// over output channel `c`'s weights, in the wrapping int32 arithmetic the kernels
+/// accumulate in (the same sum, reordered). `None` where there is nothing to fold (a zero
+/// input offset) or the weights or bias are not constants the importer can read.
+fn folded_bias(
+    l: &Lowering<'_, '_>,
+    weights: TensorId,
+    bias: Option<TensorId>,
+    channels: usize,
+    input_offset: i32,
+    filter_offset: i32,
+) -> Option<Vec<i32>> {
+    if input_offset == 0 || channels == 0 {
+        return None;
+    }
+    let w = l.graph.tensor(weights).data?;
+    if w.len() % channels != 0 {
+        return None;
+    }
+    let mut folded = match bias {
+        None => vec![0i32; channels],
+        Some(b) => {
+            let b = l.graph.tensor(b);
+            let bytes = b.data?;
+            if b.element_type != ElementType::Int32 || bytes.len() != channels * 4 {
+                return None;
+            }
+            bytes
+                .chunks_exact(4)
+                .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        }
+    };
+    for (sum, row) in folded.iter_mut().zip(w.chunks_exact(w.len() / channels)) {
+        let weights: i32 = row.iter().fold(0i32, |acc, &v| {
+            acc.wrapping_add(i32::from(v as i8).wrapping_add(filter_offset))
+        });
+        *sum = sum.wrapping_add(input_offset.wrapping_mul(weights));
+    }
+    Some(folded)
+}
+
 /// Per-channel (or per-tensor) multipliers and shifts of a weighted int8 op with
 /// `channels` outputs, as constants.
 fn requantization(
@@ -331,7 +374,7 @@ fn fully_connected(
                 .and_then(|q| q.zero_points().first().copied())
                 .unwrap_or(0) as i32;
             let (act_min, act_max) = act(activation).range_s8(so, zo).map_err(kernel)?;
-            let p = FullyConnectedS8 {
+            let mut p = FullyConnectedS8 {
                 shape,
                 input_offset: -zi,
                 filter_offset: -zw,
@@ -340,6 +383,12 @@ fn fully_connected(
                 act_max,
                 per_channel,
             };
+            let mut bias_operand = bias_operand;
+            if let Some(folded) = folded_bias(l, weights, bias, output_depth, -zi, -zw) {
+                bias_operand = i32_constant(l, &format!("op{}.bias", op.index), &folded);
+                p.input_offset = 0;
+                p.shape.has_bias = true;
+            }
             let (m, s) = if per_channel {
                 requantization(l, op, input, weights, output, output_depth)?
             } else {
@@ -475,13 +524,25 @@ fn conv2d(
                 has_bias: bias.is_some(),
             };
             if int8 {
-                let p = Conv2dS8 {
+                let mut p = Conv2dS8 {
                     shape,
                     input_offset: offsets.0,
                     output_offset: offsets.1,
                     act_min: range_s8.0,
                     act_max: range_s8.1,
                 };
+                // Where every tap of every output lies inside the input, the input offset
+                // multiplies the same weights everywhere and folds into the bias.
+                let folded = if shape.taps_inside_input() {
+                    folded_bias(l, weights, bias, out_depth, offsets.0, 0)
+                } else {
+                    None
+                };
+                if let Some(folded) = folded {
+                    bindings[2] = i32_constant(l, &format!("op{}.bias", op.index), &folded);
+                    p.input_offset = 0;
+                    p.shape.has_bias = true;
+                }
                 p.encode(&mut words);
                 name = Conv2dS8::KERNEL;
             } else {

@@ -18,7 +18,7 @@
 
 use crate::padding::Window;
 use crate::params::{KernelParams, Words};
-use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
+use crate::quant::{dot_s8, multiply_by_quantized_multiplier, quantize_multiplier};
 use crate::shape::{self, clamp_f32, clamp_s8, need};
 use hal_core::kernel::KernelError;
 
@@ -151,6 +151,37 @@ impl Conv2dShape {
             need(lens, 2, self.output_depth, 4)?;
         }
         need(lens, out_index, self.output_len()?, elem)
+    }
+
+    /// Whether every filter tap of every output lies inside the input (no padding is ever
+    /// read): then each output channel's products meet the same weights at every output
+    /// position, and an input offset can fold into the bias.
+    pub fn taps_inside_input(&self) -> bool {
+        let w = &self.window;
+        let inside = |out: usize, stride: usize, filter: usize, dilation: usize, input: usize| {
+            out == 0
+                || filter == 0
+                || (out - 1)
+                    .checked_mul(stride)
+                    .and_then(|last| last.checked_add((filter - 1).checked_mul(dilation)?))
+                    .is_some_and(|last| last < input)
+        };
+        w.pad_height == 0
+            && w.pad_width == 0
+            && inside(
+                self.output_height,
+                w.stride_height,
+                self.filter_height,
+                w.dilation_height,
+                self.input_height,
+            )
+            && inside(
+                self.output_width,
+                w.stride_width,
+                self.filter_width,
+                w.dilation_width,
+                self.input_width,
+            )
     }
 
     /// TFLM's loop nest: for each output element in order, `tap(acc, input_index,
@@ -307,23 +338,34 @@ impl Conv2dS8 {
         let (lo, hi) = (self.act_min, self.act_max);
         let has_bias = self.shape.has_bias;
         let fd = self.shape.filter_depth;
-        self.shape.run_loops(
-            0i32,
-            |acc, i, f| {
-                for (&x, &w) in input[i..i + fd].iter().zip(&filter[f..f + fd]) {
-                    let x = i32::from(x).wrapping_add(in_off);
-                    *acc = acc.wrapping_add(i32::from(w).wrapping_mul(x));
-                }
-            },
-            |o, oc, mut acc| {
-                if has_bias {
-                    acc = acc.wrapping_add(bias[oc]);
-                }
-                let v = multiply_by_quantized_multiplier(acc, multipliers[oc], shifts[oc])
-                    .wrapping_add(out_off);
-                output[o] = clamp_s8(v, lo, hi);
-            },
-        );
+        let finish = |o: usize, oc: usize, mut acc: i32| {
+            if has_bias {
+                acc = acc.wrapping_add(bias[oc]);
+            }
+            let v = multiply_by_quantized_multiplier(acc, multipliers[oc], shifts[oc])
+                .wrapping_add(out_off);
+            output[o] = clamp_s8(v, lo, hi);
+        };
+        if in_off == 0 {
+            // The importer folds the input offset into the bias where it can: raw int8
+            // products, which vectorize to 16-bit multiply-adds.
+            self.shape.run_loops(
+                0i32,
+                |acc, i, f| *acc = acc.wrapping_add(dot_s8(&input[i..i + fd], &filter[f..f + fd])),
+                finish,
+            );
+        } else {
+            self.shape.run_loops(
+                0i32,
+                |acc, i, f| {
+                    for (&x, &w) in input[i..i + fd].iter().zip(&filter[f..f + fd]) {
+                        let x = i32::from(x).wrapping_add(in_off);
+                        *acc = acc.wrapping_add(i32::from(w).wrapping_mul(x));
+                    }
+                },
+                finish,
+            );
+        }
         Ok(())
     }
 }
@@ -396,5 +438,46 @@ impl Conv2dF32 {
             },
         );
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(input: usize, filter: usize, output: usize, stride: usize, pad: usize) -> Conv2dShape {
+        Conv2dShape {
+            batches: 1,
+            input_height: input,
+            input_width: input,
+            input_depth: 1,
+            filter_height: filter,
+            filter_width: filter,
+            filter_depth: 1,
+            output_height: output,
+            output_width: output,
+            output_depth: 1,
+            window: Window {
+                stride_height: stride,
+                stride_width: stride,
+                dilation_height: 1,
+                dilation_width: 1,
+                pad_height: pad,
+                pad_width: pad,
+            },
+            has_bias: false,
+        }
+    }
+
+    #[test]
+    fn taps_inside_the_input() {
+        // 1×1 and VALID windows never leave the input.
+        assert!(shape(8, 1, 8, 1, 0).taps_inside_input());
+        assert!(shape(8, 3, 6, 1, 0).taps_inside_input());
+        assert!(shape(9, 3, 4, 2, 0).taps_inside_input());
+        // Padding, or an output grid whose last window runs past the edge (SAME, stride 2,
+        // even input: padding only below and right).
+        assert!(!shape(8, 3, 8, 1, 1).taps_inside_input());
+        assert!(!shape(8, 3, 4, 2, 0).taps_inside_input());
     }
 }

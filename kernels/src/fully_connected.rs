@@ -20,7 +20,7 @@
 //! (`output_depth`, or unread), 3 output, all `f32`.
 
 use crate::params::{KernelParams, Words};
-use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
+use crate::quant::{dot_s8, multiply_by_quantized_multiplier, quantize_multiplier};
 use crate::shape::{self, clamp_f32, clamp_s8, need};
 use hal_core::kernel::KernelError;
 
@@ -193,10 +193,15 @@ impl FullyConnectedS8 {
             for oc in 0..od {
                 let w = &weights[oc * n..(oc + 1) * n];
                 let mut acc: i32 = 0;
-                for (&x, &f) in row.iter().zip(w) {
-                    let x = i32::from(x).wrapping_add(in_off);
-                    let f = i32::from(f).wrapping_add(f_off);
-                    acc = acc.wrapping_add(f.wrapping_mul(x));
+                if in_off == 0 && f_off == 0 {
+                    // The importer folds the input offset into the bias where it can.
+                    acc = dot_s8(row, w);
+                } else {
+                    for (&x, &f) in row.iter().zip(w) {
+                        let x = i32::from(x).wrapping_add(in_off);
+                        let f = i32::from(f).wrapping_add(f_off);
+                        acc = acc.wrapping_add(f.wrapping_mul(x));
+                    }
                 }
                 if has_bias {
                     acc = acc.wrapping_add(bias[oc]);

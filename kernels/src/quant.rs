@@ -38,6 +38,16 @@ pub fn multiply_by_quantized_multiplier(x: i32, multiplier: i32, shift: i32) -> 
     )
 }
 
+/// `Σ a[i] * b[i]` over the shorter length, in wrapping int32 (as TFLM accumulates): the
+/// int8 inner loop of the weighted ops. Each product fits 16 bits and a pair of them 32,
+/// which lets the compiler use 16-bit multiply-adds (SSE2 `pmaddwd`, NEON `smlal`).
+#[inline(always)]
+pub fn dot_s8(a: &[i8], b: &[i8]) -> i32 {
+    a.iter().zip(b).fold(0i32, |acc, (&x, &w)| {
+        acc.wrapping_add(i32::from(x) * i32::from(w))
+    })
+}
+
 /// A real multiplier's fixed-point form `(multiplier, shift)`: `real ≈ multiplier * 2^(shift
 /// - 31)` with `multiplier` in `[2^30, 2^31)`, as TFLite's `QuantizeMultiplier` computes it
 /// (frexp, then `round` half away from zero; 0 for 0 and for values below `2^-31`).
@@ -61,6 +71,13 @@ pub fn quantize_multiplier(real: f64) -> (i32, i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dot_wraps_as_int32() {
+        assert_eq!(dot_s8(&[1, -2, 3], &[4, 5, -6]), 4 - 10 - 18);
+        assert_eq!(dot_s8(&[-128; 4], &[-128; 3]), 3 * 16_384);
+        assert_eq!(dot_s8(&[], &[1]), 0);
+    }
 
     #[test]
     fn high_mul_rounds_and_saturates() {
