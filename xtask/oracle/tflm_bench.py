@@ -20,7 +20,8 @@ measurements with TFLM's in one process each:
   the inputs set once at the start: a warm-up (at least 3 calls and --warmup-ms), then
   --batches batches of N back-to-back calls, N chosen from the warm-up so that a batch
   takes about --batch-ms; each batch's time.perf_counter_ns() difference divided by N is
-  one figure, and the answer gives their median, min and max (ns per call) and every figure.
+  one figure, and the answer gives their median, min and max (ns per call) and every figure
+  (bench_loop.py, shared with iree_bench.py).
 - `quit` (or end of input): exit.
 """
 
@@ -28,15 +29,14 @@ import argparse
 import importlib.metadata
 import json
 import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 from tflite_micro.python.tflite_micro import runtime
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_loop import measure, noop, serve  # noqa: E402  (the timing loop the peers share)
 from tflm_oracle import (  # noqa: E402  (the oracle's generator and arena report)
     DEFAULT_ARENA,
     OracleError,
@@ -45,36 +45,6 @@ from tflm_oracle import (  # noqa: E402  (the oracle's generator and arena repor
     model_io,
     random_input,
 )
-
-
-def measure(call, batches, batch_ns, warmup_ns):
-    """ns per call of `call()`: the median, min and max of `batches` batches, and each."""
-    clock = time.perf_counter_ns
-    start = clock()
-    n = 0
-    while n < 3 or clock() - start < warmup_ns:
-        call()
-        n += 1
-    per_call = (clock() - start) / n
-    calls = max(1, round(batch_ns / per_call))
-    figures = []
-    for _ in range(batches):
-        t = clock()
-        for _ in range(calls):
-            call()
-        figures.append((clock() - t) / calls)
-    return {
-        "median_ns": statistics.median(figures),
-        "min_ns": min(figures),
-        "max_ns": max(figures),
-        "calls_per_batch": calls,
-        "batches": batches,
-        "figures_ns": figures,
-    }
-
-
-def noop():
-    return None
 
 
 def main(argv=None):
@@ -121,15 +91,7 @@ def main(argv=None):
         "loop_overhead": measure(noop, args.batches, batch_ns, warmup_ns),
     }
     print(json.dumps(header), flush=True)
-    for line in sys.stdin:
-        command = line.strip()
-        if command == "time":
-            print(json.dumps(measure(interp.invoke, args.batches, batch_ns, warmup_ns)),
-                  flush=True)
-        elif command in ("quit", ""):
-            break
-        else:
-            raise OracleError(f"unknown command `{command}`")
+    serve(interp.invoke, args.batches, batch_ns, warmup_ns, OracleError)
     return 0
 
 

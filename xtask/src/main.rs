@@ -16,7 +16,7 @@
 //! cargo xtask bench hal     # dispatch replay, queue_alloca, memoization → target/bench/hal.json
 //! cargo xtask bench hal --check   # fails when a figure passes its bound against its same-run baseline
 //! cargo xtask bench module  # module load time vs pool size, digits inference → target/bench/module.json
-//! cargo xtask bench models  # each reference model: Ember vs TFLM's interpreter → target/bench/models.json
+//! cargo xtask bench models  # each reference model: Ember vs TFLM's interpreter and IREE → target/bench/models.json
 //! cargo xtask pack desc.json -o out.ember   # pack a module from its JSON description
 //! cargo xtask import model.tflite   # a TFLite model's ops, tensors and arena plan
 //! cargo xtask fuzz module   # cargo-fuzz on Module::parse for 60 s (--seconds N)
@@ -29,6 +29,7 @@
 mod boards;
 mod fuzz;
 mod import;
+mod iree;
 mod oracle;
 mod pack;
 mod setup;
@@ -185,7 +186,8 @@ enum Bench {
     /// Modules: load time against the constant pool's size; time per digits inference.
     Module,
     /// Each reference model ($EMBER_MODELS, default ../shared/models) on the local device
-    /// against TFLM's interpreter in the same run: time per inference, arenas, constants.
+    /// against TFLM's interpreter and IREE's CPU runtime (installed in target/iree-venv)
+    /// in the same run: time per inference, arenas, constants, IREE's outputs against TFLM's.
     Models,
     /// The Vulkan driver on any Vulkan device: a 64 GiB constant pool against
     /// vkCmdCopyBuffer, queue_alloca/dealloca, memoized replay against re-recording.

@@ -27,7 +27,7 @@ pub fn venv_dir() -> PathBuf {
     root().join("target").join("oracle-venv")
 }
 
-fn str_of(path: &Path) -> Result<&str> {
+pub fn str_of(path: &Path) -> Result<&str> {
     path.to_str()
         .ok_or_else(|| format!("{}: not a UTF-8 path", path.display()))
 }
@@ -35,24 +35,52 @@ fn str_of(path: &Path) -> Result<&str> {
 /// Makes sure the venv exists with exactly the pinned packages; returns its Python. Fast
 /// when its stamp matches the requirements and its Python runs.
 pub fn venv() -> Result<PathBuf> {
-    let dir = venv_dir();
-    let python = dir.join("bin").join("python");
-    let requirements = std::fs::read_to_string(root().join(REQUIREMENTS))
-        .map_err(|e| format!("{REQUIREMENTS}: {e}"))?;
-    let stamp = dir.join(STAMP);
+    pinned_venv(&Venv {
+        what: "the TFLM oracle's venv",
+        dir: venv_dir(),
+        requirements: REQUIREMENTS,
+        complete: true,
+        check: "from tflite_micro.python.tflite_micro import runtime",
+    })
+}
+
+/// A venv of exactly pinned packages, made from [`setup::python_for_venv`].
+pub struct Venv {
+    /// What it is, for the steps' titles.
+    pub what: &'static str,
+    /// Its folder.
+    pub dir: PathBuf,
+    /// The pinned requirements, relative to the workspace root, installed with `--no-deps`.
+    pub requirements: &'static str,
+    /// Whether the requirements are the whole resolved set (then `pip check` must pass).
+    pub complete: bool,
+    /// Python that must run in it once installed (imports, typically).
+    pub check: &'static str,
+}
+
+/// Makes sure `venv` exists with exactly its pinned packages; returns its Python. Fast when
+/// its stamp (the requirements it was made from) matches and its Python runs.
+pub fn pinned_venv(venv: &Venv) -> Result<PathBuf> {
+    let python = venv.dir.join("bin").join("python");
+    let requirements = std::fs::read_to_string(root().join(venv.requirements))
+        .map_err(|e| format!("{}: {e}", venv.requirements))?;
+    let stamp = venv.dir.join(STAMP);
     let stamped = std::fs::read_to_string(&stamp).is_ok_and(|s| s == requirements);
     if stamped && output(cmd(str_of(&python)?, &["--version"])).is_some() {
         return Ok(python);
     }
     let base = setup::python_for_venv()?;
-    let dir_arg = str_of(&dir)?;
+    let dir_arg = str_of(&venv.dir)?;
     run(
-        "create the TFLM oracle's venv",
+        &format!("create {}", venv.what),
         cmd(&base, &["-m", "venv", "--clear", dir_arg]),
     )?;
     let python_arg = str_of(&python)?;
     run(
-        &format!("install the TFLM oracle's pinned packages ({REQUIREMENTS})"),
+        &format!(
+            "install the pinned packages of {} ({})",
+            venv.what, venv.requirements
+        ),
         cmd(
             python_arg,
             &[
@@ -63,23 +91,22 @@ pub fn venv() -> Result<PathBuf> {
                 "--no-input",
                 "--no-deps",
                 "-r",
-                REQUIREMENTS,
+                venv.requirements,
             ],
         ),
     )?;
+    if venv.complete {
+        run(
+            &format!("check the packages of {} are complete", venv.what),
+            cmd(
+                python_arg,
+                &["-m", "pip", "check", "--disable-pip-version-check"],
+            ),
+        )?;
+    }
     run(
-        "check the oracle's packages are complete",
-        cmd(
-            python_arg,
-            &["-m", "pip", "check", "--disable-pip-version-check"],
-        ),
-    )?;
-    run(
-        "check TFLM's interpreter loads",
-        cmd(
-            python_arg,
-            &["-c", "from tflite_micro.python.tflite_micro import runtime"],
-        ),
+        &format!("check {} works", venv.what),
+        cmd(python_arg, &["-c", venv.check]),
     )?;
     std::fs::write(&stamp, requirements).map_err(|e| format!("{}: {e}", stamp.display()))?;
     Ok(python)

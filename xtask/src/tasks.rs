@@ -249,9 +249,11 @@ pub fn bench(name: &str, what: &str) -> Result {
 }
 
 /// `cargo xtask bench models`: every reference model on the local device against TFLM's
-/// interpreter in the same run (`ember-import/benches/models.rs`, which runs
-/// `xtask/oracle/tflm_bench.py` in the oracle's venv) → `target/bench/models.json`. Says
-/// SKIPPED, loudly, when the models are absent.
+/// interpreter and IREE's CPU runtime in the same run (`ember-import/benches/models.rs`,
+/// which runs `xtask/oracle/tflm_bench.py` in the oracle's venv and
+/// `xtask/oracle/iree_bench.py` in IREE's, on the `.vmfb`s `crate::iree` compiled) →
+/// `target/bench/models.json`. Says SKIPPED, loudly, when the models are absent; says IREE
+/// NOT MEASURED, loudly, where IREE cannot be installed or a model does not compile.
 pub fn bench_models() -> Result {
     let dir = crate::oracle::models_dir();
     let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
@@ -266,6 +268,7 @@ pub fn bench_models() -> Result {
         ));
         return Ok(());
     }
+    models.sort();
     setup::stable()?;
     let python = crate::oracle::venv()?;
     let mut c = cmd(
@@ -274,8 +277,24 @@ pub fn bench_models() -> Result {
     );
     c.env("EMBER_TFLM_PYTHON", &python)
         .env("EMBER_MODELS", &dir);
+    // IREE is measured where it can be; where it cannot, the bench says so per model and
+    // times Ember and TFLM all the same.
+    let iree = crate::iree::venv().and_then(|python| {
+        let modules = crate::iree::compile_all(&python, &models)?;
+        Ok((python, modules))
+    });
+    match iree {
+        Ok((python, modules)) => {
+            c.env("EMBER_IREE_PYTHON", python)
+                .env("EMBER_IREE_MODULES", modules);
+        }
+        Err(e) => {
+            crate::iree::loudly(&format!("IREE NOT MEASURED: {e}"));
+            c.env("EMBER_IREE_ERROR", e);
+        }
+    }
     run(
-        "models benchmark: Ember on the local device against TFLM (release)",
+        "models benchmark: Ember on the local device against TFLM and IREE (release)",
         c,
     )?;
     let json = target_dir().join("bench/models.json");
