@@ -313,6 +313,18 @@ fn folded_bias(
     Some(folded)
 }
 
+/// `weights` (`outputs` rows of `per_output` bytes: OHWI) transposed so that the
+/// `outputs` values of each `(h, w, i)` lie together: HWIO.
+fn ohwi_to_hwio(weights: &[u8], outputs: usize, per_output: usize) -> Vec<u8> {
+    let mut out = vec![0u8; weights.len()];
+    for (o, row) in weights.chunks_exact(per_output.max(1)).enumerate() {
+        for (t, &v) in row.iter().enumerate() {
+            out[t * outputs + o] = v;
+        }
+    }
+    out
+}
+
 /// Per-channel (or per-tensor) multipliers and shifts of a weighted int8 op with
 /// `channels` outputs, as constants.
 fn requantization(
@@ -487,8 +499,30 @@ fn conv2d(
     let win = window(padding, stride, dilation, &is, (ws[1], ws[2]));
     let out_depth = os[3];
     let int8 = l.graph.tensor(input).element_type == ElementType::Int8;
-    let (input_op, weights_op) = (l.operand(input), l.operand(weights));
-    let bias_operand = l.operand(bias.unwrap_or(weights));
+    // An int8 convolution without groups reads its filter transposed to HWIO (made at
+    // import, in place of TFLite's OHWI: no extra bytes).
+    let hwio = if int8 && depth_multiplier.is_none() && ws[3] == is[3] {
+        l.graph
+            .tensor(weights)
+            .data
+            .filter(|w| w.len() == ws.iter().product::<usize>())
+            .map(|w| ohwi_to_hwio(w, ws[0], ws[1] * ws[2] * ws[3]))
+    } else {
+        None
+    };
+    let input_op = l.operand(input);
+    let weights_op = match &hwio {
+        Some(t) => {
+            let name = format!("op{}.filter_hwio", op.index);
+            l.constant(&name, t)
+        }
+        None => l.operand(weights),
+    };
+    // Without a bias, binding 2 is never read: the filter stands in.
+    let bias_operand = match bias {
+        Some(b) => l.operand(b),
+        None => weights_op,
+    };
     let output_op = l.operand(output);
     let mut words = Vec::new();
     let name;
@@ -526,6 +560,7 @@ fn conv2d(
             if int8 {
                 let mut p = Conv2dS8 {
                     shape,
+                    filter_hwio: hwio.is_some(),
                     input_offset: offsets.0,
                     output_offset: offsets.1,
                     act_min: range_s8.0,

@@ -233,14 +233,24 @@ impl Conv2dShape {
     }
 }
 
+/// Output channels an HWIO convolution accumulates at once.
+const HWIO_BLOCK: usize = 64;
+
 /// `conv2d_s8`: int8 convolution with per-output-channel requantization, as TFLM's
 /// `ConvPerChannel` (a per-tensor filter scale is broadcast over the channels at import).
 /// Words: [`Conv2dShape`]'s 17, then `input_offset` (`-input_zero_point`),
-/// `output_offset` (`output_zero_point`), `act_min`, `act_max`.
+/// `output_offset` (`output_zero_point`), `act_min`, `act_max`, `filter_hwio` (0 or 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Conv2dS8 {
     /// Shapes and window.
     pub shape: Conv2dShape,
+    /// The filter is laid out `[filter_height, filter_width, filter_depth, output_depth]`
+    /// (every output channel of one tap together, transposed at import) rather than
+    /// TFLite's `[output_depth, filter_height, filter_width, filter_depth]`; only without
+    /// groups (`filter_depth == input_depth`). Each output pixel then accumulates all its
+    /// channels at once over contiguous weights, which vectorizes however shallow the
+    /// input (a first layer over one channel).
+    pub filter_hwio: bool,
     /// `-input_zero_point`.
     pub input_offset: i32,
     /// `output_zero_point`.
@@ -261,6 +271,7 @@ impl KernelParams for Conv2dS8 {
             self.output_offset as u32,
             self.act_min as u32,
             self.act_max as u32,
+            u32::from(self.filter_hwio),
         ]);
     }
 
@@ -269,8 +280,15 @@ impl KernelParams for Conv2dS8 {
         let input_offset = w.i32()?;
         let output_offset = w.i32()?;
         let (act_min, act_max) = shape::act_range_s8(w)?;
+        let filter_hwio = shape::flag(w)?;
+        if filter_hwio && shape.filter_depth != shape.input_depth {
+            return Err(KernelError::Shape(
+                "conv2d_s8: an HWIO filter needs filter_depth == input_depth",
+            ));
+        }
         Ok(Self {
             shape,
+            filter_hwio,
             input_offset,
             output_offset,
             act_min,
@@ -346,7 +364,9 @@ impl Conv2dS8 {
                 .wrapping_add(out_off);
             output[o] = clamp_s8(v, lo, hi);
         };
-        if in_off == 0 {
+        if self.filter_hwio {
+            self.run_hwio(input, filter, finish);
+        } else if in_off == 0 {
             // The importer folds the input offset into the bias where it can: raw int8
             // products, which vectorize to 16-bit multiply-adds.
             self.shape.run_loops(
@@ -367,6 +387,71 @@ impl Conv2dS8 {
             );
         }
         Ok(())
+    }
+
+    /// The loops over an HWIO filter: per output pixel, blocks of up to [`HWIO_BLOCK`]
+    /// output channels accumulate together; each in-image tap adds one input value times
+    /// a contiguous row of weights. Integer sums, so the order does not change them.
+    fn run_hwio(&self, input: &[i8], filter: &[i8], mut finish: impl FnMut(usize, usize, i32)) {
+        let s = &self.shape;
+        let win = &s.window;
+        let (ih, iw, id) = (s.input_height, s.input_width, s.input_depth);
+        let (fh, fw, od) = (s.filter_height, s.filter_width, s.output_depth);
+        // `(x + input_offset) * w` fits 16 bits for int8 `x`, `w` and an offset in
+        // `-127..=128` (the negated int8 zero points): 16-bit products, as wide as SIMD
+        // multiplies go without SSE4.1.
+        let narrow = i16::try_from(self.input_offset)
+            .ok()
+            .filter(|o| (-127..=128).contains(o));
+        let mut block = [0i32; HWIO_BLOCK];
+        let mut out_index = 0;
+        for b in 0..s.batches {
+            for oy in 0..s.output_height {
+                let y0 = (oy * win.stride_height) as i32 - win.pad_height as i32;
+                for ox in 0..s.output_width {
+                    let x0 = (ox * win.stride_width) as i32 - win.pad_width as i32;
+                    for oc0 in (0..od).step_by(HWIO_BLOCK) {
+                        let acc = &mut block[..HWIO_BLOCK.min(od - oc0)];
+                        acc.fill(0);
+                        for fy in 0..fh {
+                            let y = y0 + (win.dilation_height * fy) as i32;
+                            if y < 0 || y >= ih as i32 {
+                                continue;
+                            }
+                            for fx in 0..fw {
+                                let x = x0 + (win.dilation_width * fx) as i32;
+                                if x < 0 || x >= iw as i32 {
+                                    continue;
+                                }
+                                let i = ((b * ih + y as usize) * iw + x as usize) * id;
+                                let taps = (fy * fw + fx) * id;
+                                for (ic, &v) in input[i..i + id].iter().enumerate() {
+                                    let row = &filter[(taps + ic) * od + oc0..][..acc.len()];
+                                    match narrow {
+                                        Some(offset) => {
+                                            let v = i16::from(v) + offset;
+                                            for (a, &w) in acc.iter_mut().zip(row) {
+                                                *a = a.wrapping_add(i32::from(v * i16::from(w)));
+                                            }
+                                        }
+                                        None => {
+                                            let v = i32::from(v).wrapping_add(self.input_offset);
+                                            for (a, &w) in acc.iter_mut().zip(row) {
+                                                *a = a.wrapping_add(v.wrapping_mul(i32::from(w)));
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        for (k, &a) in acc.iter().enumerate() {
+                            finish(out_index + oc0 + k, oc0 + k, a);
+                        }
+                    }
+                    out_index += od;
+                }
+            }
+        }
     }
 }
 

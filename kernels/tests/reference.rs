@@ -121,6 +121,7 @@ fn conv_case(
     let (act_min, act_max) = act.range_s8(out_scale, out_zp).unwrap();
     let p = Conv2dS8 {
         shape,
+        filter_hwio: false,
         input_offset: -zp_in,
         output_offset: out_zp,
         act_min,
@@ -167,6 +168,25 @@ fn conv_case(
                 }
             }
         }
+    }
+    // Without groups, the filter transposed to HWIO gives the same outputs.
+    if fd == id {
+        let per_output = fh * fw * fd;
+        let mut hwio = vec![0i8; filter.len()];
+        for (o, row) in filter.chunks_exact(per_output).enumerate() {
+            for (t, &v) in row.iter().enumerate() {
+                hwio[t * od + o] = v;
+            }
+        }
+        let q = Conv2dS8 {
+            filter_hwio: true,
+            ..p
+        };
+        round_trip(&q);
+        let mut out_hwio = vec![0i8; out.len()];
+        q.run(&input, &hwio, &bias, &mult, &shift, &mut out_hwio)
+            .unwrap();
+        assert_eq!(out_hwio, out);
     }
     // Short bindings are refused before anything runs.
     let lens = [input.len(), filter.len(), od * 4, od * 4, od * 4, out.len()];
@@ -461,6 +481,7 @@ fn conv_hand_computed() {
             },
             has_bias: false,
         },
+        filter_hwio: false,
         input_offset: 0,
         output_offset: 0,
         act_min: -128,
@@ -525,6 +546,7 @@ fn decode_refuses_nonsense() {
             },
             has_bias: false,
         },
+        filter_hwio: false,
         input_offset: 0,
         output_offset: 0,
         act_min: -128,
@@ -550,7 +572,9 @@ fn decode_refuses_nonsense() {
     (w[19], w[20]) = (100, 50); // act_min above act_max
     assert!(Conv2dS8::decode(&mut Words::new(&w)).is_err());
     assert!(bad(20, 300)); // act_max beyond int8
-                           // Transpose: not a permutation; strided slice: zero stride.
+    assert!(bad(21, 2)); // filter_hwio neither 0 nor 1
+    assert!(bad(21, 1)); // HWIO with groups (filter depth 2 of input depth 4)
+                         // Transpose: not a permutation; strided slice: zero stride.
     assert!(Transpose::new(1, &[2, 3], &[0, 0]).is_err());
     assert!(StridedSlice::resolve(1, &[4], &[0], &[4], &[0], 0, 0, 0).is_err());
     // Average pooling whose window misses the input.
