@@ -88,7 +88,7 @@ pub enum Access {
 /// The element type a kernel sees in a binding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Element {
-    /// Size in bytes.
+    /// Size in bytes (a power of two).
     pub size: u32,
     /// Alignment in bytes (a power of two) the binding's start needs.
     pub align: u32,
@@ -97,6 +97,12 @@ pub struct Element {
 impl Element {
     /// A 32-bit word (`u32` or `f32`), 4-byte aligned.
     pub const WORD: Self = Self { size: 4, align: 4 };
+
+    /// How many whole elements `len` bytes hold (a shift: sizes are powers of two).
+    #[inline]
+    fn count(&self, len: u64) -> u64 {
+        len >> self.size.trailing_zeros()
+    }
 }
 
 /// How many elements a binding must hold.
@@ -248,8 +254,35 @@ impl Contract {
         constants: &[u32],
         bindings: &[B],
     ) -> Result<Checked, KernelError> {
-        let values = self.constants(constants)?;
-        let flags = self.flags(&values);
+        let needed = self.required_constants();
+        if constants.len() < needed {
+            return Err(KernelError::MissingConstants {
+                needed: needed as u32,
+                given: constants.len() as u32,
+            });
+        }
+        // Plain loops over the declarations (no iterator adaptors): this runs in every
+        // firmware that dispatches a built-in kernel, built for size.
+        let mut values = [0; MAX_CONSTANTS];
+        let (mut flags, mut zero, mut unknown) = (0, false, false);
+        for (i, declared) in self.constants.iter().enumerate().take(MAX_CONSTANTS) {
+            let value = constants.get(i).copied().unwrap_or(0);
+            values[i] = value;
+            match *declared {
+                Constant::Value(_) => {}
+                Constant::Dimension(_) => zero |= value == 0,
+                Constant::Flags { known, .. } => {
+                    flags = value;
+                    unknown = value & !known != 0;
+                }
+            }
+        }
+        if zero {
+            return Err(KernelError::Shape(self.refusals.zero));
+        }
+        if unknown {
+            return Err(KernelError::Shape(self.refusals.flags));
+        }
         for rule in self.bindings {
             if let Count::Product(a, b) = rule.count {
                 if rule.used(flags) && bytes(&values, a, b, rule.element.size).is_none() {
@@ -257,24 +290,18 @@ impl Contract {
                 }
             }
         }
-        let used = || {
-            self.bindings
-                .iter()
-                .enumerate()
-                .filter(move |(_, rule)| rule.used(flags))
-        };
-        match self.order {
-            Order::ViewsThenSizes => {
-                for (i, rule) in used() {
-                    view(rule, i, bindings)?;
-                }
-                for (i, rule) in used() {
+        let by_binding = self.order == Order::BindingByBinding;
+        for (i, rule) in self.bindings.iter().enumerate() {
+            if rule.used(flags) {
+                view(rule, i, bindings)?;
+                if by_binding {
                     self.size(rule, i, &values, bindings)?;
                 }
             }
-            Order::BindingByBinding => {
-                for (i, rule) in used() {
-                    view(rule, i, bindings)?;
+        }
+        if !by_binding {
+            for (i, rule) in self.bindings.iter().enumerate() {
+                if rule.used(flags) {
                     self.size(rule, i, &values, bindings)?;
                 }
             }
@@ -283,50 +310,12 @@ impl Contract {
     }
 
     /// How many constants a dispatch must give: all but trailing flags.
+    #[inline]
     pub fn required_constants(&self) -> usize {
         match self.constants.last() {
             Some(Constant::Flags { .. }) => self.constants.len() - 1,
             _ => self.constants.len(),
         }
-    }
-
-    /// The declared constants, checked for count, zero dimensions and unknown flags.
-    fn constants(&self, given: &[u32]) -> Result<[u32; MAX_CONSTANTS], KernelError> {
-        let needed = self.required_constants();
-        if given.len() < needed {
-            return Err(KernelError::MissingConstants {
-                needed: needed as u32,
-                given: given.len() as u32,
-            });
-        }
-        let mut values = [0; MAX_CONSTANTS];
-        for ((value, _), given) in values.iter_mut().zip(self.constants).zip(given) {
-            *value = *given;
-        }
-        let declared = self.constants.iter().zip(values);
-        if declared
-            .clone()
-            .any(|(c, v)| matches!(c, Constant::Dimension(_)) && v == 0)
-        {
-            return Err(KernelError::Shape(self.refusals.zero));
-        }
-        for (c, v) in declared {
-            if let Constant::Flags { known, .. } = c {
-                if v & !known != 0 {
-                    return Err(KernelError::Shape(self.refusals.flags));
-                }
-            }
-        }
-        Ok(values)
-    }
-
-    /// The flags constant's value (0 without one).
-    fn flags(&self, values: &[u32; MAX_CONSTANTS]) -> u32 {
-        self.constants
-            .iter()
-            .zip(values)
-            .find(|(c, _)| matches!(c, Constant::Flags { .. }))
-            .map_or(0, |(_, v)| *v)
     }
 
     /// Binding `i` holds what `rule` asks for.
@@ -343,7 +332,7 @@ impl Contract {
             Count::AsBinding(j) => {
                 let j = usize::from(j);
                 match (bindings.get(j), self.bindings.get(j)) {
-                    (Some(b), Some(r)) => b.facts().len / u64::from(r.element.size.max(1)),
+                    (Some(b), Some(r)) => r.element.count(b.facts().len),
                     _ => 0,
                 }
             }
@@ -351,20 +340,20 @@ impl Contract {
             Count::Product(a, b) => value(a) * value(b),
         };
         let len = bindings.get(i).map_or(0, |b| b.facts().len);
-        let size = u64::from(rule.element.size.max(1));
-        if len / size >= needed {
+        if rule.element.count(len) >= needed {
             return Ok(());
         }
         Err(KernelError::BindingTooSmall {
             index: i as u32,
             len,
-            needed: needed.saturating_mul(size),
+            needed: needed.saturating_mul(u64::from(rule.element.size)),
         })
     }
 }
 
 impl BindingRule {
     /// Whether a dispatch with these flags uses the binding.
+    #[inline]
     fn used(&self, flags: u32) -> bool {
         flags & self.only_with == self.only_with
     }
@@ -383,8 +372,10 @@ fn view<B: Facts>(rule: &BindingRule, i: usize, bindings: &[B]) -> Result<(), Ke
     if rule.access == Access::Write && !facts.writable {
         return Err(KernelError::ReadOnly { index });
     }
-    let align = rule.element.align.max(1);
-    if facts.offset % u64::from(align) != 0 {
+    let align = rule.element.align;
+    // A power of two: a mask, no division (which would pull 64-bit division into 32-bit
+    // firmware).
+    if facts.offset & u64::from(align.wrapping_sub(1)) != 0 {
         return Err(KernelError::Misaligned {
             index,
             alignment: align,
@@ -395,6 +386,7 @@ fn view<B: Facts>(rule: &BindingRule, i: usize, bindings: &[B]) -> Result<(), Ke
 
 /// The size in bytes of `values[a] × values[b]` elements of `size` bytes, if it and the
 /// element count fit both `u64` and this machine's address space (`usize`).
+#[inline]
 fn bytes(values: &[u32; MAX_CONSTANTS], a: u8, b: u8, size: u32) -> Option<u64> {
     let value = |c: u8| u64::from(values.get(usize::from(c)).copied().unwrap_or(0));
     // A product of two `u32`s always fits a `u64`; its size in bytes may not.
@@ -625,7 +617,7 @@ mod tests {
             }
             for (j, b) in c.bindings.iter().enumerate() {
                 assert_eq!(b.only_with & !known, 0, "{} binding {j}", c.name);
-                assert!(b.element.size > 0 && b.element.align.is_power_of_two());
+                assert!(b.element.size.is_power_of_two() && b.element.align.is_power_of_two());
                 let constant = |k: u8| assert!(usize::from(k) < c.constants.len());
                 match b.count {
                     Count::Any => {}
