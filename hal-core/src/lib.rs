@@ -15,6 +15,8 @@
 //! - [`session`]: a module loaded on a device, invoked with one `queue_alloca` per call;
 //! - [`handle`]: generation-checked handles into fixed-capacity tables;
 //! - [`kernel`]: what a kernel refuses, reported the same way by every driver;
+//! - [`contract`]: each built-in kernel's constants, bindings and shape rules, declared once,
+//!   and the check every driver runs against them;
 //! - [`module`]: the module format, zero-copy decoding and validation, and (with `alloc`)
 //!   the builder and memory planner.
 //!
@@ -45,6 +47,7 @@ pub mod buffer;
 pub mod chunk;
 pub mod command;
 pub mod connection;
+pub mod contract;
 pub mod device;
 mod error;
 pub mod executable;

@@ -14,6 +14,8 @@
 use core::sync::atomic::{AtomicU32, Ordering};
 use hal_core::command::MAX_BINDINGS;
 
+use hal_core::contract::{BindingFacts, Facts};
+
 /// A kernel's entry point over shared bindings: called once per workgroup, workgroups
 /// perhaps at once on several threads.
 pub type KernelFn = fn(&Workgroup<'_>) -> Result<(), KernelError>;
@@ -313,8 +315,12 @@ enum BindingBytes<'a> {
         len: usize,
         writable: bool,
     },
-    /// Device memory whose start is not 4-byte aligned: no element view is possible.
-    Unaligned { len: usize, writable: bool },
+    /// Device memory at address `start`, not 4-byte aligned: no element view is possible.
+    Unaligned {
+        start: usize,
+        len: usize,
+        writable: bool,
+    },
     /// Read-only memory (imported constants): nobody writes it while it is bound.
     ReadOnly(&'a [u8]),
 }
@@ -337,10 +343,15 @@ impl<'a> Binding<'a> {
         }
     }
 
-    /// A binding of `len` bytes of device memory that does not start on a 4-byte boundary.
-    pub fn unaligned(len: usize, writable: bool) -> Self {
+    /// A binding of `len` bytes of device memory at address `start`, which is not on a
+    /// 4-byte boundary.
+    pub fn unaligned(start: usize, len: usize, writable: bool) -> Self {
         Self {
-            bytes: BindingBytes::Unaligned { len, writable },
+            bytes: BindingBytes::Unaligned {
+                start,
+                len,
+                writable,
+            },
         }
     }
 
@@ -389,6 +400,23 @@ impl<'a> Binding<'a> {
                 }
                 Ok(F32s::ReadOnly(b))
             }
+        }
+    }
+}
+
+impl Facts for Binding<'_> {
+    /// Its address, length and writability, for a kernel's [contract](hal_core::contract).
+    #[inline]
+    fn facts(&self) -> BindingFacts {
+        let start = match self.bytes {
+            BindingBytes::Shared { words, .. } => words.as_ptr() as usize,
+            BindingBytes::Unaligned { start, .. } => start,
+            BindingBytes::ReadOnly(b) => b.as_ptr() as usize,
+        };
+        BindingFacts {
+            offset: start as u64,
+            len: self.len() as u64,
+            writable: self.is_writable(),
         }
     }
 }

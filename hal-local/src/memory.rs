@@ -202,7 +202,7 @@ impl RawSpan {
             return Binding::read_only(unsafe { self.bytes() });
         }
         if self.ptr.align_offset(4) != 0 {
-            return Binding::unaligned(self.len, self.writable);
+            return Binding::unaligned(self.ptr as usize, self.len, self.writable);
         }
         // SAFETY: `ptr` is 4-aligned and the `len / 4` words lie inside the span;
         // `AtomicU32` has the size and validity of `u32`; during 'a every access to these

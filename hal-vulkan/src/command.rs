@@ -15,11 +15,12 @@ use crate::instance::Context;
 use crate::objects::VkObject;
 use crate::staging::InternalBuffer;
 use ash::vk;
-use ember_kernels_wgsl::{BindingInfo, PushConstants};
+use ember_kernels_wgsl::PushConstants;
 use hal_core::command::{
     dispatch_constants, dispatch_spans, BufferRef, Command, CommandBufferMode, CommandList,
     ConstantScratch, Op, Workgroups, MAX_BINDINGS,
 };
+use hal_core::contract::BindingFacts;
 use hal_core::kernel::KernelError;
 use hal_core::memory::{BufferUsage, MemoryAccess};
 use hal_core::{BufferSpan, CommandBuffer, Error};
@@ -349,23 +350,27 @@ impl VulkanDevice<'_> {
                 Grid::Indirect(piece.buffer, piece.offset)
             }
         };
-        let mut infos = Vec::with_capacity(refs.len());
+        let mut facts = Vec::with_capacity(refs.len());
         let mut pieces = Vec::with_capacity(refs.len());
         for span in dispatch_spans(refs, table) {
             let span = span?;
             let (piece, info) = self.single_piece(span, "dispatch binding")?;
             let writable = info.check_dispatch_binding()?;
-            infos.push(BindingInfo {
+            facts.push(BindingFacts {
                 offset: span.offset,
-                bytes: piece.len,
+                len: piece.len,
                 writable,
             });
             pieces.push(piece);
         }
         match exe.kernel {
-            Some(name) => ember_kernels_wgsl::check(name, constants, &infos)?,
+            // The kernel's contract, exactly as the local driver's kernel checks it: a GPU
+            // kernel cannot refuse, so a dispatch it would refuse is never recorded.
+            Some(contract) => {
+                contract.check(constants, &facts).map_err(Error::Kernel)?;
+            }
             None => {
-                if let Some(i) = infos.iter().position(|b| b.offset % 4 != 0) {
+                if let Some(i) = facts.iter().position(|b| b.offset % 4 != 0) {
                     return Err(Error::Kernel(KernelError::Misaligned {
                         index: i as u32,
                         alignment: 4,

@@ -21,9 +21,9 @@ const SPIRV_MAGIC: u32 = 0x0723_0203;
 pub(crate) struct ExecutableRec {
     /// Index of its pipeline in the shared list.
     pub(crate) pipeline: usize,
-    /// The built-in kernel's name (its dispatches are checked on the host); `None` for
-    /// generic SPIR-V.
-    pub(crate) kernel: Option<&'static str>,
+    /// The built-in kernel's contract (its dispatches are checked against it on the host);
+    /// `None` for generic SPIR-V.
+    pub(crate) kernel: Option<&'static hal_core::contract::Contract>,
 }
 
 /// One pipeline, shared by every executable loaded from the same code.
@@ -214,7 +214,7 @@ impl VulkanDevice<'_> {
                 let k = ember_kernels_wgsl::find(name).ok_or(Error::UnknownKernel {
                     name: ShortName::new(name),
                 })?;
-                (k.words, k.entry, Some(k.name))
+                (k.words, k.entry, Some(k.contract))
             }
             ExecutableSource::Spirv { code, entry } => (code, entry, None),
         };

@@ -17,6 +17,8 @@
 //!   `ember_kernels_wgsl` by name), one pipeline layout with push descriptors.
 //! - **Commands**: hal-core's command lists, planned and checked at execution, recorded into
 //!   a `VkCommandBuffer` that reusable command buffers keep and replay for the same table.
+//!   A dispatch of a built-in kernel is checked against its contract
+//!   (`hal_core::contract`, the check hal-local's kernel makes) before it is recorded.
 //! - **Semaphores and queue**: timelines kept on the host with hal-core's failure state;
 //!   operations run in order once their waits are reached, each waited for through the
 //!   device's progress timeline semaphore.

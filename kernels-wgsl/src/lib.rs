@@ -1,7 +1,6 @@
 #![doc = include_str!("../README.md")]
 
-use hal_core::kernel::KernelError;
-use hal_core::{Error, ShortName};
+use hal_core::contract::{self, Contract};
 
 mod spirv {
     //! The SPIR-V words `build.rs` generated.
@@ -24,10 +23,10 @@ pub const MAX_LENS: usize = 4;
 pub const MAX_CONSTANTS: usize = 4;
 
 /// `matmul_f32` flag bit 0 (constant 3): add `bias[j]` (binding 3) to column `j`.
-pub const FLAG_BIAS: u32 = 1 << 0;
+pub const FLAG_BIAS: u32 = contract::MATMUL_FLAG_BIAS;
 
 /// `matmul_f32` flag bit 1 (constant 3): ReLU after the bias.
-pub const FLAG_RELU: u32 = 1 << 1;
+pub const FLAG_RELU: u32 = contract::MATMUL_FLAG_RELU;
 
 /// One kernel's SPIR-V module and what the driver needs to run it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,28 +37,32 @@ pub struct SpirvKernel {
     pub entry: &'static str,
     /// The SPIR-V module, as 32-bit words.
     pub words: &'static [u32],
-    /// Storage-buffer descriptors the module declares: set 0, bindings `0..bindings`.
+    /// Storage-buffer descriptors the module declares: set 0, bindings `0..bindings`, one
+    /// per binding of its contract.
     pub bindings: u32,
+    /// The kernel's contract: a driver checks every dispatch against it before recording.
+    pub contract: &'static Contract,
 }
 
-/// Every kernel, in hal-local's table order.
+/// Every kernel, in hal-local's table order (that of [`contract::BUILTIN`]).
 pub static KERNELS: &[SpirvKernel] = &[
-    kernel("fill_u32", spirv::FILL_U32, 1),
-    kernel("copy_u32", spirv::COPY_U32, 2),
-    kernel("add_f32", spirv::ADD_F32, 3),
-    kernel("mul_f32", spirv::MUL_F32, 3),
-    kernel("relu_f32", spirv::RELU_F32, 2),
-    kernel("matmul_f32", spirv::MATMUL_F32, 4),
-    kernel("softmax_f32", spirv::SOFTMAX_F32, 2),
-    kernel("noop", spirv::NOOP, 0),
+    kernel(&contract::FILL_U32, spirv::FILL_U32),
+    kernel(&contract::COPY_U32, spirv::COPY_U32),
+    kernel(&contract::ADD_F32, spirv::ADD_F32),
+    kernel(&contract::MUL_F32, spirv::MUL_F32),
+    kernel(&contract::RELU_F32, spirv::RELU_F32),
+    kernel(&contract::MATMUL_F32, spirv::MATMUL_F32),
+    kernel(&contract::SOFTMAX_F32, spirv::SOFTMAX_F32),
+    kernel(&contract::NOOP, spirv::NOOP),
 ];
 
-const fn kernel(name: &'static str, words: &'static [u32], bindings: u32) -> SpirvKernel {
+const fn kernel(contract: &'static Contract, words: &'static [u32]) -> SpirvKernel {
     SpirvKernel {
-        name,
+        name: contract.name,
         entry: "main",
         words,
-        bindings,
+        bindings: contract.bindings.len() as u32,
+        contract,
     }
 }
 
@@ -115,207 +118,6 @@ impl PushConstants {
     }
 }
 
-/// One binding of a dispatch, as [`check`] needs it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BindingInfo {
-    /// Byte offset of the binding within its buffer (buffers themselves are at least 4-byte
-    /// aligned): hal-local refuses a binding whose start is not 4-byte aligned.
-    pub offset: u64,
-    /// Length in bytes.
-    pub bytes: u64,
-    /// Whether the device may write it (hal-local: the buffer has device write access and
-    /// `DISPATCH_STORAGE_WRITE` usage, and is not a read-only import).
-    pub writable: bool,
-}
-
-/// Whether hal-local would run a dispatch of kernel `name` with these push constants and
-/// bindings: `Ok(())`, or exactly the error hal-local's dispatch returns, found by the same
-/// checks in the same order as hal-local's kernel (the first failing check wins).
-///
-/// # Errors
-///
-/// [`Error::UnknownKernel`] for a name no kernel has (hal-local refuses it when the
-/// executable is loaded), and [`Error::Kernel`] with the [`KernelError`] hal-local's kernel
-/// returns, fields and all: a missing binding or push constants, a binding too small,
-/// misaligned or read-only, or a shape message (`"matmul_f32: M, K and N must be non-zero"`,
-/// `"matmul_f32: unknown flag bits"`, `"matmul_f32: matrix size overflows"`,
-/// `"softmax_f32: rows and cols must be non-zero"`, `"softmax_f32: rows * cols overflows"`).
-pub fn check(name: &str, constants: &[u32], bindings: &[BindingInfo]) -> Result<(), Error> {
-    let d = Dispatch {
-        constants,
-        bindings,
-    };
-    match name {
-        "fill_u32" => d.fill_u32(),
-        "copy_u32" => d.copy_u32(),
-        "add_f32" | "mul_f32" => d.binary(),
-        "relu_f32" => d.relu_f32(),
-        "matmul_f32" => d.matmul_f32(),
-        "softmax_f32" => d.softmax_f32(),
-        "noop" => Ok(()),
-        _ => {
-            return Err(Error::UnknownKernel {
-                name: ShortName::new(name),
-            })
-        }
-    }
-    .map_err(Error::Kernel)
-}
-
-/// Size in bytes of one element.
-const WORD: u64 = 4;
-
-/// A dispatch as hal-local's kernels see it; each method mirrors the kernel of its name.
-struct Dispatch<'a> {
-    constants: &'a [u32],
-    bindings: &'a [BindingInfo],
-}
-
-impl Dispatch<'_> {
-    /// `util::constants::<N>`.
-    fn constants<const N: usize>(&self) -> Result<[u32; N], KernelError> {
-        let given = self
-            .constants
-            .get(..N)
-            .ok_or(KernelError::MissingConstants {
-                needed: N as u32,
-                given: self.constants.len() as u32,
-            })?;
-        let mut out = [0; N];
-        out.copy_from_slice(given);
-        Ok(out)
-    }
-
-    /// `Workgroup::binding`.
-    fn binding(&self, index: u32) -> Result<&BindingInfo, KernelError> {
-        self.bindings
-            .get(index as usize)
-            .ok_or(KernelError::MissingBinding {
-                index,
-                bound: self.bindings.len() as u32,
-            })
-    }
-
-    /// `Binding::f32s`: the element count, if the start is 4-byte aligned.
-    fn elements_of(binding: &BindingInfo, index: u32) -> Result<u64, KernelError> {
-        if binding.offset % WORD != 0 {
-            return Err(KernelError::Misaligned {
-                index,
-                alignment: WORD as u32,
-            });
-        }
-        Ok(binding.bytes / WORD)
-    }
-
-    /// `Workgroup::input_f32`: the element count.
-    fn input(&self, index: u32) -> Result<u64, KernelError> {
-        Self::elements_of(self.binding(index)?, index)
-    }
-
-    /// `Workgroup::output_f32`: the element count.
-    fn output(&self, index: u32) -> Result<u64, KernelError> {
-        let binding = self.binding(index)?;
-        if !binding.writable {
-            return Err(KernelError::ReadOnly { index });
-        }
-        Self::elements_of(binding, index)
-    }
-
-    /// `util::ensure_len`: binding `index` (of `have` elements) holds `count` elements.
-    fn ensure_len(&self, index: u32, have: u64, count: u64) -> Result<(), KernelError> {
-        if have >= count {
-            Ok(())
-        } else {
-            Err(KernelError::BindingTooSmall {
-                index,
-                len: self.bindings.get(index as usize).map_or(0, |b| b.bytes),
-                needed: count.saturating_mul(WORD),
-            })
-        }
-    }
-
-    fn fill_u32(&self) -> Result<(), KernelError> {
-        let [_value] = self.constants::<1>()?;
-        self.output(0)?;
-        Ok(())
-    }
-
-    fn copy_u32(&self) -> Result<(), KernelError> {
-        let src = self.input(0)?;
-        let dst = self.output(1)?;
-        self.ensure_len(0, src, dst)
-    }
-
-    /// `add_f32` and `mul_f32`.
-    fn binary(&self) -> Result<(), KernelError> {
-        let a = self.input(0)?;
-        let b = self.input(1)?;
-        let n = self.output(2)?;
-        self.ensure_len(0, a, n)?;
-        self.ensure_len(1, b, n)
-    }
-
-    fn relu_f32(&self) -> Result<(), KernelError> {
-        let input = self.input(0)?;
-        let n = self.output(1)?;
-        self.ensure_len(0, input, n)
-    }
-
-    fn matmul_f32(&self) -> Result<(), KernelError> {
-        let [m, k, n] = self.constants::<3>()?;
-        let flags = self.constants.get(3).copied().unwrap_or(0);
-        if m == 0 || k == 0 || n == 0 {
-            return Err(KernelError::Shape(
-                "matmul_f32: M, K and N must be non-zero",
-            ));
-        }
-        if flags & !(FLAG_BIAS | FLAG_RELU) != 0 {
-            return Err(KernelError::Shape("matmul_f32: unknown flag bits"));
-        }
-        let overflow = "matmul_f32: matrix size overflows";
-        let mk = elements(m, k, overflow)?;
-        let kn = elements(k, n, overflow)?;
-        let mn = elements(m, n, overflow)?;
-        let a = self.input(0)?;
-        self.ensure_len(0, a, mk)?;
-        let b = self.input(1)?;
-        self.ensure_len(1, b, kn)?;
-        let c = self.output(2)?;
-        self.ensure_len(2, c, mn)?;
-        if flags & FLAG_BIAS != 0 {
-            let bias = self.input(3)?;
-            self.ensure_len(3, bias, u64::from(n))?;
-        }
-        Ok(())
-    }
-
-    fn softmax_f32(&self) -> Result<(), KernelError> {
-        let [rows, cols] = self.constants::<2>()?;
-        if rows == 0 || cols == 0 {
-            return Err(KernelError::Shape(
-                "softmax_f32: rows and cols must be non-zero",
-            ));
-        }
-        let count = elements(rows, cols, "softmax_f32: rows * cols overflows")?;
-        let input = self.input(0)?;
-        let out = self.output(1)?;
-        self.ensure_len(0, input, count)?;
-        self.ensure_len(1, out, count)
-    }
-}
-
-/// `util::elements`: `rows * cols`, refused with `what` unless its size in bytes fits both
-/// `u64` and this host's address space (`usize`), as hal-local checks it.
-fn elements(rows: u32, cols: u32, what: &'static str) -> Result<u64, KernelError> {
-    let count = u64::from(rows) * u64::from(cols);
-    count
-        .checked_mul(WORD)
-        .and_then(|bytes| usize::try_from(bytes).ok())
-        .and_then(|_| usize::try_from(count).ok())
-        .map(|_| count)
-        .ok_or(KernelError::Shape(what))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,8 +135,11 @@ mod tests {
             "noop",
         ];
         assert_eq!(KERNELS.len(), names.len());
-        for (k, name) in KERNELS.iter().zip(names) {
+        assert_eq!(KERNELS.len(), contract::BUILTIN.len());
+        for ((k, name), c) in KERNELS.iter().zip(names).zip(contract::BUILTIN) {
             assert_eq!(k.name, name);
+            assert!(core::ptr::eq(k.contract, c), "{name}: hal-core's contract");
+            assert_eq!(k.bindings as usize, c.bindings.len());
             assert!(core::ptr::eq(find(name).expect("listed"), k));
             assert_eq!(k.entry, "main");
             // SPIR-V magic number, then version 1.0.
@@ -422,14 +227,5 @@ mod tests {
                 assert!(!results.is_empty(), "{}", k.name);
             }
         }
-    }
-
-    #[test]
-    fn unknown_names() {
-        assert!(matches!(
-            check("nope", &[], &[]),
-            Err(Error::UnknownKernel { .. })
-        ));
-        assert_eq!(check("noop", &[1, 2], &[]), Ok(()));
     }
 }

@@ -14,6 +14,7 @@ use std::sync::{Mutex, OnceLock};
 
 use ash::vk;
 use ember_kernels_wgsl::{find, PushConstants, FLAG_BIAS, FLAG_RELU, PUSH_CONSTANT_BYTES};
+use hal_core::contract::BindingFacts;
 use hal_local::kernel::{Binding, Workgroup};
 
 /// The grids every case runs on.
@@ -419,19 +420,24 @@ fn hal_local(
 
 /// Runs `name` on the GPU and on hal-local with the same `bindings` (the data of each) and
 /// `constants`, over every grid, and asserts that every word of every binding is the same,
-/// and that the words around each binding on the GPU are untouched. `check` must accept it.
+/// and that the words around each binding on the GPU are untouched. The kernel's contract
+/// must accept it.
 fn compare(name: &str, constants: &[u32], bindings: &[Vec<u32>]) {
     let Some(gpu) = Gpu::get() else { return };
     let gpu = gpu.lock().unwrap_or_else(|e| e.into_inner());
-    let infos: Vec<_> = bindings
+    let facts: Vec<_> = bindings
         .iter()
-        .map(|b| ember_kernels_wgsl::BindingInfo {
+        .map(|b| BindingFacts {
             offset: 0,
-            bytes: b.len() as u64 * 4,
+            len: b.len() as u64 * 4,
             writable: true,
         })
         .collect();
-    assert_eq!(ember_kernels_wgsl::check(name, constants, &infos), Ok(()));
+    let contract = find(name).expect("a kernel").contract;
+    assert!(
+        contract.check(constants, &facts).is_ok(),
+        "{name} {constants:?}"
+    );
     for &grid in GRIDS {
         let want = hal_local(name, grid, constants, bindings);
         let buffers: Vec<Buffer> = bindings

@@ -1,8 +1,10 @@
 //! `copy_u32`: copies whole 32-bit words from one binding to another.
 
+use hal_core::contract;
+
 use crate::kernel::{Entry, Kernel, KernelError, Workgroup};
 
-use super::util::{ensure_len, load_word, share, store_word};
+use super::util::{load_word, share, store_word};
 
 /// The `copy_u32` table entry.
 pub const COPY_U32: Kernel = Kernel {
@@ -21,15 +23,15 @@ pub const COPY_U32: Kernel = Kernel {
 ///
 /// # Errors
 ///
-/// [`KernelError::MissingBinding`] with fewer than two bindings, [`KernelError::Misaligned`]
+/// What [`contract::COPY_U32`] refuses: [`KernelError::MissingBinding`] with fewer than two bindings, [`KernelError::Misaligned`]
 /// unless both start 4-byte aligned, [`KernelError::ReadOnly`] if the destination is
 /// read-only, and [`KernelError::BindingTooSmall`] (on binding 0, needing `4 * n` bytes) if
 /// the source holds fewer than `n` words.
 pub fn copy_u32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
+    contract::COPY_U32.check(wg.constants, wg.bindings)?;
     let src = wg.input_f32(0)?;
     let dst = wg.output_f32(1)?;
     let n = dst.len();
-    ensure_len(wg, 0, &src, n)?;
     for i in share(wg, n) {
         store_word(&dst, i, load_word(&src, i));
     }
@@ -134,7 +136,7 @@ mod tests {
                 &COPY_U32,
                 [1, 1, 1],
                 &[],
-                &[Binding::shared_words(&src), Binding::unaligned(16, true)]
+                &[Binding::shared_words(&src), Binding::unaligned(2, 16, true)]
             ),
             Err(KernelError::Misaligned {
                 index: 1,

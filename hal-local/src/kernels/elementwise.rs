@@ -4,9 +4,11 @@
 //! Each workgroup handles its [`Workgroup::share_of`] of `0..n`, loading and storing one
 //! element at a time, so an output bound to the same range as an input (in place) works.
 
+use hal_core::contract::{self, Contract};
+
 use crate::kernel::{Entry, F32s, Kernel, KernelError, Workgroup};
 
-use super::util::{ensure_len, relu, share};
+use super::util::{relu, share};
 
 /// The `add_f32` table entry.
 pub const ADD_F32: Kernel = Kernel {
@@ -31,11 +33,12 @@ pub const RELU_F32: Kernel = Kernel {
 ///
 /// # Errors
 ///
-/// [`KernelError::MissingBinding`] with fewer than three bindings, [`KernelError::Misaligned`]
+/// What [`contract::ADD_F32`] refuses: [`KernelError::MissingBinding`] with fewer than three
+/// bindings, [`KernelError::Misaligned`]
 /// unless every binding starts 4-byte aligned, [`KernelError::ReadOnly`] if `out` is read-only,
 /// and [`KernelError::BindingTooSmall`] if `a` or `b` holds fewer elements than `out`.
 pub fn add_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
-    binary(wg, |x, y| x + y)
+    binary(wg, &contract::ADD_F32, |x, y| x + y)
 }
 
 /// `out[i] = a[i] * b[i]` for every element of `out`. Bindings: 0 `a`, 1 `b`, 2 `out`; no
@@ -43,9 +46,9 @@ pub fn add_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
 ///
 /// # Errors
 ///
-/// As [`add_f32`].
+/// As [`add_f32`] ([`contract::MUL_F32`]).
 pub fn mul_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
-    binary(wg, |x, y| x * y)
+    binary(wg, &contract::MUL_F32, |x, y| x * y)
 }
 
 /// `out[i] = max(in[i], 0)` for every element of `out` (negatives and -0.0 become +0.0, NaN
@@ -53,26 +56,30 @@ pub fn mul_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
 ///
 /// # Errors
 ///
-/// [`KernelError::MissingBinding`] with fewer than two bindings, [`KernelError::Misaligned`]
-/// unless both start 4-byte aligned, [`KernelError::ReadOnly`] if `out` is read-only, and
-/// [`KernelError::BindingTooSmall`] if `in` holds fewer elements than `out`.
+/// What [`contract::RELU_F32`] refuses: [`KernelError::MissingBinding`] with fewer than two
+/// bindings, [`KernelError::Misaligned`] unless both start 4-byte aligned,
+/// [`KernelError::ReadOnly`] if `out` is read-only, and [`KernelError::BindingTooSmall`] if
+/// `in` holds fewer elements than `out`.
 pub fn relu_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
+    contract::RELU_F32.check(wg.constants, wg.bindings)?;
     let input = wg.input_f32(0)?;
     let out = wg.output_f32(1)?;
     let n = out.len();
-    ensure_len(wg, 0, &input, n)?;
     map(wg, &out, n, |i| relu(input.get(i)));
     Ok(())
 }
 
-/// Checks the three bindings of a binary kernel and applies `op`.
-fn binary(wg: &Workgroup<'_>, op: impl Fn(f32, f32) -> f32) -> Result<(), KernelError> {
+/// Checks a binary kernel's dispatch against its contract and applies `op`.
+fn binary(
+    wg: &Workgroup<'_>,
+    contract: &Contract,
+    op: impl Fn(f32, f32) -> f32,
+) -> Result<(), KernelError> {
+    contract.check(wg.constants, wg.bindings)?;
     let a = wg.input_f32(0)?;
     let b = wg.input_f32(1)?;
     let out = wg.output_f32(2)?;
     let n = out.len();
-    ensure_len(wg, 0, &a, n)?;
-    ensure_len(wg, 1, &b, n)?;
     map(wg, &out, n, |i| op(a.get(i), b.get(i)));
     Ok(())
 }

@@ -1,8 +1,10 @@
 //! `fill_u32`: writes one 32-bit pattern to every word of a binding.
 
+use hal_core::contract;
+
 use crate::kernel::{Entry, Kernel, KernelError, Workgroup};
 
-use super::util::{constants, share, store_word};
+use super::util::{share, store_word};
 
 /// The `fill_u32` table entry.
 pub const FILL_U32: Kernel = Kernel {
@@ -17,11 +19,13 @@ pub const FILL_U32: Kernel = Kernel {
 ///
 /// # Errors
 ///
-/// [`KernelError::MissingConstants`] without constant 0, [`KernelError::MissingBinding`]
-/// without binding 0, [`KernelError::ReadOnly`] if it is read-only, and
-/// [`KernelError::Misaligned`] unless its start is 4-byte aligned.
+/// What [`contract::FILL_U32`] refuses: [`KernelError::MissingConstants`] without constant
+/// 0, [`KernelError::MissingBinding`] without binding 0, [`KernelError::ReadOnly`] if it is
+/// read-only, and [`KernelError::Misaligned`] unless its start is 4-byte aligned.
 pub fn fill_u32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
-    let [value] = constants::<1>(wg)?;
+    let [value, ..] = contract::FILL_U32
+        .check(wg.constants, wg.bindings)?
+        .constants;
     let out = wg.output_f32(0)?;
     for i in share(wg, out.len()) {
         store_word(&out, i, value);
@@ -87,7 +91,12 @@ mod tests {
             Err(KernelError::ReadOnly { index: 0 })
         );
         assert_eq!(
-            run(&FILL_U32, [1, 1, 1], &[1], &[Binding::unaligned(16, true)]),
+            run(
+                &FILL_U32,
+                [1, 1, 1],
+                &[1],
+                &[Binding::unaligned(2, 16, true)]
+            ),
             Err(KernelError::Misaligned {
                 index: 0,
                 alignment: 4

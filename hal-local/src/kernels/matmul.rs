@@ -1,8 +1,10 @@
 //! `matmul_f32`: blocked matrix multiply `C = A·B`, with an optional bias and ReLU.
 
+use hal_core::contract;
+
 use crate::kernel::{Entry, F32s, Kernel, KernelError, Workgroup};
 
-use super::util::{constants, elements, ensure_len, relu, share};
+use super::util::{relu, share};
 
 /// The `matmul_f32` table entry.
 pub const MATMUL_F32: Kernel = Kernel {
@@ -11,9 +13,9 @@ pub const MATMUL_F32: Kernel = Kernel {
 };
 
 /// Flag bit 0 (constant 3): add `bias[j]` (binding 3, `N` elements) to column `j` of every row.
-pub const FLAG_BIAS: u32 = 1 << 0;
+pub const FLAG_BIAS: u32 = contract::MATMUL_FLAG_BIAS;
 /// Flag bit 1 (constant 3): apply ReLU to every element after the bias.
-pub const FLAG_RELU: u32 = 1 << 1;
+pub const FLAG_RELU: u32 = contract::MATMUL_FLAG_RELU;
 
 /// Rows of `C` in one tile.
 const TILE_M: usize = 4;
@@ -41,23 +43,29 @@ const BLOCK_K: usize = 64;
 ///
 /// # Errors
 ///
-/// [`KernelError::MissingConstants`] with fewer than three constants, [`KernelError::Shape`]
+/// What [`contract::MATMUL_F32`] refuses: [`KernelError::MissingConstants`] with fewer than
+/// three constants, [`KernelError::Shape`]
 /// if `M`, `K` or `N` is 0, a matrix's size in bytes overflows, or `flags` has unknown bits;
 /// [`KernelError::MissingBinding`], [`KernelError::Misaligned`] (bindings must start 4-byte
 /// aligned), [`KernelError::ReadOnly`] if `C` is read-only, and
 /// [`KernelError::BindingTooSmall`] naming the bytes needed (`4·M·K`, `4·K·N`, `4·M·N`, `4·N`).
 pub fn matmul_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
-    let shape = Shape::check(wg)?;
+    let [m, k, n, flags] = contract::MATMUL_F32
+        .check(wg.constants, wg.bindings)?
+        .constants;
+    // The contract checked that every matrix's size in bytes fits `usize`, and each
+    // dimension is at most such a product (the others are >= 1).
+    let shape = Shape {
+        m: m as usize,
+        k: k as usize,
+        n: n as usize,
+        flags,
+    };
     let a = wg.input_f32(0)?;
-    ensure_len(wg, 0, &a, shape.m * shape.k)?;
     let b = wg.input_f32(1)?;
-    ensure_len(wg, 1, &b, shape.k * shape.n)?;
     let c = wg.output_f32(2)?;
-    ensure_len(wg, 2, &c, shape.m * shape.n)?;
     let bias = if shape.flags & FLAG_BIAS != 0 {
-        let bias = wg.input_f32(3)?;
-        ensure_len(wg, 3, &bias, shape.n)?;
-        Some(bias)
+        Some(wg.input_f32(3)?)
     } else {
         None
     };
@@ -99,34 +107,6 @@ struct Shape {
     k: usize,
     n: usize,
     flags: u32,
-}
-
-impl Shape {
-    /// Reads and checks the constants: nonzero dimensions, every matrix's size in bytes
-    /// within `u64` and `usize`, known flags.
-    fn check(wg: &Workgroup<'_>) -> Result<Self, KernelError> {
-        let [m, k, n] = constants::<3>(wg)?;
-        let flags = wg.constants.get(3).copied().unwrap_or(0);
-        if m == 0 || k == 0 || n == 0 {
-            return Err(KernelError::Shape(
-                "matmul_f32: M, K and N must be non-zero",
-            ));
-        }
-        if flags & !(FLAG_BIAS | FLAG_RELU) != 0 {
-            return Err(KernelError::Shape("matmul_f32: unknown flag bits"));
-        }
-        let overflow = "matmul_f32: matrix size overflows";
-        elements(m, k, overflow)?;
-        elements(k, n, overflow)?;
-        elements(m, n, overflow)?;
-        // Each dimension is at most a product above (the others are >= 1), so fits `usize`.
-        Ok(Self {
-            m: m as usize,
-            k: k as usize,
-            n: n as usize,
-            flags,
-        })
-    }
 }
 
 /// `acc += a_block[.., ..depth] · b_panel[..depth, ..]` over the full 4 × 16 tile (fixed

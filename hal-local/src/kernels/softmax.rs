@@ -1,9 +1,11 @@
 //! `softmax_f32`: numerically stable softmax over each row of a matrix.
 
+use hal_core::contract;
+
 use crate::kernel::{Entry, Kernel, KernelError, Workgroup};
 
 use super::math::exp_f32;
-use super::util::{constants, elements, ensure_len, share};
+use super::util::share;
 
 /// The `softmax_f32` table entry.
 pub const SOFTMAX_F32: Kernel = Kernel {
@@ -24,24 +26,19 @@ pub const SOFTMAX_F32: Kernel = Kernel {
 ///
 /// # Errors
 ///
-/// [`KernelError::MissingConstants`] with fewer than two constants, [`KernelError::Shape`]
+/// What [`contract::SOFTMAX_F32`] refuses: [`KernelError::MissingConstants`] with fewer than
+/// two constants, [`KernelError::Shape`]
 /// if `rows` or `cols` is 0 or the matrix's size in bytes overflows,
 /// [`KernelError::MissingBinding`] with fewer than two bindings, [`KernelError::Misaligned`]
 /// unless both start 4-byte aligned, [`KernelError::ReadOnly`] if `out` is read-only, and
 /// [`KernelError::BindingTooSmall`] (needing `4 * rows * cols` bytes) if either is too short.
 pub fn softmax_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
-    let [rows, cols] = constants::<2>(wg)?;
-    if rows == 0 || cols == 0 {
-        return Err(KernelError::Shape(
-            "softmax_f32: rows and cols must be non-zero",
-        ));
-    }
-    let count = elements(rows, cols, "softmax_f32: rows * cols overflows")?;
+    let [rows, cols, ..] = contract::SOFTMAX_F32
+        .check(wg.constants, wg.bindings)?
+        .constants;
     let input = wg.input_f32(0)?;
     let out = wg.output_f32(1)?;
-    ensure_len(wg, 0, &input, count)?;
-    ensure_len(wg, 1, &out, count)?;
-    // Both fit `usize`: their product does and neither is zero.
+    // Both fit `usize`: their product does (the contract checked) and neither is zero.
     let (rows, cols) = (rows as usize, cols as usize);
     for row in share(wg, rows) {
         let base = row * cols;
