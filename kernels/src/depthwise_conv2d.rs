@@ -259,24 +259,111 @@ impl DepthwiseConv2dS8 {
         let (in_off, out_off) = (self.input_offset, self.output_offset);
         let (lo, hi) = (self.act_min, self.act_max);
         let has_bias = self.shape.has_bias;
-        self.shape.run_loops(
-            0i32,
-            |acc, i, f| {
-                let x = i32::from(input[i]).wrapping_add(in_off);
-                *acc = acc.wrapping_add(i32::from(filter[f]).wrapping_mul(x));
-            },
-            |o, oc, mut acc| {
-                if has_bias {
-                    acc = acc.wrapping_add(bias[oc]);
-                }
-                let v = multiply_by_quantized_multiplier(acc, multipliers[oc], shifts[oc])
-                    .wrapping_add(out_off);
-                output[o] = clamp_s8(v, lo, hi);
-            },
-        );
+        let finish = |o: usize, oc: usize, mut acc: i32| {
+            if has_bias {
+                acc = acc.wrapping_add(bias[oc]);
+            }
+            let v = multiply_by_quantized_multiplier(acc, multipliers[oc], shifts[oc])
+                .wrapping_add(out_off);
+            output[o] = clamp_s8(v, lo, hi);
+        };
+        // `(x + input_offset) * w` fits 16 bits for int8 `x`, `w` and an offset in
+        // `-127..=128` (the negated int8 zero points).
+        let narrow = i16::try_from(in_off)
+            .ok()
+            .filter(|o| (-127..=128).contains(o));
+        match narrow {
+            Some(offset) if self.shape.depth_multiplier <= CHANNEL_BLOCK => {
+                self.run_channel_blocks(input, filter, offset, finish);
+            }
+            _ => self.shape.run_loops(
+                0i32,
+                |acc, i, f| {
+                    let x = i32::from(input[i]).wrapping_add(in_off);
+                    *acc = acc.wrapping_add(i32::from(filter[f]).wrapping_mul(x));
+                },
+                finish,
+            ),
+        }
         Ok(())
     }
+
+    /// The loops blocked over channels: per output pixel, the output channels of up to
+    /// [`CHANNEL_BLOCK`] `/ depth_multiplier` input channels accumulate together, each
+    /// in-image tap adding each input value times the contiguous weights of its
+    /// `depth_multiplier` output channels (the filter is `[1, h, w, channels]`), in 16-bit
+    /// products. Each output still sums its taps in TFLM's order.
+    fn run_channel_blocks(
+        &self,
+        input: &[i8],
+        filter: &[i8],
+        offset: i16,
+        mut finish: impl FnMut(usize, usize, i32),
+    ) {
+        let s = &self.shape;
+        let win = &s.window;
+        let (ih, iw, id) = (s.input_height, s.input_width, s.input_depth);
+        let (fh, fw, mult) = (s.filter_height, s.filter_width, s.depth_multiplier);
+        let od = id * mult;
+        let inputs_per_block = (CHANNEL_BLOCK / mult).max(1);
+        let mut block = [0i32; CHANNEL_BLOCK];
+        let mut out_index = 0;
+        for b in 0..s.batches {
+            for oy in 0..s.output_height {
+                let y0 = (oy * win.stride_height) as i32 - win.pad_height as i32;
+                for ox in 0..s.output_width {
+                    let x0 = (ox * win.stride_width) as i32 - win.pad_width as i32;
+                    for ic0 in (0..id).step_by(inputs_per_block) {
+                        let inputs = inputs_per_block.min(id - ic0);
+                        let oc0 = ic0 * mult;
+                        let acc = &mut block[..inputs * mult];
+                        acc.fill(0);
+                        for fy in 0..fh {
+                            let y = y0 + (win.dilation_height * fy) as i32;
+                            if y < 0 || y >= ih as i32 {
+                                continue;
+                            }
+                            for fx in 0..fw {
+                                let x = x0 + (win.dilation_width * fx) as i32;
+                                if x < 0 || x >= iw as i32 {
+                                    continue;
+                                }
+                                let i = ((b * ih + y as usize) * iw + x as usize) * id + ic0;
+                                let f = (fy * fw + fx) * od + oc0;
+                                let xs = &input[i..][..inputs];
+                                let ws = &filter[f..][..acc.len()];
+                                if mult == 1 {
+                                    for ((a, &x), &w) in acc.iter_mut().zip(xs).zip(ws) {
+                                        let product = (i16::from(x) + offset) * i16::from(w);
+                                        *a = a.wrapping_add(i32::from(product));
+                                    }
+                                } else {
+                                    for ((a, w), &x) in acc
+                                        .chunks_exact_mut(mult)
+                                        .zip(ws.chunks_exact(mult))
+                                        .zip(xs)
+                                    {
+                                        let x = i16::from(x) + offset;
+                                        for (a, &w) in a.iter_mut().zip(w) {
+                                            *a = a.wrapping_add(i32::from(x * i16::from(w)));
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        for (k, &a) in acc.iter().enumerate() {
+                            finish(out_index + oc0 + k, oc0 + k, a);
+                        }
+                    }
+                    out_index += od;
+                }
+            }
+        }
+    }
 }
+
+/// Output channels a depthwise convolution accumulates at once.
+const CHANNEL_BLOCK: usize = 64;
 
 /// `depthwise_conv2d_f32`: float depthwise convolution, as TFLM's
 /// `reference_ops::DepthwiseConv`. Words: [`DepthwiseConv2dShape`]'s 15, then `act_min`
