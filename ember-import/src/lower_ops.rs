@@ -313,13 +313,15 @@ fn folded_bias(
     Some(folded)
 }
 
-/// `weights` (`outputs` rows of `per_output` bytes: OHWI) transposed so that the
-/// `outputs` values of each `(h, w, i)` lie together: HWIO.
-fn ohwi_to_hwio(weights: &[u8], outputs: usize, per_output: usize) -> Vec<u8> {
+/// `weights` (`outputs` rows of `per_output` elements of `element` bytes: OHWI)
+/// transposed so that the `outputs` values of each `(h, w, i)` lie together: HWIO.
+fn ohwi_to_hwio(weights: &[u8], outputs: usize, per_output: usize, element: usize) -> Vec<u8> {
     let mut out = vec![0u8; weights.len()];
-    for (o, row) in weights.chunks_exact(per_output.max(1)).enumerate() {
-        for (t, &v) in row.iter().enumerate() {
-            out[t * outputs + o] = v;
+    let row_bytes = (per_output * element).max(1);
+    for (o, row) in weights.chunks_exact(row_bytes).enumerate() {
+        for (t, v) in row.chunks_exact(element).enumerate() {
+            let at = (t * outputs + o) * element;
+            out[at..at + element].copy_from_slice(v);
         }
     }
     out
@@ -371,9 +373,14 @@ fn fully_connected(
         output_depth,
         has_bias: bias.is_some(),
     };
-    let bias_operand = l.operand(bias.unwrap_or(weights));
     let (input_op, weights_op, output_op) =
         (l.operand(input), l.operand(weights), l.operand(output));
+    // Without a bias, binding 2 is never read: the weights stand in. A bias folded with
+    // the input offset replaces the model's (made only where it is not).
+    let unfolded_bias = |l: &mut Lowering<'_, '_>| match bias {
+        Some(b) => l.operand(b),
+        None => weights_op,
+    };
     match l.graph.tensor(input).element_type {
         ElementType::Int8 => {
             let (si, zi) = per_tensor(l, op, input)?;
@@ -395,12 +402,14 @@ fn fully_connected(
                 act_max,
                 per_channel,
             };
-            let mut bias_operand = bias_operand;
-            if let Some(folded) = folded_bias(l, weights, bias, output_depth, -zi, -zw) {
-                bias_operand = i32_constant(l, &format!("op{}.bias", op.index), &folded);
-                p.input_offset = 0;
-                p.shape.has_bias = true;
-            }
+            let bias_operand = match folded_bias(l, weights, bias, output_depth, -zi, -zw) {
+                Some(folded) => {
+                    p.input_offset = 0;
+                    p.shape.has_bias = true;
+                    i32_constant(l, &format!("op{}.bias", op.index), &folded)
+                }
+                None => unfolded_bias(l),
+            };
             let (m, s) = if per_channel {
                 requantization(l, op, input, weights, output, output_depth)?
             } else {
@@ -432,6 +441,7 @@ fn fully_connected(
             };
             let mut words = Vec::new();
             p.encode(&mut words);
+            let bias_operand = unfolded_bias(l);
             l.dispatch(
                 FullyConnectedF32::KERNEL,
                 &words,
@@ -499,14 +509,15 @@ fn conv2d(
     let win = window(padding, stride, dilation, &is, (ws[1], ws[2]));
     let out_depth = os[3];
     let int8 = l.graph.tensor(input).element_type == ElementType::Int8;
-    // An int8 convolution without groups reads its filter transposed to HWIO (made at
-    // import, in place of TFLite's OHWI: no extra bytes).
-    let hwio = if int8 && depth_multiplier.is_none() && ws[3] == is[3] {
+    // A convolution without groups reads its filter transposed to HWIO (made at import,
+    // in place of TFLite's OHWI: no extra bytes).
+    let element = if int8 { 1 } else { 4 };
+    let hwio = if depth_multiplier.is_none() && ws[3] == is[3] {
         l.graph
             .tensor(weights)
             .data
-            .filter(|w| w.len() == ws.iter().product::<usize>())
-            .map(|w| ohwi_to_hwio(w, ws[0], ws[1] * ws[2] * ws[3]))
+            .filter(|w| w.len() == ws.iter().product::<usize>() * element)
+            .map(|w| ohwi_to_hwio(w, ws[0], ws[1] * ws[2] * ws[3], element))
     } else {
         None
     };
@@ -518,15 +529,13 @@ fn conv2d(
         }
         None => l.operand(weights),
     };
-    // Without a bias, binding 2 is never read: the filter stands in.
-    let bias_operand = match bias {
-        Some(b) => l.operand(b),
-        None => weights_op,
-    };
     let output_op = l.operand(output);
     let mut words = Vec::new();
     let name;
-    let mut bindings = vec![input_op, weights_op, bias_operand];
+    // Binding 2, the bias, is settled below: folded with the input offset, the model's,
+    // or (without a bias, never read) the filter standing in.
+    let mut folded_operand = None;
+    let mut bindings = vec![input_op, weights_op, weights_op];
     let (offsets, range_s8, range_f32) = if int8 {
         let (_, zi) = per_tensor(l, op, input)?;
         let (so, zo) = per_tensor(l, op, output)?;
@@ -574,7 +583,8 @@ fn conv2d(
                     None
                 };
                 if let Some(folded) = folded {
-                    bindings[2] = i32_constant(l, &format!("op{}.bias", op.index), &folded);
+                    folded_operand =
+                        Some(i32_constant(l, &format!("op{}.bias", op.index), &folded));
                     p.input_offset = 0;
                     p.shape.has_bias = true;
                 }
@@ -583,6 +593,7 @@ fn conv2d(
             } else {
                 let p = Conv2dF32 {
                     shape,
+                    filter_hwio: hwio.is_some(),
                     act_min: range_f32.0,
                     act_max: range_f32.1,
                 };
@@ -625,6 +636,11 @@ fn conv2d(
             }
         }
     }
+    bindings[2] = match (folded_operand, bias) {
+        (Some(folded), _) => folded,
+        (None, Some(b)) => l.operand(b),
+        (None, None) => weights_op,
+    };
     l.dispatch(name, &words, &bindings);
     Ok(())
 }

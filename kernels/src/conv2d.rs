@@ -184,6 +184,63 @@ impl Conv2dShape {
             )
     }
 
+    /// The loops over an HWIO filter (`[h, w, in, out]`, no groups): per output pixel,
+    /// blocks of up to [`HWIO_BLOCK`] output channels accumulate together, each in-image
+    /// tap calling `mac(acc, x, w)` for one input value and a contiguous row of weights;
+    /// then `finish(output_index, out_channel, acc)`. Each output sums its products in
+    /// TFLM's order (taps, then input channels).
+    #[inline(always)]
+    fn run_hwio<T: Copy, A: Copy>(
+        &self,
+        input: &[T],
+        filter: &[T],
+        init: A,
+        mac: impl Fn(&mut A, T, T),
+        mut finish: impl FnMut(usize, usize, A),
+    ) {
+        let win = &self.window;
+        let (ih, iw, id) = (self.input_height, self.input_width, self.input_depth);
+        let (fh, fw, od) = (self.filter_height, self.filter_width, self.output_depth);
+        let mut block = [init; HWIO_BLOCK];
+        let mut out_index = 0;
+        for b in 0..self.batches {
+            for oy in 0..self.output_height {
+                let y0 = (oy * win.stride_height) as i32 - win.pad_height as i32;
+                for ox in 0..self.output_width {
+                    let x0 = (ox * win.stride_width) as i32 - win.pad_width as i32;
+                    for oc0 in (0..od).step_by(HWIO_BLOCK) {
+                        let acc = &mut block[..HWIO_BLOCK.min(od - oc0)];
+                        acc.fill(init);
+                        for fy in 0..fh {
+                            let y = y0 + (win.dilation_height * fy) as i32;
+                            if y < 0 || y >= ih as i32 {
+                                continue;
+                            }
+                            for fx in 0..fw {
+                                let x = x0 + (win.dilation_width * fx) as i32;
+                                if x < 0 || x >= iw as i32 {
+                                    continue;
+                                }
+                                let i = ((b * ih + y as usize) * iw + x as usize) * id;
+                                let taps = (fy * fw + fx) * id;
+                                for (ic, &v) in input[i..i + id].iter().enumerate() {
+                                    let row = &filter[(taps + ic) * od + oc0..][..acc.len()];
+                                    for (a, &w) in acc.iter_mut().zip(row) {
+                                        mac(a, v, w);
+                                    }
+                                }
+                            }
+                        }
+                        for (k, &a) in acc.iter().enumerate() {
+                            finish(out_index + oc0 + k, oc0 + k, a);
+                        }
+                    }
+                    out_index += od;
+                }
+            }
+        }
+    }
+
     /// TFLM's loop nest: for each output element in order, `tap(acc, input_index,
     /// filter_index)` once per in-image filter position (the `filter_depth` channels from
     /// those indices on are the caller's inner loop), then `finish(output_index,
@@ -233,6 +290,17 @@ impl Conv2dShape {
     }
 }
 
+/// The `filter_hwio` word: 0 or 1, and 1 only without groups.
+fn hwio_flag(w: &mut Words<'_>, shape: &Conv2dShape) -> Result<bool, KernelError> {
+    let hwio = shape::flag(w)?;
+    if hwio && shape.filter_depth != shape.input_depth {
+        return Err(KernelError::Shape(
+            "conv2d: an HWIO filter needs filter_depth == input_depth",
+        ));
+    }
+    Ok(hwio)
+}
+
 /// Output channels an HWIO convolution accumulates at once.
 const HWIO_BLOCK: usize = 64;
 
@@ -280,12 +348,7 @@ impl KernelParams for Conv2dS8 {
         let input_offset = w.i32()?;
         let output_offset = w.i32()?;
         let (act_min, act_max) = shape::act_range_s8(w)?;
-        let filter_hwio = shape::flag(w)?;
-        if filter_hwio && shape.filter_depth != shape.input_depth {
-            return Err(KernelError::Shape(
-                "conv2d_s8: an HWIO filter needs filter_depth == input_depth",
-            ));
-        }
+        let filter_hwio = hwio_flag(w, &shape)?;
         Ok(Self {
             shape,
             filter_hwio,
@@ -364,8 +427,35 @@ impl Conv2dS8 {
                 .wrapping_add(out_off);
             output[o] = clamp_s8(v, lo, hi);
         };
+        // `(x + input_offset) * w` fits 16 bits for int8 `x`, `w` and an offset in
+        // `-127..=128` (the negated int8 zero points): 16-bit products, as wide as SIMD
+        // multiplies go without SSE4.1.
+        let narrow = i16::try_from(in_off)
+            .ok()
+            .filter(|o| (-127..=128).contains(o));
         if self.filter_hwio {
-            self.run_hwio(input, filter, finish);
+            match narrow {
+                Some(offset) => self.shape.run_hwio(
+                    input,
+                    filter,
+                    0i32,
+                    |acc, x, w| {
+                        let product = (i16::from(x) + offset) * i16::from(w);
+                        *acc = acc.wrapping_add(i32::from(product));
+                    },
+                    finish,
+                ),
+                None => self.shape.run_hwio(
+                    input,
+                    filter,
+                    0i32,
+                    |acc, x, w| {
+                        let x = i32::from(x).wrapping_add(in_off);
+                        *acc = acc.wrapping_add(x.wrapping_mul(i32::from(w)));
+                    },
+                    finish,
+                ),
+            }
         } else if in_off == 0 {
             // The importer folds the input offset into the bias where it can: raw int8
             // products, which vectorize to 16-bit multiply-adds.
@@ -388,80 +478,18 @@ impl Conv2dS8 {
         }
         Ok(())
     }
-
-    /// The loops over an HWIO filter: per output pixel, blocks of up to [`HWIO_BLOCK`]
-    /// output channels accumulate together; each in-image tap adds one input value times
-    /// a contiguous row of weights. Integer sums, so the order does not change them.
-    fn run_hwio(&self, input: &[i8], filter: &[i8], mut finish: impl FnMut(usize, usize, i32)) {
-        let s = &self.shape;
-        let win = &s.window;
-        let (ih, iw, id) = (s.input_height, s.input_width, s.input_depth);
-        let (fh, fw, od) = (s.filter_height, s.filter_width, s.output_depth);
-        // `(x + input_offset) * w` fits 16 bits for int8 `x`, `w` and an offset in
-        // `-127..=128` (the negated int8 zero points): 16-bit products, as wide as SIMD
-        // multiplies go without SSE4.1.
-        let narrow = i16::try_from(self.input_offset)
-            .ok()
-            .filter(|o| (-127..=128).contains(o));
-        let mut block = [0i32; HWIO_BLOCK];
-        let mut out_index = 0;
-        for b in 0..s.batches {
-            for oy in 0..s.output_height {
-                let y0 = (oy * win.stride_height) as i32 - win.pad_height as i32;
-                for ox in 0..s.output_width {
-                    let x0 = (ox * win.stride_width) as i32 - win.pad_width as i32;
-                    for oc0 in (0..od).step_by(HWIO_BLOCK) {
-                        let acc = &mut block[..HWIO_BLOCK.min(od - oc0)];
-                        acc.fill(0);
-                        for fy in 0..fh {
-                            let y = y0 + (win.dilation_height * fy) as i32;
-                            if y < 0 || y >= ih as i32 {
-                                continue;
-                            }
-                            for fx in 0..fw {
-                                let x = x0 + (win.dilation_width * fx) as i32;
-                                if x < 0 || x >= iw as i32 {
-                                    continue;
-                                }
-                                let i = ((b * ih + y as usize) * iw + x as usize) * id;
-                                let taps = (fy * fw + fx) * id;
-                                for (ic, &v) in input[i..i + id].iter().enumerate() {
-                                    let row = &filter[(taps + ic) * od + oc0..][..acc.len()];
-                                    match narrow {
-                                        Some(offset) => {
-                                            let v = i16::from(v) + offset;
-                                            for (a, &w) in acc.iter_mut().zip(row) {
-                                                *a = a.wrapping_add(i32::from(v * i16::from(w)));
-                                            }
-                                        }
-                                        None => {
-                                            let v = i32::from(v).wrapping_add(self.input_offset);
-                                            for (a, &w) in acc.iter_mut().zip(row) {
-                                                *a = a.wrapping_add(v.wrapping_mul(i32::from(w)));
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                        for (k, &a) in acc.iter().enumerate() {
-                            finish(out_index + oc0 + k, oc0 + k, a);
-                        }
-                    }
-                    out_index += od;
-                }
-            }
-        }
-    }
 }
 
 /// `conv2d_f32`: float convolution, as TFLM's `reference_ops::Conv`: the products summed
 /// in TFLM's loop order from 0, then the bias, then the clamp. Words: [`Conv2dShape`]'s
-/// 17, then `act_min` and `act_max` as `f32` bits.
+/// 17, then `act_min` and `act_max` as `f32` bits, then `filter_hwio` (0 or 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Conv2dF32 {
     /// Shapes and window.
     pub shape: Conv2dShape,
+    /// The filter is laid out HWIO, as [`Conv2dS8::filter_hwio`]; each output still sums
+    /// its products in TFLM's order.
+    pub filter_hwio: bool,
     /// Lower clamp ([`Activation::range_f32`](crate::activation::Activation::range_f32)).
     pub act_min: f32,
     /// Upper clamp.
@@ -473,14 +501,20 @@ impl KernelParams for Conv2dF32 {
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);
-        out.extend([self.act_min.to_bits(), self.act_max.to_bits()]);
+        out.extend([
+            self.act_min.to_bits(),
+            self.act_max.to_bits(),
+            u32::from(self.filter_hwio),
+        ]);
     }
 
     fn decode(w: &mut Words<'_>) -> Result<Self, KernelError> {
         let shape = Conv2dShape::decode(w)?;
         let (act_min, act_max) = shape::act_range_f32(w)?;
+        let filter_hwio = hwio_flag(w, &shape)?;
         Ok(Self {
             shape,
+            filter_hwio,
             act_min,
             act_max,
         })
@@ -510,18 +544,24 @@ impl Conv2dF32 {
         let has_bias = self.shape.has_bias;
         let (lo, hi) = (self.act_min, self.act_max);
         let fd = self.shape.filter_depth;
-        self.shape.run_loops(
-            0.0f32,
-            |total, i, f| {
-                for (&x, &w) in input[i..i + fd].iter().zip(&filter[f..f + fd]) {
-                    *total += x * w;
-                }
-            },
-            |o, oc, total| {
-                let b = if has_bias { bias[oc] } else { 0.0 };
-                output[o] = clamp_f32(total + b, lo, hi);
-            },
-        );
+        let finish = |o: usize, oc: usize, total: f32| {
+            let b = if has_bias { bias[oc] } else { 0.0 };
+            output[o] = clamp_f32(total + b, lo, hi);
+        };
+        if self.filter_hwio {
+            let mac = |total: &mut f32, x: f32, w: f32| *total += x * w;
+            self.shape.run_hwio(input, filter, 0.0f32, mac, finish);
+        } else {
+            self.shape.run_loops(
+                0.0f32,
+                |total, i, f| {
+                    for (&x, &w) in input[i..i + fd].iter().zip(&filter[f..f + fd]) {
+                        *total += x * w;
+                    }
+                },
+                finish,
+            );
+        }
         Ok(())
     }
 }

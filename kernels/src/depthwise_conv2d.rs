@@ -136,6 +136,79 @@ impl DepthwiseConv2dShape {
         need(lens, out, self.output_len()?, elem)
     }
 
+    /// The loops blocked over channels: per output pixel, the output channels of up to
+    /// [`CHANNEL_BLOCK`] `/ depth_multiplier` input channels accumulate together, each
+    /// in-image tap calling `mac(acc, x, w)` for each input value and the contiguous
+    /// weights of its `depth_multiplier` output channels (the filter is
+    /// `[1, h, w, channels]`); then `finish(output_index, out_channel, acc)`. Each output
+    /// sums its taps in TFLM's order. Needs `depth_multiplier <= CHANNEL_BLOCK`.
+    #[inline(always)]
+    fn run_channel_blocks<T: Copy, A: Copy>(
+        &self,
+        input: &[T],
+        filter: &[T],
+        init: A,
+        mac: impl Fn(&mut A, T, T),
+        mut finish: impl FnMut(usize, usize, A),
+    ) {
+        let win = &self.window;
+        let (ih, iw, id) = (self.input_height, self.input_width, self.input_depth);
+        let (fh, fw, mult) = (self.filter_height, self.filter_width, self.depth_multiplier);
+        let od = id * mult;
+        let inputs_per_block = (CHANNEL_BLOCK / mult.max(1)).max(1);
+        let mut block = [init; CHANNEL_BLOCK];
+        let mut out_index = 0;
+        for b in 0..self.batches {
+            for oy in 0..self.output_height {
+                let y0 = (oy * win.stride_height) as i32 - win.pad_height as i32;
+                for ox in 0..self.output_width {
+                    let x0 = (ox * win.stride_width) as i32 - win.pad_width as i32;
+                    for ic0 in (0..id).step_by(inputs_per_block) {
+                        let inputs = inputs_per_block.min(id - ic0);
+                        let oc0 = ic0 * mult;
+                        let acc = &mut block[..(inputs * mult).min(CHANNEL_BLOCK)];
+                        acc.fill(init);
+                        for fy in 0..fh {
+                            let y = y0 + (win.dilation_height * fy) as i32;
+                            if y < 0 || y >= ih as i32 {
+                                continue;
+                            }
+                            for fx in 0..fw {
+                                let x = x0 + (win.dilation_width * fx) as i32;
+                                if x < 0 || x >= iw as i32 {
+                                    continue;
+                                }
+                                let i = ((b * ih + y as usize) * iw + x as usize) * id + ic0;
+                                let f = (fy * fw + fx) * od + oc0;
+                                let xs = &input[i..][..inputs];
+                                let ws = &filter[f..][..acc.len()];
+                                if mult == 1 {
+                                    for ((a, &x), &w) in acc.iter_mut().zip(xs).zip(ws) {
+                                        mac(a, x, w);
+                                    }
+                                } else {
+                                    for ((a, w), &x) in acc
+                                        .chunks_exact_mut(mult)
+                                        .zip(ws.chunks_exact(mult))
+                                        .zip(xs)
+                                    {
+                                        for (a, &w) in a.iter_mut().zip(w) {
+                                            mac(a, x, w);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        for (k, &a) in acc.iter().enumerate() {
+                            finish(out_index + oc0 + k, oc0 + k, a);
+                        }
+                    }
+                    out_index += od;
+                }
+            }
+        }
+    }
+
     /// TFLM's loop nest: per output element in order (channels `ic * multiplier + m`
     /// ascending), `tap(acc, input_index, filter_index)` for each in-image filter position
     /// in row-major order, then `finish(output_index, out_channel, acc)`.
@@ -274,7 +347,16 @@ impl DepthwiseConv2dS8 {
             .filter(|o| (-127..=128).contains(o));
         match narrow {
             Some(offset) if self.shape.depth_multiplier <= CHANNEL_BLOCK => {
-                self.run_channel_blocks(input, filter, offset, finish);
+                self.shape.run_channel_blocks(
+                    input,
+                    filter,
+                    0i32,
+                    |acc, x, w| {
+                        let product = (i16::from(x) + offset) * i16::from(w);
+                        *acc = acc.wrapping_add(i32::from(product));
+                    },
+                    finish,
+                );
             }
             _ => self.shape.run_loops(
                 0i32,
@@ -286,79 +368,6 @@ impl DepthwiseConv2dS8 {
             ),
         }
         Ok(())
-    }
-
-    /// The loops blocked over channels: per output pixel, the output channels of up to
-    /// [`CHANNEL_BLOCK`] `/ depth_multiplier` input channels accumulate together, each
-    /// in-image tap adding each input value times the contiguous weights of its
-    /// `depth_multiplier` output channels (the filter is `[1, h, w, channels]`), in 16-bit
-    /// products. Each output still sums its taps in TFLM's order.
-    fn run_channel_blocks(
-        &self,
-        input: &[i8],
-        filter: &[i8],
-        offset: i16,
-        mut finish: impl FnMut(usize, usize, i32),
-    ) {
-        let s = &self.shape;
-        let win = &s.window;
-        let (ih, iw, id) = (s.input_height, s.input_width, s.input_depth);
-        let (fh, fw, mult) = (s.filter_height, s.filter_width, s.depth_multiplier);
-        let od = id * mult;
-        let inputs_per_block = (CHANNEL_BLOCK / mult).max(1);
-        let mut block = [0i32; CHANNEL_BLOCK];
-        let mut out_index = 0;
-        for b in 0..s.batches {
-            for oy in 0..s.output_height {
-                let y0 = (oy * win.stride_height) as i32 - win.pad_height as i32;
-                for ox in 0..s.output_width {
-                    let x0 = (ox * win.stride_width) as i32 - win.pad_width as i32;
-                    for ic0 in (0..id).step_by(inputs_per_block) {
-                        let inputs = inputs_per_block.min(id - ic0);
-                        let oc0 = ic0 * mult;
-                        let acc = &mut block[..inputs * mult];
-                        acc.fill(0);
-                        for fy in 0..fh {
-                            let y = y0 + (win.dilation_height * fy) as i32;
-                            if y < 0 || y >= ih as i32 {
-                                continue;
-                            }
-                            for fx in 0..fw {
-                                let x = x0 + (win.dilation_width * fx) as i32;
-                                if x < 0 || x >= iw as i32 {
-                                    continue;
-                                }
-                                let i = ((b * ih + y as usize) * iw + x as usize) * id + ic0;
-                                let f = (fy * fw + fx) * od + oc0;
-                                let xs = &input[i..][..inputs];
-                                let ws = &filter[f..][..acc.len()];
-                                if mult == 1 {
-                                    for ((a, &x), &w) in acc.iter_mut().zip(xs).zip(ws) {
-                                        let product = (i16::from(x) + offset) * i16::from(w);
-                                        *a = a.wrapping_add(i32::from(product));
-                                    }
-                                } else {
-                                    for ((a, w), &x) in acc
-                                        .chunks_exact_mut(mult)
-                                        .zip(ws.chunks_exact(mult))
-                                        .zip(xs)
-                                    {
-                                        let x = i16::from(x) + offset;
-                                        for (a, &w) in a.iter_mut().zip(w) {
-                                            *a = a.wrapping_add(i32::from(x * i16::from(w)));
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                        for (k, &a) in acc.iter().enumerate() {
-                            finish(out_index + oc0 + k, oc0 + k, a);
-                        }
-                    }
-                    out_index += od;
-                }
-            }
-        }
     }
 }
 
@@ -419,14 +428,19 @@ impl DepthwiseConv2dF32 {
         ])?;
         let has_bias = self.shape.has_bias;
         let (lo, hi) = (self.act_min, self.act_max);
-        self.shape.run_loops(
-            0.0f32,
-            |total, i, f| *total += input[i] * filter[f],
-            |o, oc, total| {
-                let b = if has_bias { bias[oc] } else { 0.0 };
-                output[o] = clamp_f32(total + b, lo, hi);
-            },
-        );
+        let finish = |o: usize, oc: usize, total: f32| {
+            let b = if has_bias { bias[oc] } else { 0.0 };
+            output[o] = clamp_f32(total + b, lo, hi);
+        };
+        if self.shape.depth_multiplier <= CHANNEL_BLOCK {
+            // Each output still sums its products in TFLM's order, from 0.
+            let mac = |total: &mut f32, x: f32, w: f32| *total += x * w;
+            self.shape
+                .run_channel_blocks(input, filter, 0.0f32, mac, finish);
+        } else {
+            self.shape
+                .run_loops(0.0f32, |total, i, f| *total += input[i] * filter[f], finish);
+        }
         Ok(())
     }
 }

@@ -499,6 +499,7 @@ fn conv_hand_computed() {
             has_bias: true,
             ..p.shape
         },
+        filter_hwio: false,
         act_min: 0.0,
         act_max: 6.0,
     };
@@ -683,4 +684,66 @@ fn float_add_and_mean() {
     m.run(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], &mut out)
         .unwrap();
     assert_eq!(out, [4.0, 5.0]);
+}
+
+/// A float convolution over an HWIO filter gives the same bits as over OHWI: each output
+/// sums its products in the same order.
+#[test]
+fn conv_f32_hwio_matches_ohwi_bit_for_bit() {
+    let (ih, iw, id, fh, fw, od) = (5, 4, 3, 3, 2, 5);
+    let shape = Conv2dShape {
+        batches: 1,
+        input_height: ih,
+        input_width: iw,
+        input_depth: id,
+        filter_height: fh,
+        filter_width: fw,
+        filter_depth: id,
+        output_height: ih,
+        output_width: iw,
+        output_depth: od,
+        window: Window {
+            stride_height: 1,
+            stride_width: 1,
+            dilation_height: 1,
+            dilation_width: 1,
+            pad_height: 1,
+            pad_width: 0,
+        },
+        has_bias: true,
+    };
+    let mut seed = 7;
+    let mut values = |n: usize| -> Vec<f32> {
+        data(n, &mut seed)
+            .into_iter()
+            .map(|v| f32::from(v) * 0.013 + 0.001)
+            .collect()
+    };
+    let input = values(ih * iw * id);
+    let filter = values(od * fh * fw * id);
+    let bias = values(od);
+    let per_output = fh * fw * id;
+    let mut hwio = vec![0.0f32; filter.len()];
+    for (o, row) in filter.chunks_exact(per_output).enumerate() {
+        for (t, &v) in row.iter().enumerate() {
+            hwio[t * od + o] = v;
+        }
+    }
+    let ohwi_conv = Conv2dF32 {
+        shape,
+        filter_hwio: false,
+        act_min: f32::MIN,
+        act_max: f32::MAX,
+    };
+    let hwio_conv = Conv2dF32 {
+        filter_hwio: true,
+        ..ohwi_conv
+    };
+    round_trip(&hwio_conv);
+    let mut a = vec![0.0f32; ih * iw * od];
+    let mut b = a.clone();
+    ohwi_conv.run(&input, &filter, &bias, &mut a).unwrap();
+    hwio_conv.run(&input, &hwio, &bias, &mut b).unwrap();
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&a), bits(&b));
 }
