@@ -12,6 +12,7 @@
 //! the block back. The contract every kernel keeps: workgroups write disjoint elements.
 
 use core::sync::atomic::{AtomicU32, Ordering};
+#[cfg(feature = "exclusive")]
 use hal_core::command::MAX_BINDINGS;
 
 use hal_core::contract::{BindingFacts, Facts};
