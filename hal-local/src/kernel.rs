@@ -23,7 +23,8 @@ pub type KernelFn = fn(&Workgroup<'_>) -> Result<(), KernelError>;
 
 #[cfg(feature = "exclusive")]
 /// A kernel's entry point over plain byte slices ([`Exclusive`]): called once per
-/// workgroup, every workgroup of a dispatch in turn on the submitting thread.
+/// workgroup, every workgroup of a dispatch in turn on the submitting thread; the kernel
+/// may cut its output into tiles that run on the worker pool ([`Tiler`]).
 pub type ExclusiveFn = fn(&mut Exclusive<'_, '_>) -> Result<(), KernelError>;
 
 /// How the driver calls a kernel.
@@ -33,7 +34,7 @@ pub enum Entry {
     Shared(KernelFn),
     /// Over plain slices ([`Exclusive`]; feature `exclusive`): the compiler sees ordinary
     /// memory and vectorizes the inner loops; workgroups run one after another on one
-    /// thread. The kernel writes the one binding [`Writes`] names, and only if it overlaps
+    /// thread, and output tiles may run on the worker pool ([`Tiler`]). The kernel writes the one binding [`Writes`] names, and only if it overlaps
     /// no other binding of the dispatch (so it cannot work in place); every other binding
     /// is read-only to it.
     #[cfg(feature = "exclusive")]
@@ -71,6 +72,59 @@ pub struct Exclusive<'w, 'b> {
     pub constants: &'w [u32],
     /// The dispatch's bindings, in order.
     pub bindings: &'w mut [Bytes<'b>],
+    /// Where the kernel's output tiles run.
+    pub tiler: Tiler<'w>,
+}
+
+#[cfg(feature = "exclusive")]
+/// Where an exclusive kernel's output tiles run: on the device's worker pool (feature
+/// `threads`, a device made with more than one worker), otherwise all at once on the
+/// submitting thread. Tiles are disjoint `&mut` pieces of the output, so running them at
+/// once is ordinary safe Rust.
+#[derive(Clone, Copy)]
+pub struct Tiler<'w> {
+    #[cfg(feature = "threads")]
+    pool: Option<&'w crate::pool::WorkerPool>,
+    #[cfg(not(feature = "threads"))]
+    inline: core::marker::PhantomData<&'w ()>,
+}
+
+#[cfg(feature = "exclusive")]
+impl<'w> Tiler<'w> {
+    /// Everything on the submitting thread.
+    pub const INLINE: Tiler<'static> = Tiler {
+        #[cfg(feature = "threads")]
+        pool: None,
+        #[cfg(not(feature = "threads"))]
+        inline: core::marker::PhantomData,
+    };
+
+    #[cfg(feature = "threads")]
+    pub(crate) fn new(pool: Option<&'w crate::pool::WorkerPool>) -> Self {
+        Self { pool }
+    }
+
+    /// Calls `run(rows, tile)` over `output`, which holds `rows` rows of `row_len`
+    /// elements: on the worker pool, the rows cut into tiles of whole rows and the tiles
+    /// run at once (the first error wins); otherwise once, `run(0..rows, output)`, the
+    /// whole output as given.
+    pub fn run<T: Send>(
+        self,
+        output: &mut [T],
+        rows: usize,
+        row_len: usize,
+        run: impl Fn(core::ops::Range<usize>, &mut [T]) -> Result<(), KernelError> + Sync,
+    ) -> Result<(), KernelError> {
+        #[cfg(feature = "threads")]
+        if let Some(pool) = self.pool {
+            let whole = rows.checked_mul(row_len).filter(|&n| n <= output.len());
+            if let (true, Some(n)) = (rows > 1, whole) {
+                return pool.tiles(&mut output[..n], rows, row_len, &run);
+            }
+        }
+        let _ = row_len;
+        run(0..rows, output)
+    }
 }
 
 #[cfg(feature = "exclusive")]

@@ -1,6 +1,18 @@
 //! The `threads` feature: the workgroups of one dispatch run on a std worker pool.
 
+#[cfg(feature = "exclusive")]
+use hal_core::kernel::KernelError;
 use hal_core::Error;
+
+/// What runs one tile: its rows, and their elements.
+#[cfg(feature = "exclusive")]
+type TileFn<'f, T> =
+    dyn Fn(core::ops::Range<usize>, &mut [T]) -> Result<(), KernelError> + Sync + 'f;
+
+/// Tiles an exclusive kernel's output is cut into per worker (a little slack for uneven
+/// tiles).
+#[cfg(feature = "exclusive")]
+const TILES_PER_WORKER: usize = 4;
 
 /// A pool of worker threads (rayon's), made once per device.
 pub(crate) struct WorkerPool {
@@ -19,6 +31,31 @@ impl WorkerPool {
             .build()
             .ok()
             .map(|pool| Self { pool })
+    }
+
+    /// Cuts `output` (`rows` whole rows of `row_len` elements, `rows > 1`) into a few
+    /// tiles per worker and calls `run(rows, tile)` for each across the workers; the
+    /// first error wins.
+    #[cfg(feature = "exclusive")]
+    pub(crate) fn tiles<T: Send>(
+        &self,
+        output: &mut [T],
+        rows: usize,
+        row_len: usize,
+        run: &TileFn<'_, T>,
+    ) -> Result<(), KernelError> {
+        use rayon::prelude::*;
+        let tiles = (self.pool.current_num_threads() * TILES_PER_WORKER).clamp(1, rows);
+        let per_tile = rows.div_ceil(tiles);
+        self.pool.install(|| {
+            output
+                .par_chunks_mut((per_tile * row_len).max(1))
+                .enumerate()
+                .try_for_each(|(i, tile)| {
+                    let start = i * per_tile;
+                    run(start..start + tile.len() / row_len.max(1), tile)
+                })
+        })
     }
 
     /// Runs `run(0..total)` across the workers; the first error wins.

@@ -4,7 +4,7 @@ use crate::alloc::DeviceAllocator;
 use crate::device::LocalDevice;
 use crate::kernel::{Binding, Entry, Workgroup};
 #[cfg(feature = "exclusive")]
-use crate::kernel::{Bytes, Exclusive, ExclusiveFn, Writes};
+use crate::kernel::{Bytes, Exclusive, ExclusiveFn, Tiler, Writes};
 use crate::mapping::read_only;
 #[cfg(feature = "exclusive")]
 use crate::memory::RawSpan;
@@ -315,7 +315,7 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
     #[cfg(feature = "exclusive")]
     /// Runs a dispatch of an [`Entry::Exclusive`] kernel: its bindings as plain slices, the
     /// one it `writes` writable unless it overlaps another; every workgroup in turn on this
-    /// thread.
+    /// thread (its output tiles perhaps on the worker pool).
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     fn dispatch_exclusive(
@@ -373,6 +373,10 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
         if count.contains(&0) {
             return Ok(());
         }
+        #[cfg(feature = "threads")]
+        let tiler = Tiler::new(self.pool.as_ref());
+        #[cfg(not(feature = "threads"))]
+        let tiler = Tiler::INLINE;
         for z in 0..count[2] {
             for y in 0..count[1] {
                 for x in 0..count[0] {
@@ -381,6 +385,7 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
                         count,
                         constants,
                         bindings,
+                        tiler,
                     };
                     entry(&mut workgroup).map_err(Error::Kernel)?;
                 }

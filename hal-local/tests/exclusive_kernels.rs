@@ -39,7 +39,34 @@ fn write_input(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
     Ok(())
 }
 
-static KERNELS: [Kernel; 2] = [
+/// Writes `row * 1000 + column` into each `i32` of binding 1 (rows of 7), through the
+/// device's tiler: on the worker pool where the device has one.
+fn rows_i32(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+    const ROW: usize = 7;
+    let tiler = wg.tiler;
+    let [_, output] = wg.bindings else {
+        return Err(KernelError::MissingBinding { index: 1, bound: 0 });
+    };
+    let output: &mut [i32] = elements_mut(output.bytes_mut(1)?, 1)?;
+    let rows = output.len() / ROW;
+    tiler.run(output, rows, ROW, |rows, tile| {
+        if tile.len() < rows.len() * ROW {
+            return Err(KernelError::Shape("tile too short"));
+        }
+        for (row, values) in rows.zip(tile.chunks_exact_mut(ROW)) {
+            for (column, v) in values.iter_mut().enumerate() {
+                *v = (row * 1000 + column) as i32;
+            }
+        }
+        Ok(())
+    })
+}
+
+static KERNELS: [Kernel; 3] = [
+    Kernel {
+        name: "rows_i32",
+        entry: Entry::Exclusive(rows_i32, Writes::Binding(1)),
+    },
     Kernel {
         name: "add_i32",
         entry: Entry::Exclusive(add_i32, Writes::Binding(1)),
@@ -171,4 +198,58 @@ fn exclusive_kernels_see_plain_slices() {
     ));
     dev.release_buffer(output).unwrap();
     dev.release_buffer(input).unwrap();
+}
+
+/// Output rows cut into tiles cover every row once, inline and on a worker pool.
+#[test]
+fn tiles_cover_every_row() {
+    let workers: &[usize] = if cfg!(feature = "threads") && !cfg!(miri) {
+        &[1, 3]
+    } else {
+        &[1]
+    };
+    for &workers in workers {
+        let mut storage: Box<LocalStorage> = Box::new(LocalStorage::EMPTY);
+        let mut memory = vec![0u8; 64 * 1024];
+        let config = LocalConfig {
+            kernels: &KERNELS,
+            workers,
+            ..LocalConfig::default()
+        };
+        let mut dev = LocalDevice::new(&mut storage, &mut memory, config).unwrap();
+        let rows = 23;
+        let output = dev
+            .allocate_buffer(BufferParams::host_visible(), rows * 7 * 4)
+            .unwrap();
+        run_kernel(
+            &mut dev,
+            "rows_i32",
+            &[BufferRef::buffer(output), BufferRef::buffer(output)].map(|r| r.at(0, rows * 7 * 4)),
+            [1, 1, 1],
+        )
+        .expect_err("the output overlaps binding 0: read-only");
+        let input = dev
+            .allocate_buffer(BufferParams::host_visible(), 4)
+            .unwrap();
+        run_kernel(
+            &mut dev,
+            "rows_i32",
+            &[BufferRef::buffer(input), BufferRef::buffer(output)],
+            [1, 1, 1],
+        )
+        .unwrap();
+        let mut out = vec![0u8; (rows * 7 * 4) as usize];
+        dev.read_buffer(BufferSpan::whole(output), &mut out)
+            .unwrap();
+        let got: Vec<i32> = out
+            .chunks_exact(4)
+            .map(|w| i32::from_ne_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        let want: Vec<i32> = (0..rows as i32)
+            .flat_map(|r| (0..7).map(move |c| r * 1000 + c))
+            .collect();
+        assert_eq!(got, want, "{workers} worker(s)");
+        dev.release_buffer(input).unwrap();
+        dev.release_buffer(output).unwrap();
+    }
 }

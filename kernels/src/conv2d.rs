@@ -20,6 +20,7 @@ use crate::padding::Window;
 use crate::params::{KernelParams, Words};
 use crate::quant::{dot_s8, multiply_by_quantized_multiplier, quantize_multiplier};
 use crate::shape::{self, clamp_f32, clamp_s8, need};
+use core::ops::Range;
 use hal_core::kernel::KernelError;
 
 /// A convolution's shapes and window, shared by both element types. Encoded as 17 words:
@@ -55,6 +56,16 @@ pub struct Conv2dShape {
 }
 
 impl Conv2dShape {
+    /// Output rows: one per batch and output row, each `output_width` pixels.
+    pub fn rows(&self) -> usize {
+        self.batches * self.output_height
+    }
+
+    /// Elements of one output row.
+    pub fn row_len(&self) -> Result<usize, KernelError> {
+        Ok(self.output_width * self.output_depth)
+    }
+
     fn encode(&self, out: &mut impl Extend<u32>) {
         out.extend([
             self.batches as u32,
@@ -192,6 +203,7 @@ impl Conv2dShape {
     #[inline(always)]
     fn run_hwio<T: Copy, A: Copy>(
         &self,
+        rows: Range<usize>,
         input: &[T],
         filter: &[T],
         init: A,
@@ -203,40 +215,39 @@ impl Conv2dShape {
         let (fh, fw, od) = (self.filter_height, self.filter_width, self.output_depth);
         let mut block = [init; HWIO_BLOCK];
         let mut out_index = 0;
-        for b in 0..self.batches {
-            for oy in 0..self.output_height {
-                let y0 = (oy * win.stride_height) as i32 - win.pad_height as i32;
-                for ox in 0..self.output_width {
-                    let x0 = (ox * win.stride_width) as i32 - win.pad_width as i32;
-                    for oc0 in (0..od).step_by(HWIO_BLOCK) {
-                        let acc = &mut block[..HWIO_BLOCK.min(od - oc0)];
-                        acc.fill(init);
-                        for fy in 0..fh {
-                            let y = y0 + (win.dilation_height * fy) as i32;
-                            if y < 0 || y >= ih as i32 {
+        for row in rows.clone() {
+            let (b, oy) = (row / self.output_height, row % self.output_height);
+            let y0 = (oy * win.stride_height) as i32 - win.pad_height as i32;
+            for ox in 0..self.output_width {
+                let x0 = (ox * win.stride_width) as i32 - win.pad_width as i32;
+                for oc0 in (0..od).step_by(HWIO_BLOCK) {
+                    let acc = &mut block[..HWIO_BLOCK.min(od - oc0)];
+                    acc.fill(init);
+                    for fy in 0..fh {
+                        let y = y0 + (win.dilation_height * fy) as i32;
+                        if y < 0 || y >= ih as i32 {
+                            continue;
+                        }
+                        for fx in 0..fw {
+                            let x = x0 + (win.dilation_width * fx) as i32;
+                            if x < 0 || x >= iw as i32 {
                                 continue;
                             }
-                            for fx in 0..fw {
-                                let x = x0 + (win.dilation_width * fx) as i32;
-                                if x < 0 || x >= iw as i32 {
-                                    continue;
-                                }
-                                let i = ((b * ih + y as usize) * iw + x as usize) * id;
-                                let taps = (fy * fw + fx) * id;
-                                for (ic, &v) in input[i..i + id].iter().enumerate() {
-                                    let row = &filter[(taps + ic) * od + oc0..][..acc.len()];
-                                    for (a, &w) in acc.iter_mut().zip(row) {
-                                        mac(a, v, w);
-                                    }
+                            let i = ((b * ih + y as usize) * iw + x as usize) * id;
+                            let taps = (fy * fw + fx) * id;
+                            for (ic, &v) in input[i..i + id].iter().enumerate() {
+                                let row = &filter[(taps + ic) * od + oc0..][..acc.len()];
+                                for (a, &w) in acc.iter_mut().zip(row) {
+                                    mac(a, v, w);
                                 }
                             }
                         }
-                        for (k, &a) in acc.iter().enumerate() {
-                            finish(out_index + oc0 + k, oc0 + k, a);
-                        }
                     }
-                    out_index += od;
+                    for (k, &a) in acc.iter().enumerate() {
+                        finish(out_index + oc0 + k, oc0 + k, a);
+                    }
                 }
+                out_index += od;
             }
         }
     }
@@ -248,6 +259,7 @@ impl Conv2dShape {
     #[inline(always)]
     fn run_loops<A: Copy>(
         &self,
+        rows: Range<usize>,
         init: A,
         mut tap: impl FnMut(&mut A, usize, usize),
         mut finish: impl FnMut(usize, usize, A),
@@ -257,33 +269,32 @@ impl Conv2dShape {
         let (fh, fw, fd) = (self.filter_height, self.filter_width, self.filter_depth);
         let per_group = self.output_depth / (id / fd);
         let mut out_index = 0;
-        for b in 0..self.batches {
-            for oy in 0..self.output_height {
-                let y0 = (oy * win.stride_height) as i32 - win.pad_height as i32;
-                for ox in 0..self.output_width {
-                    let x0 = (ox * win.stride_width) as i32 - win.pad_width as i32;
-                    for oc in 0..self.output_depth {
-                        let channel0 = (oc / per_group) * fd;
-                        let mut acc = init;
-                        for fy in 0..fh {
-                            let y = y0 + (win.dilation_height * fy) as i32;
-                            if y < 0 || y >= ih as i32 {
+        for row in rows.clone() {
+            let (b, oy) = (row / self.output_height, row % self.output_height);
+            let y0 = (oy * win.stride_height) as i32 - win.pad_height as i32;
+            for ox in 0..self.output_width {
+                let x0 = (ox * win.stride_width) as i32 - win.pad_width as i32;
+                for oc in 0..self.output_depth {
+                    let channel0 = (oc / per_group) * fd;
+                    let mut acc = init;
+                    for fy in 0..fh {
+                        let y = y0 + (win.dilation_height * fy) as i32;
+                        if y < 0 || y >= ih as i32 {
+                            continue;
+                        }
+                        let row = (b * ih + y as usize) * iw;
+                        for fx in 0..fw {
+                            let x = x0 + (win.dilation_width * fx) as i32;
+                            if x < 0 || x >= iw as i32 {
                                 continue;
                             }
-                            let row = (b * ih + y as usize) * iw;
-                            for fx in 0..fw {
-                                let x = x0 + (win.dilation_width * fx) as i32;
-                                if x < 0 || x >= iw as i32 {
-                                    continue;
-                                }
-                                let i = (row + x as usize) * id + channel0;
-                                let f = ((oc * fh + fy) * fw + fx) * fd;
-                                tap(&mut acc, i, f);
-                            }
+                            let i = (row + x as usize) * id + channel0;
+                            let f = ((oc * fh + fy) * fw + fx) * fd;
+                            tap(&mut acc, i, f);
                         }
-                        finish(out_index, oc, acc);
-                        out_index += 1;
                     }
+                    finish(out_index, oc, acc);
+                    out_index += 1;
                 }
             }
         }
@@ -406,13 +417,51 @@ impl Conv2dS8 {
         shifts: &[i32],
         output: &mut [i8],
     ) -> Result<(), KernelError> {
+        self.run_rows(
+            input,
+            filter,
+            bias,
+            multipliers,
+            shifts,
+            0..self.shape.rows(),
+            output,
+        )
+    }
+
+    /// Runs output rows `rows` (of [`rows`](Conv2dShape::rows): one per batch and output row)
+    /// into `output`, which holds just those rows; the whole range is [`run`](Self::run).
+    /// A tile refuses rows outside the output.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_rows(
+        &self,
+        input: &[i8],
+        filter: &[i8],
+        bias: &[i32],
+        multipliers: &[i32],
+        shifts: &[i32],
+        rows: Range<usize>,
+        output: &mut [i8],
+    ) -> Result<(), KernelError> {
+        let row_len = self.shape.output_width * self.shape.output_depth;
+        let whole = rows == (0..self.shape.rows());
+        let out_len = if whole {
+            output.len()
+        } else {
+            if rows.start > rows.end
+                || rows.end > self.shape.rows()
+                || output.len() < rows.len() * row_len
+            {
+                return Err(KernelError::Shape("conv2d: output tile outside the output"));
+            }
+            self.shape.output_len()?
+        };
         self.check(&[
             input.len(),
             filter.len(),
             bias.len() * 4,
             multipliers.len() * 4,
             shifts.len() * 4,
-            output.len(),
+            out_len,
         ])?;
         shape::shifts_ok(&shifts[..self.shape.output_depth])?;
         let (in_off, out_off) = (self.input_offset, self.output_offset);
@@ -436,6 +485,7 @@ impl Conv2dS8 {
         if self.filter_hwio {
             match narrow {
                 Some(offset) => self.shape.run_hwio(
+                    rows.clone(),
                     input,
                     filter,
                     0i32,
@@ -446,6 +496,7 @@ impl Conv2dS8 {
                     finish,
                 ),
                 None => self.shape.run_hwio(
+                    rows.clone(),
                     input,
                     filter,
                     0i32,
@@ -460,12 +511,14 @@ impl Conv2dS8 {
             // The importer folds the input offset into the bias where it can: raw int8
             // products, which vectorize to 16-bit multiply-adds.
             self.shape.run_loops(
+                rows.clone(),
                 0i32,
                 |acc, i, f| *acc = acc.wrapping_add(dot_s8(&input[i..i + fd], &filter[f..f + fd])),
                 finish,
             );
         } else {
             self.shape.run_loops(
+                rows.clone(),
                 0i32,
                 |acc, i, f| {
                     for (&x, &w) in input[i..i + fd].iter().zip(&filter[f..f + fd]) {
@@ -535,12 +588,34 @@ impl Conv2dF32 {
         bias: &[f32],
         output: &mut [f32],
     ) -> Result<(), KernelError> {
-        self.check(&[
-            input.len() * 4,
-            filter.len() * 4,
-            bias.len() * 4,
-            output.len() * 4,
-        ])?;
+        self.run_rows(input, filter, bias, 0..self.shape.rows(), output)
+    }
+
+    /// Runs output rows `rows` (of [`rows`](Conv2dShape::rows): one per batch and output row)
+    /// into `output`, which holds just those rows; the whole range is [`run`](Self::run).
+    /// A tile refuses rows outside the output.
+    pub fn run_rows(
+        &self,
+        input: &[f32],
+        filter: &[f32],
+        bias: &[f32],
+        rows: Range<usize>,
+        output: &mut [f32],
+    ) -> Result<(), KernelError> {
+        let row_len = self.shape.output_width * self.shape.output_depth;
+        let whole = rows == (0..self.shape.rows());
+        let out_len = if whole {
+            output.len() * 4
+        } else {
+            if rows.start > rows.end
+                || rows.end > self.shape.rows()
+                || output.len() < rows.len() * row_len
+            {
+                return Err(KernelError::Shape("conv2d: output tile outside the output"));
+            }
+            self.shape.output_len()? * 4
+        };
+        self.check(&[input.len() * 4, filter.len() * 4, bias.len() * 4, out_len])?;
         let has_bias = self.shape.has_bias;
         let (lo, hi) = (self.act_min, self.act_max);
         let fd = self.shape.filter_depth;
@@ -550,9 +625,11 @@ impl Conv2dF32 {
         };
         if self.filter_hwio {
             let mac = |total: &mut f32, x: f32, w: f32| *total += x * w;
-            self.shape.run_hwio(input, filter, 0.0f32, mac, finish);
+            self.shape
+                .run_hwio(rows.clone(), input, filter, 0.0f32, mac, finish);
         } else {
             self.shape.run_loops(
+                rows.clone(),
                 0.0f32,
                 |total, i, f| {
                     for (&x, &w) in input[i..i + fd].iter().zip(&filter[f..f + fd]) {

@@ -22,6 +22,7 @@ use crate::padding::Window;
 use crate::params::{KernelParams, Words};
 use crate::quant::multiply_by_quantized_multiplier;
 use crate::shape::{self, clamp_f32, clamp_s8, need};
+use core::ops::Range;
 use hal_core::kernel::KernelError;
 
 /// A depthwise convolution's shapes and window. Encoded as 15 words: `batches,
@@ -54,6 +55,16 @@ pub struct DepthwiseConv2dShape {
 }
 
 impl DepthwiseConv2dShape {
+    /// Output rows: one per batch and output row, each `output_width` pixels.
+    pub fn rows(&self) -> usize {
+        self.batches * self.output_height
+    }
+
+    /// Elements of one output row.
+    pub fn row_len(&self) -> Result<usize, KernelError> {
+        Ok(self.output_width * self.output_depth()?)
+    }
+
     fn encode(&self, out: &mut impl Extend<u32>) {
         out.extend([
             self.batches as u32,
@@ -145,6 +156,7 @@ impl DepthwiseConv2dShape {
     #[inline(always)]
     fn run_channel_blocks<T: Copy, A: Copy>(
         &self,
+        rows: Range<usize>,
         input: &[T],
         filter: &[T],
         init: A,
@@ -158,53 +170,52 @@ impl DepthwiseConv2dShape {
         let inputs_per_block = (CHANNEL_BLOCK / mult.max(1)).max(1);
         let mut block = [init; CHANNEL_BLOCK];
         let mut out_index = 0;
-        for b in 0..self.batches {
-            for oy in 0..self.output_height {
-                let y0 = (oy * win.stride_height) as i32 - win.pad_height as i32;
-                for ox in 0..self.output_width {
-                    let x0 = (ox * win.stride_width) as i32 - win.pad_width as i32;
-                    for ic0 in (0..id).step_by(inputs_per_block) {
-                        let inputs = inputs_per_block.min(id - ic0);
-                        let oc0 = ic0 * mult;
-                        let acc = &mut block[..(inputs * mult).min(CHANNEL_BLOCK)];
-                        acc.fill(init);
-                        for fy in 0..fh {
-                            let y = y0 + (win.dilation_height * fy) as i32;
-                            if y < 0 || y >= ih as i32 {
+        for row in rows.clone() {
+            let (b, oy) = (row / self.output_height, row % self.output_height);
+            let y0 = (oy * win.stride_height) as i32 - win.pad_height as i32;
+            for ox in 0..self.output_width {
+                let x0 = (ox * win.stride_width) as i32 - win.pad_width as i32;
+                for ic0 in (0..id).step_by(inputs_per_block) {
+                    let inputs = inputs_per_block.min(id - ic0);
+                    let oc0 = ic0 * mult;
+                    let acc = &mut block[..(inputs * mult).min(CHANNEL_BLOCK)];
+                    acc.fill(init);
+                    for fy in 0..fh {
+                        let y = y0 + (win.dilation_height * fy) as i32;
+                        if y < 0 || y >= ih as i32 {
+                            continue;
+                        }
+                        for fx in 0..fw {
+                            let x = x0 + (win.dilation_width * fx) as i32;
+                            if x < 0 || x >= iw as i32 {
                                 continue;
                             }
-                            for fx in 0..fw {
-                                let x = x0 + (win.dilation_width * fx) as i32;
-                                if x < 0 || x >= iw as i32 {
-                                    continue;
+                            let i = ((b * ih + y as usize) * iw + x as usize) * id + ic0;
+                            let f = (fy * fw + fx) * od + oc0;
+                            let xs = &input[i..][..inputs];
+                            let ws = &filter[f..][..acc.len()];
+                            if mult == 1 {
+                                for ((a, &x), &w) in acc.iter_mut().zip(xs).zip(ws) {
+                                    mac(a, x, w);
                                 }
-                                let i = ((b * ih + y as usize) * iw + x as usize) * id + ic0;
-                                let f = (fy * fw + fx) * od + oc0;
-                                let xs = &input[i..][..inputs];
-                                let ws = &filter[f..][..acc.len()];
-                                if mult == 1 {
-                                    for ((a, &x), &w) in acc.iter_mut().zip(xs).zip(ws) {
+                            } else {
+                                for ((a, w), &x) in acc
+                                    .chunks_exact_mut(mult)
+                                    .zip(ws.chunks_exact(mult))
+                                    .zip(xs)
+                                {
+                                    for (a, &w) in a.iter_mut().zip(w) {
                                         mac(a, x, w);
-                                    }
-                                } else {
-                                    for ((a, w), &x) in acc
-                                        .chunks_exact_mut(mult)
-                                        .zip(ws.chunks_exact(mult))
-                                        .zip(xs)
-                                    {
-                                        for (a, &w) in a.iter_mut().zip(w) {
-                                            mac(a, x, w);
-                                        }
                                     }
                                 }
                             }
                         }
-                        for (k, &a) in acc.iter().enumerate() {
-                            finish(out_index + oc0 + k, oc0 + k, a);
-                        }
                     }
-                    out_index += od;
+                    for (k, &a) in acc.iter().enumerate() {
+                        finish(out_index + oc0 + k, oc0 + k, a);
+                    }
                 }
+                out_index += od;
             }
         }
     }
@@ -215,6 +226,7 @@ impl DepthwiseConv2dShape {
     #[inline(always)]
     fn run_loops<A: Copy>(
         &self,
+        rows: Range<usize>,
         init: A,
         mut tap: impl FnMut(&mut A, usize, usize),
         mut finish: impl FnMut(usize, usize, A),
@@ -225,29 +237,28 @@ impl DepthwiseConv2dShape {
         let mult = self.depth_multiplier;
         let od = id * mult;
         let mut out_index = 0;
-        for b in 0..self.batches {
-            for oy in 0..self.output_height {
-                let y0 = (oy * win.stride_height) as i32 - win.pad_height as i32;
-                for ox in 0..self.output_width {
-                    let x0 = (ox * win.stride_width) as i32 - win.pad_width as i32;
-                    for ic in 0..id {
-                        for m in 0..mult {
-                            let oc = m + ic * mult;
-                            let mut acc = init;
-                            for fy in 0..fh {
-                                let y = y0 + (win.dilation_height * fy) as i32;
-                                for fx in 0..fw {
-                                    let x = x0 + (win.dilation_width * fx) as i32;
-                                    if x >= 0 && x < iw as i32 && y >= 0 && y < ih as i32 {
-                                        let i = ((b * ih + y as usize) * iw + x as usize) * id + ic;
-                                        let f = (fy * fw + fx) * od + oc;
-                                        tap(&mut acc, i, f);
-                                    }
+        for row in rows.clone() {
+            let (b, oy) = (row / self.output_height, row % self.output_height);
+            let y0 = (oy * win.stride_height) as i32 - win.pad_height as i32;
+            for ox in 0..self.output_width {
+                let x0 = (ox * win.stride_width) as i32 - win.pad_width as i32;
+                for ic in 0..id {
+                    for m in 0..mult {
+                        let oc = m + ic * mult;
+                        let mut acc = init;
+                        for fy in 0..fh {
+                            let y = y0 + (win.dilation_height * fy) as i32;
+                            for fx in 0..fw {
+                                let x = x0 + (win.dilation_width * fx) as i32;
+                                if x >= 0 && x < iw as i32 && y >= 0 && y < ih as i32 {
+                                    let i = ((b * ih + y as usize) * iw + x as usize) * id + ic;
+                                    let f = (fy * fw + fx) * od + oc;
+                                    tap(&mut acc, i, f);
                                 }
                             }
-                            finish(out_index, oc, acc);
-                            out_index += 1;
                         }
+                        finish(out_index, oc, acc);
+                        out_index += 1;
                     }
                 }
             }
@@ -320,13 +331,53 @@ impl DepthwiseConv2dS8 {
         shifts: &[i32],
         output: &mut [i8],
     ) -> Result<(), KernelError> {
+        self.run_rows(
+            input,
+            filter,
+            bias,
+            multipliers,
+            shifts,
+            0..self.shape.rows(),
+            output,
+        )
+    }
+
+    /// Runs output rows `rows` (of [`rows`](DepthwiseConv2dShape::rows): one per batch and output row)
+    /// into `output`, which holds just those rows; the whole range is [`run`](Self::run).
+    /// A tile refuses rows outside the output.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_rows(
+        &self,
+        input: &[i8],
+        filter: &[i8],
+        bias: &[i32],
+        multipliers: &[i32],
+        shifts: &[i32],
+        rows: Range<usize>,
+        output: &mut [i8],
+    ) -> Result<(), KernelError> {
+        let row_len = self.shape.output_width * self.shape.output_depth()?;
+        let whole = rows == (0..self.shape.rows());
+        let out_len = if whole {
+            output.len()
+        } else {
+            if rows.start > rows.end
+                || rows.end > self.shape.rows()
+                || output.len() < rows.len() * row_len
+            {
+                return Err(KernelError::Shape(
+                    "depthwise_conv2d: output tile outside the output",
+                ));
+            }
+            self.shape.output_len()?
+        };
         self.check(&[
             input.len(),
             filter.len(),
             bias.len() * 4,
             multipliers.len() * 4,
             shifts.len() * 4,
-            output.len(),
+            out_len,
         ])?;
         shape::shifts_ok(&shifts[..self.shape.output_depth()?])?;
         let (in_off, out_off) = (self.input_offset, self.output_offset);
@@ -348,6 +399,7 @@ impl DepthwiseConv2dS8 {
         match narrow {
             Some(offset) if self.shape.depth_multiplier <= CHANNEL_BLOCK => {
                 self.shape.run_channel_blocks(
+                    rows.clone(),
                     input,
                     filter,
                     0i32,
@@ -359,6 +411,7 @@ impl DepthwiseConv2dS8 {
                 );
             }
             _ => self.shape.run_loops(
+                rows.clone(),
                 0i32,
                 |acc, i, f| {
                     let x = i32::from(input[i]).wrapping_add(in_off);
@@ -420,12 +473,36 @@ impl DepthwiseConv2dF32 {
         bias: &[f32],
         output: &mut [f32],
     ) -> Result<(), KernelError> {
-        self.check(&[
-            input.len() * 4,
-            filter.len() * 4,
-            bias.len() * 4,
-            output.len() * 4,
-        ])?;
+        self.run_rows(input, filter, bias, 0..self.shape.rows(), output)
+    }
+
+    /// Runs output rows `rows` (of [`rows`](DepthwiseConv2dShape::rows): one per batch and output row)
+    /// into `output`, which holds just those rows; the whole range is [`run`](Self::run).
+    /// A tile refuses rows outside the output.
+    pub fn run_rows(
+        &self,
+        input: &[f32],
+        filter: &[f32],
+        bias: &[f32],
+        rows: Range<usize>,
+        output: &mut [f32],
+    ) -> Result<(), KernelError> {
+        let row_len = self.shape.output_width * self.shape.output_depth()?;
+        let whole = rows == (0..self.shape.rows());
+        let out_len = if whole {
+            output.len() * 4
+        } else {
+            if rows.start > rows.end
+                || rows.end > self.shape.rows()
+                || output.len() < rows.len() * row_len
+            {
+                return Err(KernelError::Shape(
+                    "depthwise_conv2d: output tile outside the output",
+                ));
+            }
+            self.shape.output_len()? * 4
+        };
+        self.check(&[input.len() * 4, filter.len() * 4, bias.len() * 4, out_len])?;
         let has_bias = self.shape.has_bias;
         let (lo, hi) = (self.act_min, self.act_max);
         let finish = |o: usize, oc: usize, total: f32| {
@@ -436,10 +513,14 @@ impl DepthwiseConv2dF32 {
             // Each output still sums its products in TFLM's order, from 0.
             let mac = |total: &mut f32, x: f32, w: f32| *total += x * w;
             self.shape
-                .run_channel_blocks(input, filter, 0.0f32, mac, finish);
+                .run_channel_blocks(rows.clone(), input, filter, 0.0f32, mac, finish);
         } else {
-            self.shape
-                .run_loops(0.0f32, |total, i, f| *total += input[i] * filter[f], finish);
+            self.shape.run_loops(
+                rows.clone(),
+                0.0f32,
+                |total, i, f| *total += input[i] * filter[f],
+                finish,
+            );
         }
         Ok(())
     }

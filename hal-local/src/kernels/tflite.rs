@@ -127,6 +127,56 @@ macro_rules! weighted_s8 {
     };
 }
 
+/// A convolution in int8 (bindings as [`weighted_s8`]), its output rows in tiles: on the
+/// device's worker pool where it has one.
+macro_rules! convolution_s8 {
+    ($name:ident, $entry:ident, $params:ty) => {
+        fn $entry(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+            let p: $params = params(wg)?;
+            p.check(&wg.lens())?;
+            let tiler = wg.tiler;
+            let (head, tail) = wg.bindings.split_at_mut(5.min(wg.bindings.len()));
+            let output = elements_mut::<i8>(binding(tail, 0)?.bytes_mut(5)?, 5)?;
+            let (input, filter, bias) = (read(head, 0)?, read(head, 1)?, read(head, 2)?);
+            let (multipliers, shifts) = (read(head, 3)?, read(head, 4)?);
+            let (rows, row_len) = (p.shape.rows(), p.shape.row_len()?);
+            tiler.run(output, rows, row_len, |rows, tile| {
+                p.run_rows(input, filter, bias, multipliers, shifts, rows, tile)
+            })
+        }
+
+        #[doc = concat!("`", stringify!($params), "` (`ember-kernels`).")]
+        pub const $name: Kernel = Kernel {
+            name: <$params>::KERNEL,
+            entry: Entry::Exclusive($entry, Writes::Binding(5)),
+        };
+    };
+}
+
+/// A convolution in float (bindings as [`weighted_f32`]), its output rows in tiles.
+macro_rules! convolution_f32 {
+    ($name:ident, $entry:ident, $params:ty) => {
+        fn $entry(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+            let p: $params = params(wg)?;
+            p.check(&wg.lens())?;
+            let tiler = wg.tiler;
+            let (head, tail) = wg.bindings.split_at_mut(3.min(wg.bindings.len()));
+            let output = elements_mut::<f32>(binding(tail, 0)?.bytes_mut(3)?, 3)?;
+            let (input, filter, bias) = (read(head, 0)?, read(head, 1)?, read(head, 2)?);
+            let (rows, row_len) = (p.shape.rows(), p.shape.row_len()?);
+            tiler.run(output, rows, row_len, |rows, tile| {
+                p.run_rows(input, filter, bias, rows, tile)
+            })
+        }
+
+        #[doc = concat!("`", stringify!($params), "` (`ember-kernels`).")]
+        pub const $name: Kernel = Kernel {
+            name: <$params>::KERNEL,
+            entry: Entry::Exclusive($entry, Writes::Binding(3)),
+        };
+    };
+}
+
 /// A weighted op in float: bindings input, filter, bias, output.
 macro_rules! weighted_f32 {
     ($name:ident, $entry:ident, $params:ty) => {
@@ -165,10 +215,10 @@ macro_rules! binary {
     };
 }
 
-weighted_s8!(CONV2D_S8, conv2d_s8, Conv2dS8);
-weighted_f32!(CONV2D_F32, conv2d_f32, Conv2dF32);
-weighted_s8!(DEPTHWISE_CONV2D_S8, depthwise_conv2d_s8, DepthwiseConv2dS8);
-weighted_f32!(
+convolution_s8!(CONV2D_S8, conv2d_s8, Conv2dS8);
+convolution_f32!(CONV2D_F32, conv2d_f32, Conv2dF32);
+convolution_s8!(DEPTHWISE_CONV2D_S8, depthwise_conv2d_s8, DepthwiseConv2dS8);
+convolution_f32!(
     DEPTHWISE_CONV2D_F32,
     depthwise_conv2d_f32,
     DepthwiseConv2dF32
