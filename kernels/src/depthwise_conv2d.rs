@@ -154,13 +154,15 @@ impl DepthwiseConv2dShape {
     /// `[1, h, w, channels]`); then `finish(output_index, out_channel, acc)`. Each output
     /// sums its taps in TFLM's order. Needs `depth_multiplier <= CHANNEL_BLOCK`.
     #[inline(always)]
-    fn run_channel_blocks<T: Copy, A: Copy>(
+    #[allow(clippy::too_many_arguments)]
+    fn run_channel_blocks<T: Copy, X: Copy, A: Copy>(
         &self,
         rows: Range<usize>,
         input: &[T],
         filter: &[T],
         init: A,
-        mac: impl Fn(&mut A, T, T),
+        prepare: impl Fn(T) -> X,
+        mac: impl Fn(&mut A, X, T),
         mut finish: impl FnMut(usize, usize, A),
     ) {
         let win = &self.window;
@@ -196,15 +198,15 @@ impl DepthwiseConv2dShape {
                             let ws = &filter[f..][..acc.len()];
                             if mult == 1 {
                                 for ((a, &x), &w) in acc.iter_mut().zip(xs).zip(ws) {
-                                    mac(a, x, w);
+                                    mac(a, prepare(x), w);
                                 }
                             } else {
-                                for ((a, w), &x) in acc
-                                    .chunks_exact_mut(mult)
-                                    .zip(ws.chunks_exact(mult))
-                                    .zip(xs)
-                                {
-                                    for (a, &w) in a.iter_mut().zip(w) {
+                                // Offsets rather than `chunks_exact`, which divided by
+                                // the multiplier at every tap.
+                                for (j, &x) in xs.iter().enumerate() {
+                                    let x = prepare(x);
+                                    let a = &mut acc[j * mult..][..mult];
+                                    for (a, &w) in a.iter_mut().zip(&ws[j * mult..][..mult]) {
                                         mac(a, x, w);
                                     }
                                 }
@@ -403,10 +405,8 @@ impl DepthwiseConv2dS8 {
                     input,
                     filter,
                     0i32,
-                    |acc, x, w| {
-                        let product = (i16::from(x) + offset) * i16::from(w);
-                        *acc = acc.wrapping_add(i32::from(product));
-                    },
+                    |x| i16::from(x) + offset,
+                    |acc, x, w| *acc = acc.wrapping_add(i32::from(x * i16::from(w))),
                     finish,
                 );
             }
@@ -513,7 +513,7 @@ impl DepthwiseConv2dF32 {
             // Each output still sums its products in TFLM's order, from 0.
             let mac = |total: &mut f32, x: f32, w: f32| *total += x * w;
             self.shape
-                .run_channel_blocks(rows.clone(), input, filter, 0.0f32, mac, finish);
+                .run_channel_blocks(rows.clone(), input, filter, 0.0f32, |x| x, mac, finish);
         } else {
             self.shape.run_loops(
                 rows.clone(),
