@@ -510,7 +510,7 @@ fn conv2d(
     let out_depth = os[3];
     let int8 = l.graph.tensor(input).element_type == ElementType::Int8;
     // A convolution without groups reads its filter transposed to HWIO (made at import,
-    // in place of TFLite's OHWI: no extra bytes).
+    // in place of TFLite's OHWI; a filter tensor another op also reads is kept in both).
     let element = if int8 { 1 } else { 4 };
     let hwio = if depth_multiplier.is_none() && ws[3] == is[3] {
         l.graph

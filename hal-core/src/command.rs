@@ -667,7 +667,7 @@ pub fn dispatch_spans<'a>(
 }
 
 /// Room for a dispatch's push constants when they span several slots.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub struct ConstantScratch {
     /// Filled only by a dispatch whose constants span several slots, so that the others
     /// never pay for clearing it.
@@ -710,8 +710,8 @@ pub fn dispatch_constants<'a>(
 
 /// Copies the first `count` constants of several slots into `out`; returns how many the
 /// slots held (at most `count` and `out.len()`). Out of line: most dispatches carry at
-/// most sixteen. The count stays in a register: a length kept in memory and bumped per word
-/// made each copy wait on the last.
+/// most sixteen. The count stays in a register (a length kept in memory and bumped per
+/// word would make each copy wait on the last).
 #[inline(never)]
 fn gather_constants(slots: &[Command], count: u8, out: &mut [u32; MAX_CONSTANTS]) -> usize {
     let want = (count as usize).min(MAX_CONSTANTS);

@@ -316,9 +316,9 @@ impl<'m, A: DeviceAllocator> LocalDevice<'m, A> {
     /// dispatch use, and whether the kernel may write it. The buffer's record is checked in
     /// place, not copied out.
     ///
-    /// A buffer in one piece of device or imported memory is resolved here, in registers;
-    /// returning the span from the out-of-line [`raw_in`](Self::raw_in) stalled each
-    /// binding on a load wider than the stores that had just written it.
+    /// A buffer in one piece of device or imported memory is resolved here, in registers:
+    /// a span returned through memory from the out-of-line [`raw_in`](Self::raw_in) is
+    /// read back wider than it was written, a store-forwarding stall per binding.
     #[cfg(feature = "exclusive")]
     #[inline(always)]
     pub(crate) fn dispatch_raw(&self, span: BufferSpan) -> Result<(RawSpan, bool), Error> {

@@ -16,8 +16,9 @@ pub struct LocalConfig {
     pub domain: MemoryDomain,
     /// The kernels linked into the program.
     pub kernels: &'static [Kernel],
-    /// Threads that run the workgroups of one dispatch (`threads` feature); 1 runs them
-    /// inline on the caller's thread.
+    /// Threads that run a shared kernel's workgroups, and an exclusive kernel's output
+    /// tiles, of one dispatch (`threads` feature); 1 runs everything inline on the
+    /// caller's thread.
     pub workers: usize,
 }
 

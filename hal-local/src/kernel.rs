@@ -34,9 +34,9 @@ pub enum Entry {
     Shared(KernelFn),
     /// Over plain slices ([`Exclusive`]; feature `exclusive`): the compiler sees ordinary
     /// memory and vectorizes the inner loops; workgroups run one after another on one
-    /// thread, and output tiles may run on the worker pool ([`Tiler`]). The kernel writes the one binding [`Writes`] names, and only if it overlaps
-    /// no other binding of the dispatch (so it cannot work in place); every other binding
-    /// is read-only to it.
+    /// thread, and output tiles may run on the worker pool ([`Tiler`]). The kernel writes
+    /// the one binding [`Writes`] names, and only if it overlaps no other binding of the
+    /// dispatch (so it cannot work in place); every other binding is read-only to it.
     #[cfg(feature = "exclusive")]
     Exclusive(ExclusiveFn, Writes),
 }
@@ -106,8 +106,8 @@ impl<'w> Tiler<'w> {
 
     /// Calls `run(rows, tile)` over `output`, which holds `rows` rows of `row_len`
     /// elements: on the worker pool, the rows cut into tiles of whole rows and the tiles
-    /// run at once (the first error wins); otherwise once, `run(0..rows, output)`, the
-    /// whole output as given.
+    /// run at once (an error from any tile is the result); otherwise once,
+    /// `run(0..rows, output)`, the whole output as given.
     pub fn run<T: Send>(
         self,
         output: &mut [T],
@@ -118,7 +118,7 @@ impl<'w> Tiler<'w> {
         #[cfg(feature = "threads")]
         if let Some(pool) = self.pool {
             let whole = rows.checked_mul(row_len).filter(|&n| n <= output.len());
-            if let (true, Some(n)) = (rows > 1, whole) {
+            if let (true, Some(n)) = (rows > 1 && row_len > 0, whole) {
                 return pool.tiles(&mut output[..n], rows, row_len, &run);
             }
         }

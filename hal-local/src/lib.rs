@@ -7,8 +7,8 @@
 //! allocator ([`alloc`]), `queue_alloca` from an arena at the region's end. Firmware that never
 //! waits can drop the parked-operation queue (`PENDING = 0`, see [`LocalStorage`]).
 //! A dispatch calls a kernel from a static table ([`kernels::BUILTIN`] or the program's own)
-//! once per workgroup; with the `threads` feature and `workers > 1` the workgroups run on a
-//! std worker pool.
+//! once per workgroup; with the `threads` feature and `workers > 1` a shared kernel's
+//! workgroups, and an exclusive kernel's output tiles, run on a std worker pool.
 //!
 //! ```
 //! use hal_core::{BufferSpan, Device, Submit};

@@ -105,7 +105,8 @@ pub(crate) struct RawSpan {
 }
 
 impl RawSpan {
-    /// No bytes.
+    /// No bytes: a placeholder for unused entries, never made into a slice (its pointer
+    /// is dangling, valid only for a length of 0).
     #[cfg(feature = "exclusive")]
     pub(crate) const EMPTY: RawSpan = RawSpan {
         ptr: core::ptr::NonNull::dangling().as_ptr(),

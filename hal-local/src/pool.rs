@@ -34,8 +34,8 @@ impl WorkerPool {
     }
 
     /// Cuts `output` (`rows` whole rows of `row_len` elements, `rows > 1`) into a few
-    /// tiles per worker and calls `run(rows, tile)` for each across the workers; the
-    /// first error wins.
+    /// tiles per worker and calls `run(rows, tile)` for each across the workers; an error
+    /// from any tile is the result.
     #[cfg(feature = "exclusive")]
     pub(crate) fn tiles<T: Send>(
         &self,

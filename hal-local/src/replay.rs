@@ -330,8 +330,8 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
     ) -> Result<(), Error> {
         let mut scratch = ConstantScratch::new();
         let constants = dispatch_constants(constant_slots, constant_count, &mut scratch);
-        // A plain array and one count: a length kept in memory and bumped per binding made
-        // each step wait on the last.
+        // A plain array and one count in a register (a length kept in memory and bumped
+        // per binding would make each step wait on the last).
         let mut raws = [RawSpan::EMPTY; MAX_BINDINGS];
         let mut bound = 0;
         for (raw, span) in raws.iter_mut().zip(dispatch_spans(refs, table)) {
@@ -358,7 +358,8 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
             // SAFETY: for the rest of this call (which bounds the slices' lifetime) the
             // device is borrowed and makes no other view of device memory; the one
             // writable slice overlaps no other binding (checked above), so it is the only
-            // view of its bytes, and the read-only slices are only read.
+            // view of its bytes (the kernel may cut it into disjoint `&mut` tiles for the
+            // worker pool, in safe code), and the read-only slices are only read.
             *binding = unsafe {
                 match (writable && i == written)
                     .then(|| raw.bytes_mut())

@@ -3,7 +3,9 @@
 //!
 //! Layouts as TFLite: input `[batches, in_h, in_w, in_depth]` (NHWC), filter
 //! `[out_depth, filter_h, filter_w, filter_depth]` (OHWI) with
-//! `in_depth = groups * filter_depth`, output `[batches, out_h, out_w, out_depth]`.
+//! `in_depth = groups * filter_depth`, output `[batches, out_h, out_w, out_depth]`. Where
+//! `filter_hwio` is set (no groups), the filter is `[filter_h, filter_w, in_depth,
+//! out_depth]` (HWIO) instead, the same length.
 //!
 //! Bindings of `conv2d_s8` ([`Conv2dS8`]):
 //! 0. input, `i8`, `batches * in_h * in_w * in_depth`
@@ -57,13 +59,13 @@ pub struct Conv2dShape {
 
 impl Conv2dShape {
     /// Output rows: one per batch and output row, each `output_width` pixels.
-    pub fn rows(&self) -> usize {
-        self.batches * self.output_height
+    pub fn rows(&self) -> Result<usize, KernelError> {
+        shape::product(&[self.batches, self.output_height])
     }
 
     /// Elements of one output row.
     pub fn row_len(&self) -> Result<usize, KernelError> {
-        Ok(self.output_width * self.output_depth)
+        shape::product(&[self.output_width, self.output_depth])
     }
 
     fn encode(&self, out: &mut impl Extend<u32>) {
@@ -304,12 +306,18 @@ impl Conv2dShape {
 /// The `filter_hwio` word: 0 or 1, and 1 only without groups.
 fn hwio_flag(w: &mut Words<'_>, shape: &Conv2dShape) -> Result<bool, KernelError> {
     let hwio = shape::flag(w)?;
+    hwio_fits(hwio, shape)?;
+    Ok(hwio)
+}
+
+/// An HWIO filter only without groups (its loops index the filter by `input_depth`).
+fn hwio_fits(hwio: bool, shape: &Conv2dShape) -> Result<(), KernelError> {
     if hwio && shape.filter_depth != shape.input_depth {
         return Err(KernelError::Shape(
             "conv2d: an HWIO filter needs filter_depth == input_depth",
         ));
     }
-    Ok(hwio)
+    Ok(())
 }
 
 /// Output channels an HWIO convolution accumulates at once.
@@ -402,6 +410,7 @@ pub fn per_channel_multipliers(
 impl Conv2dS8 {
     /// Checks each binding's length in bytes against the parameters.
     pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
+        hwio_fits(self.filter_hwio, &self.shape)?;
         self.shape.check_common(binding_lens, 1, 5)?;
         need(binding_lens, 3, self.shape.output_depth, 4)?;
         need(binding_lens, 4, self.shape.output_depth, 4)
@@ -423,7 +432,7 @@ impl Conv2dS8 {
             bias,
             multipliers,
             shifts,
-            0..self.shape.rows(),
+            0..self.shape.rows()?,
             output,
         )
     }
@@ -442,19 +451,13 @@ impl Conv2dS8 {
         rows: Range<usize>,
         output: &mut [i8],
     ) -> Result<(), KernelError> {
-        let row_len = self.shape.output_width * self.shape.output_depth;
-        let whole = rows == (0..self.shape.rows());
-        let out_len = if whole {
-            output.len()
-        } else {
-            if rows.start > rows.end
-                || rows.end > self.shape.rows()
-                || output.len() < rows.len() * row_len
-            {
-                return Err(KernelError::Shape("conv2d: output tile outside the output"));
-            }
-            self.shape.output_len()?
-        };
+        let out_len = shape::tile_binding_len(
+            &rows,
+            self.shape.rows()?,
+            self.shape.row_len()?,
+            output.len(),
+            1,
+        )?;
         self.check(&[
             input.len(),
             filter.len(),
@@ -577,6 +580,7 @@ impl KernelParams for Conv2dF32 {
 impl Conv2dF32 {
     /// Checks each binding's length in bytes against the parameters.
     pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
+        hwio_fits(self.filter_hwio, &self.shape)?;
         self.shape.check_common(binding_lens, 4, 3)
     }
 
@@ -588,7 +592,7 @@ impl Conv2dF32 {
         bias: &[f32],
         output: &mut [f32],
     ) -> Result<(), KernelError> {
-        self.run_rows(input, filter, bias, 0..self.shape.rows(), output)
+        self.run_rows(input, filter, bias, 0..self.shape.rows()?, output)
     }
 
     /// Runs output rows `rows` (of [`rows`](Conv2dShape::rows): one per batch and output row)
@@ -602,19 +606,13 @@ impl Conv2dF32 {
         rows: Range<usize>,
         output: &mut [f32],
     ) -> Result<(), KernelError> {
-        let row_len = self.shape.output_width * self.shape.output_depth;
-        let whole = rows == (0..self.shape.rows());
-        let out_len = if whole {
-            output.len() * 4
-        } else {
-            if rows.start > rows.end
-                || rows.end > self.shape.rows()
-                || output.len() < rows.len() * row_len
-            {
-                return Err(KernelError::Shape("conv2d: output tile outside the output"));
-            }
-            self.shape.output_len()? * 4
-        };
+        let out_len = shape::tile_binding_len(
+            &rows,
+            self.shape.rows()?,
+            self.shape.row_len()?,
+            output.len(),
+            4,
+        )?;
         self.check(&[input.len() * 4, filter.len() * 4, bias.len() * 4, out_len])?;
         let has_bias = self.shape.has_bias;
         let (lo, hi) = (self.act_min, self.act_max);

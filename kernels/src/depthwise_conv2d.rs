@@ -56,13 +56,13 @@ pub struct DepthwiseConv2dShape {
 
 impl DepthwiseConv2dShape {
     /// Output rows: one per batch and output row, each `output_width` pixels.
-    pub fn rows(&self) -> usize {
-        self.batches * self.output_height
+    pub fn rows(&self) -> Result<usize, KernelError> {
+        shape::product(&[self.batches, self.output_height])
     }
 
     /// Elements of one output row.
     pub fn row_len(&self) -> Result<usize, KernelError> {
-        Ok(self.output_width * self.output_depth()?)
+        shape::product(&[self.output_width, self.output_depth()?])
     }
 
     fn encode(&self, out: &mut impl Extend<u32>) {
@@ -201,8 +201,8 @@ impl DepthwiseConv2dShape {
                                     mac(a, prepare(x), w);
                                 }
                             } else {
-                                // Offsets rather than `chunks_exact`, which divided by
-                                // the multiplier at every tap.
+                                // Offsets rather than `chunks_exact`, which would divide
+                                // by the multiplier at every tap.
                                 for (j, &x) in xs.iter().enumerate() {
                                     let x = prepare(x);
                                     let a = &mut acc[j * mult..][..mult];
@@ -339,7 +339,7 @@ impl DepthwiseConv2dS8 {
             bias,
             multipliers,
             shifts,
-            0..self.shape.rows(),
+            0..self.shape.rows()?,
             output,
         )
     }
@@ -358,21 +358,13 @@ impl DepthwiseConv2dS8 {
         rows: Range<usize>,
         output: &mut [i8],
     ) -> Result<(), KernelError> {
-        let row_len = self.shape.output_width * self.shape.output_depth()?;
-        let whole = rows == (0..self.shape.rows());
-        let out_len = if whole {
-            output.len()
-        } else {
-            if rows.start > rows.end
-                || rows.end > self.shape.rows()
-                || output.len() < rows.len() * row_len
-            {
-                return Err(KernelError::Shape(
-                    "depthwise_conv2d: output tile outside the output",
-                ));
-            }
-            self.shape.output_len()?
-        };
+        let out_len = shape::tile_binding_len(
+            &rows,
+            self.shape.rows()?,
+            self.shape.row_len()?,
+            output.len(),
+            1,
+        )?;
         self.check(&[
             input.len(),
             filter.len(),
@@ -473,7 +465,7 @@ impl DepthwiseConv2dF32 {
         bias: &[f32],
         output: &mut [f32],
     ) -> Result<(), KernelError> {
-        self.run_rows(input, filter, bias, 0..self.shape.rows(), output)
+        self.run_rows(input, filter, bias, 0..self.shape.rows()?, output)
     }
 
     /// Runs output rows `rows` (of [`rows`](DepthwiseConv2dShape::rows): one per batch and output row)
@@ -487,21 +479,13 @@ impl DepthwiseConv2dF32 {
         rows: Range<usize>,
         output: &mut [f32],
     ) -> Result<(), KernelError> {
-        let row_len = self.shape.output_width * self.shape.output_depth()?;
-        let whole = rows == (0..self.shape.rows());
-        let out_len = if whole {
-            output.len() * 4
-        } else {
-            if rows.start > rows.end
-                || rows.end > self.shape.rows()
-                || output.len() < rows.len() * row_len
-            {
-                return Err(KernelError::Shape(
-                    "depthwise_conv2d: output tile outside the output",
-                ));
-            }
-            self.shape.output_len()? * 4
-        };
+        let out_len = shape::tile_binding_len(
+            &rows,
+            self.shape.rows()?,
+            self.shape.row_len()?,
+            output.len(),
+            4,
+        )?;
         self.check(&[input.len() * 4, filter.len() * 4, bias.len() * 4, out_len])?;
         let has_bias = self.shape.has_bias;
         let (lo, hi) = (self.act_min, self.act_max);

@@ -1,6 +1,7 @@
 //! Shared pieces of the kernels' parameter decoding and binding checks.
 
 use crate::params::Words;
+use core::ops::Range;
 use hal_core::kernel::KernelError;
 
 /// The largest dimension or element count a kernel accepts: TFLM indexes with `int`.
@@ -134,4 +135,34 @@ pub(crate) fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {
 #[inline(always)]
 pub(crate) fn clamp_s8(x: i32, lo: i32, hi: i32) -> i8 {
     x.max(lo).min(hi) as i8
+}
+
+/// The output binding's length in bytes that a kernel's check sees for `output_elements`
+/// given as output `rows` (of `total_rows` rows of `row_len` elements of `elem` bytes):
+/// for the whole range, the slice's own length (so a short output is refused as the
+/// binding it is); for a tile that holds its rows, the whole output's. A tile outside the
+/// output, or too short for its rows, is refused.
+pub(crate) fn tile_binding_len(
+    rows: &Range<usize>,
+    total_rows: usize,
+    row_len: usize,
+    output_elements: usize,
+    elem: usize,
+) -> Result<usize, KernelError> {
+    if *rows == (0..total_rows) {
+        return Ok(output_elements.saturating_mul(elem));
+    }
+    let holds = rows.start <= rows.end
+        && rows.end <= total_rows
+        && rows
+            .len()
+            .checked_mul(row_len)
+            .is_some_and(|n| output_elements >= n);
+    if !holds {
+        return Err(KernelError::Shape("output tile outside the output"));
+    }
+    total_rows
+        .checked_mul(row_len)
+        .and_then(|n| n.checked_mul(elem))
+        .ok_or(KernelError::Shape("element count overflows"))
 }

@@ -169,6 +169,34 @@ fn conv_case(
             }
         }
     }
+    // Output rows in two tiles give the same bytes.
+    let split = (seed as usize) % (batches * oh + 1);
+    let mut tiles = vec![0i8; out.len()];
+    let (top, bottom) = tiles.split_at_mut(split * ow * od);
+    p.run_rows(&input, &filter, &bias, &mult, &shift, 0..split, top)
+        .unwrap();
+    p.run_rows(
+        &input,
+        &filter,
+        &bias,
+        &mult,
+        &shift,
+        split..batches * oh,
+        bottom,
+    )
+    .unwrap();
+    assert_eq!(tiles, out);
+    assert!(p
+        .run_rows(
+            &input,
+            &filter,
+            &bias,
+            &mult,
+            &shift,
+            0..batches * oh + 1,
+            &mut tiles
+        )
+        .is_err());
     // Without groups, the filter transposed to HWIO gives the same outputs.
     if fd == id {
         let per_output = fh * fw * fd;
@@ -205,6 +233,103 @@ fn conv_case(
     ));
 }
 
+#[allow(clippy::too_many_arguments)]
+fn depthwise_case(
+    ih: usize,
+    iw: usize,
+    id: usize,
+    mult: usize,
+    fh: usize,
+    fw: usize,
+    stride: usize,
+    dil: usize,
+    same: bool,
+    zp_in: i32,
+    seed: u64,
+) {
+    let padding = if same { Padding::Same } else { Padding::Valid };
+    let pv = compute_padding_height_width(
+        stride as i32,
+        stride as i32,
+        dil as i32,
+        dil as i32,
+        ih as i32,
+        iw as i32,
+        fh as i32,
+        fw as i32,
+        padding,
+    );
+    if pv.out_height <= 0 || pv.out_width <= 0 {
+        return;
+    }
+    let (oh, ow, od) = (pv.out_height as usize, pv.out_width as usize, id * mult);
+    let p = DepthwiseConv2dS8 {
+        shape: DepthwiseConv2dShape {
+            batches: 1,
+            input_height: ih,
+            input_width: iw,
+            input_depth: id,
+            depth_multiplier: mult,
+            filter_height: fh,
+            filter_width: fw,
+            output_height: oh,
+            output_width: ow,
+            window: Window {
+                stride_height: stride,
+                stride_width: stride,
+                dilation_height: dil,
+                dilation_width: dil,
+                pad_height: pv.height as usize,
+                pad_width: pv.width as usize,
+            },
+            has_bias: true,
+        },
+        input_offset: -zp_in,
+        output_offset: 3,
+        act_min: -128,
+        act_max: 127,
+    };
+    round_trip(&p);
+    let mut s = seed;
+    let input = data(ih * iw * id, &mut s);
+    let filter = data(fh * fw * od, &mut s);
+    let bias: Vec<i32> = (0..od).map(|i| 57 * i as i32 - 100).collect();
+    let scales: Vec<f32> = (0..od).map(|i| 0.003 * (1 + i) as f32).collect();
+    let (mut m, mut sh) = (vec![0; od], vec![0; od]);
+    per_channel_multipliers(0.05, &scales, 0.02, &mut m, &mut sh).unwrap();
+    let mut out = vec![0i8; oh * ow * od];
+    p.run(&input, &filter, &bias, &m, &sh, &mut out).unwrap();
+    // Output rows in two tiles give the same bytes.
+    let split = (seed as usize) % (oh + 1);
+    let mut tiles = vec![0i8; out.len()];
+    let (top, bottom) = tiles.split_at_mut(split * ow * od);
+    p.run_rows(&input, &filter, &bias, &m, &sh, 0..split, top)
+        .unwrap();
+    p.run_rows(&input, &filter, &bias, &m, &sh, split..oh, bottom)
+        .unwrap();
+    assert_eq!(tiles, out);
+    for oy in 0..oh {
+        for ox in 0..ow {
+            for oc in 0..od {
+                let ic = oc / mult;
+                let mut acc = bias[oc] as i64;
+                for fy in 0..fh {
+                    for fx in 0..fw {
+                        let y = (oy * stride + fy * dil) as i64 - pv.height as i64;
+                        let x = (ox * stride + fx * dil) as i64 - pv.width as i64;
+                        if y >= 0 && x >= 0 && y < ih as i64 && x < iw as i64 {
+                            let iv = input[(y as usize * iw + x as usize) * id + ic] as i64;
+                            acc += filter[(fy * fw + fx) * od + oc] as i64 * (iv - zp_in as i64);
+                        }
+                    }
+                }
+                let v = (requant(acc, m[oc], sh[oc]) + 3).clamp(-128, 127);
+                assert_eq!(out[(oy * ow + ox) * od + oc] as i64, v);
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -225,47 +350,7 @@ proptest! {
         fh in 1usize..4, fw in 1usize..4, stride in 1usize..3, dil in 1usize..3,
         same: bool, zp_in in -128i32..128, seed: u64,
     ) {
-        let padding = if same { Padding::Same } else { Padding::Valid };
-        let pv = compute_padding_height_width(stride as i32, stride as i32, dil as i32,
-            dil as i32, ih as i32, iw as i32, fh as i32, fw as i32, padding);
-        prop_assume!(pv.out_height > 0 && pv.out_width > 0);
-        let (oh, ow, od) = (pv.out_height as usize, pv.out_width as usize, id * mult);
-        let p = DepthwiseConv2dS8 {
-            shape: DepthwiseConv2dShape {
-                batches: 1, input_height: ih, input_width: iw, input_depth: id,
-                depth_multiplier: mult, filter_height: fh, filter_width: fw,
-                output_height: oh, output_width: ow,
-                window: Window { stride_height: stride, stride_width: stride,
-                    dilation_height: dil, dilation_width: dil,
-                    pad_height: pv.height as usize, pad_width: pv.width as usize },
-                has_bias: true,
-            },
-            input_offset: -zp_in, output_offset: 3, act_min: -128, act_max: 127,
-        };
-        round_trip(&p);
-        let mut s = seed;
-        let input = data(ih * iw * id, &mut s);
-        let filter = data(fh * fw * od, &mut s);
-        let bias: Vec<i32> = (0..od).map(|i| 57 * i as i32 - 100).collect();
-        let scales: Vec<f32> = (0..od).map(|i| 0.003 * (1 + i) as f32).collect();
-        let (mut m, mut sh) = (vec![0; od], vec![0; od]);
-        per_channel_multipliers(0.05, &scales, 0.02, &mut m, &mut sh).unwrap();
-        let mut out = vec![0i8; oh * ow * od];
-        p.run(&input, &filter, &bias, &m, &sh, &mut out).unwrap();
-        for oy in 0..oh { for ox in 0..ow { for oc in 0..od {
-            let ic = oc / mult;
-            let mut acc = bias[oc] as i64;
-            for fy in 0..fh { for fx in 0..fw {
-                let y = (oy * stride + fy * dil) as i64 - pv.height as i64;
-                let x = (ox * stride + fx * dil) as i64 - pv.width as i64;
-                if y >= 0 && x >= 0 && y < ih as i64 && x < iw as i64 {
-                    let iv = input[(y as usize * iw + x as usize) * id + ic] as i64;
-                    acc += filter[(fy * fw + fx) * od + oc] as i64 * (iv - zp_in as i64);
-                }
-            }}
-            let v = (requant(acc, m[oc], sh[oc]) + 3).clamp(-128, 127);
-            prop_assert_eq!(out[(oy * ow + ox) * od + oc] as i64, v);
-        }}}
+        depthwise_case(ih, iw, id, mult, fh, fw, stride, dil, same, zp_in, seed);
     }
 
     #[test]
@@ -746,4 +831,38 @@ fn conv_f32_hwio_matches_ohwi_bit_for_bit() {
     hwio_conv.run(&input, &hwio, &bias, &mut b).unwrap();
     let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&a), bits(&b));
+}
+
+/// Channel blocks and HWIO output blocks of 64, crossed: more channels than a block, a
+/// multiplier that leaves one input channel per block, and one too large for a block (the
+/// unblocked loops).
+#[test]
+fn blocks_cross_their_boundaries() {
+    for (id, mult) in [(70, 1), (2, 33), (1, 65), (3, 40)] {
+        for seed in 0..3 {
+            depthwise_case(5, 4, id, mult, 3, 2, 1, 1, true, -5, seed);
+            depthwise_case(6, 5, id, mult, 2, 3, 2, 1, false, 100, seed + 7);
+        }
+    }
+    for (fd, per_group) in [(1, 70), (3, 130), (5, 64)] {
+        for seed in 0..3 {
+            conv_case(
+                1,
+                5,
+                4,
+                fd,
+                1,
+                per_group,
+                3,
+                2,
+                1,
+                1,
+                true,
+                -9,
+                4,
+                Activation::Relu,
+                seed,
+            );
+        }
+    }
 }

@@ -23,8 +23,8 @@ pub const COPY_U32: Kernel = Kernel {
 ///
 /// # Errors
 ///
-/// What [`contract::COPY_U32`] refuses: [`KernelError::MissingBinding`] with fewer than two bindings, [`KernelError::Misaligned`]
-/// unless both start 4-byte aligned, [`KernelError::ReadOnly`] if the destination is
+/// What [`contract::COPY_U32`] refuses: [`KernelError::MissingBinding`] with fewer than
+/// two bindings, [`KernelError::Misaligned`] unless both start 4-byte aligned, [`KernelError::ReadOnly`] if the destination is
 /// read-only, and [`KernelError::BindingTooSmall`] (on binding 0, needing `4 * n` bytes) if
 /// the source holds fewer than `n` words.
 pub fn copy_u32(wg: &Workgroup<'_>) -> Result<(), KernelError> {

@@ -48,7 +48,8 @@ const BLOCK_K: usize = 64;
 /// if `M`, `K` or `N` is 0, a matrix's size in bytes overflows, or `flags` has unknown bits;
 /// [`KernelError::MissingBinding`], [`KernelError::Misaligned`] (bindings must start 4-byte
 /// aligned), [`KernelError::ReadOnly`] if `C` is read-only, and
-/// [`KernelError::BindingTooSmall`] naming the bytes needed (`4·M·K`, `4·K·N`, `4·M·N`, `4·N`).
+/// [`KernelError::BindingTooSmall`] naming the bytes needed (`4·M·K`, `4·K·N`, `4·M·N`,
+/// `4·N`).
 pub fn matmul_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
     let [m, k, n, flags] = contract::MATMUL_F32
         .check(wg.constants, wg.bindings)?

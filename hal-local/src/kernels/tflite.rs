@@ -139,7 +139,7 @@ macro_rules! convolution_s8 {
             let output = elements_mut::<i8>(binding(tail, 0)?.bytes_mut(5)?, 5)?;
             let (input, filter, bias) = (read(head, 0)?, read(head, 1)?, read(head, 2)?);
             let (multipliers, shifts) = (read(head, 3)?, read(head, 4)?);
-            let (rows, row_len) = (p.shape.rows(), p.shape.row_len()?);
+            let (rows, row_len) = (p.shape.rows()?, p.shape.row_len()?);
             tiler.run(output, rows, row_len, |rows, tile| {
                 p.run_rows(input, filter, bias, multipliers, shifts, rows, tile)
             })
@@ -163,7 +163,7 @@ macro_rules! convolution_f32 {
             let (head, tail) = wg.bindings.split_at_mut(3.min(wg.bindings.len()));
             let output = elements_mut::<f32>(binding(tail, 0)?.bytes_mut(3)?, 3)?;
             let (input, filter, bias) = (read(head, 0)?, read(head, 1)?, read(head, 2)?);
-            let (rows, row_len) = (p.shape.rows(), p.shape.row_len()?);
+            let (rows, row_len) = (p.shape.rows()?, p.shape.row_len()?);
             tiler.run(output, rows, row_len, |rows, tile| {
                 p.run_rows(input, filter, bias, rows, tile)
             })
