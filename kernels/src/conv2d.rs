@@ -20,8 +20,8 @@
 
 use crate::padding::Window;
 use crate::params::{KernelParams, Words};
-use crate::quant::{dot_s8, multiply_by_quantized_multiplier, quantize_multiplier};
-use crate::shape::{self, clamp_f32, clamp_s8, need};
+use crate::quant::{dot_s8, narrow_offset, quantize_multiplier, OutputStageS8};
+use crate::shape::{self, clamp_f32, need};
 use core::ops::Range;
 use hal_core::kernel::KernelError;
 
@@ -471,20 +471,17 @@ impl Conv2dS8 {
         let (lo, hi) = (self.act_min, self.act_max);
         let has_bias = self.shape.has_bias;
         let fd = self.shape.filter_depth;
-        let finish = |o: usize, oc: usize, mut acc: i32| {
-            if has_bias {
-                acc = acc.wrapping_add(bias[oc]);
-            }
-            let v = multiply_by_quantized_multiplier(acc, multipliers[oc], shifts[oc])
-                .wrapping_add(out_off);
-            output[o] = clamp_s8(v, lo, hi);
+        let requantize = OutputStageS8 {
+            bias,
+            has_bias,
+            multipliers,
+            shifts,
+            output_offset: out_off,
+            act_min: lo,
+            act_max: hi,
         };
-        // `(x + input_offset) * w` fits 16 bits for int8 `x`, `w` and an offset in
-        // `-127..=128` (the negated int8 zero points): 16-bit products, as wide as SIMD
-        // multiplies go without SSE4.1.
-        let narrow = i16::try_from(in_off)
-            .ok()
-            .filter(|o| (-127..=128).contains(o));
+        let finish = |o: usize, oc: usize, acc: i32| output[o] = requantize.apply(oc, acc);
+        let narrow = narrow_offset(in_off);
         if self.filter_hwio {
             match narrow {
                 Some(offset) => self.shape.run_hwio(

@@ -20,8 +20,8 @@
 
 use crate::padding::Window;
 use crate::params::{KernelParams, Words};
-use crate::quant::multiply_by_quantized_multiplier;
-use crate::shape::{self, clamp_f32, clamp_s8, need};
+use crate::quant::{narrow_offset, OutputStageS8};
+use crate::shape::{self, clamp_f32, need};
 use core::ops::Range;
 use hal_core::kernel::KernelError;
 
@@ -377,19 +377,17 @@ impl DepthwiseConv2dS8 {
         let (in_off, out_off) = (self.input_offset, self.output_offset);
         let (lo, hi) = (self.act_min, self.act_max);
         let has_bias = self.shape.has_bias;
-        let finish = |o: usize, oc: usize, mut acc: i32| {
-            if has_bias {
-                acc = acc.wrapping_add(bias[oc]);
-            }
-            let v = multiply_by_quantized_multiplier(acc, multipliers[oc], shifts[oc])
-                .wrapping_add(out_off);
-            output[o] = clamp_s8(v, lo, hi);
+        let requantize = OutputStageS8 {
+            bias,
+            has_bias,
+            multipliers,
+            shifts,
+            output_offset: out_off,
+            act_min: lo,
+            act_max: hi,
         };
-        // `(x + input_offset) * w` fits 16 bits for int8 `x`, `w` and an offset in
-        // `-127..=128` (the negated int8 zero points).
-        let narrow = i16::try_from(in_off)
-            .ok()
-            .filter(|o| (-127..=128).contains(o));
+        let finish = |o: usize, oc: usize, acc: i32| output[o] = requantize.apply(oc, acc);
+        let narrow = narrow_offset(in_off);
         match narrow {
             Some(offset) if self.shape.depth_multiplier <= CHANNEL_BLOCK => {
                 self.shape.run_channel_blocks(

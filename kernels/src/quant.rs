@@ -48,6 +48,50 @@ pub fn dot_s8(a: &[i8], b: &[i8]) -> i32 {
     })
 }
 
+/// An int8 input offset (`-input_zero_point`, in `-127..=128`) as `i16`: then
+/// `(x + offset) * w` fits 16 bits for every int8 `x` and `w`, and the weighted ops form
+/// their products in 16-bit lanes, as wide as SIMD multiplies go without SSE4.1. `None`
+/// for an offset outside that range (the kernels then multiply in 32 bits).
+#[inline]
+pub fn narrow_offset(input_offset: i32) -> Option<i16> {
+    i16::try_from(input_offset)
+        .ok()
+        .filter(|o| (-127..=128).contains(o))
+}
+
+/// An int8 weighted op's output stage, per output channel `oc`: the bias (where the op has
+/// one), TFLM's per-channel requantization, the output zero point and the clamp.
+#[derive(Clone, Copy)]
+pub(crate) struct OutputStageS8<'a> {
+    /// Binding 2, read where `has_bias`.
+    pub(crate) bias: &'a [i32],
+    /// Whether `bias` is read.
+    pub(crate) has_bias: bool,
+    /// Per-channel multipliers.
+    pub(crate) multipliers: &'a [i32],
+    /// Per-channel shifts.
+    pub(crate) shifts: &'a [i32],
+    /// `output_zero_point`.
+    pub(crate) output_offset: i32,
+    /// Lower clamp.
+    pub(crate) act_min: i32,
+    /// Upper clamp.
+    pub(crate) act_max: i32,
+}
+
+impl OutputStageS8<'_> {
+    /// Output channel `oc`'s value for the accumulated products `acc`.
+    #[inline(always)]
+    pub(crate) fn apply(&self, oc: usize, mut acc: i32) -> i8 {
+        if self.has_bias {
+            acc = acc.wrapping_add(self.bias[oc]);
+        }
+        let v = multiply_by_quantized_multiplier(acc, self.multipliers[oc], self.shifts[oc])
+            .wrapping_add(self.output_offset);
+        crate::shape::clamp_s8(v, self.act_min, self.act_max)
+    }
+}
+
 /// A real multiplier's fixed-point form `(multiplier, shift)`: `real ≈ multiplier * 2^(shift
 /// - 31)` with `multiplier` in `[2^30, 2^31)`, as TFLite's `QuantizeMultiplier` computes it
 /// (frexp, then `round` half away from zero; 0 for 0 and for values below `2^-31`).
