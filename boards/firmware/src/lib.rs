@@ -32,7 +32,11 @@ pub mod digits;
 #[cfg(feature = "heap")]
 pub mod heap;
 pub mod minimal;
+#[cfg(feature = "model")]
+pub mod model;
 pub mod selftest;
+#[cfg(feature = "model")]
+pub mod stack;
 #[cfg(feature = "semihosting")]
 pub mod semihosting;
 
