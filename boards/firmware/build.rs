@@ -162,7 +162,7 @@ fn model(out: &Path) {
          pub const CONSTANTS: usize = {constants};\n\
          /// Command slots the function's recording takes.\n\
          pub const SLOTS: usize = {slots};\n\
-         /// Device memory: the arena, then every input and output, 64-byte aligned.\n\
+         /// Device memory: the arena, every input and output (64-byte aligned) and 1 KiB spare.\n\
          pub const DEVICE_BYTES: usize = {};\n",
         function.name,
         arguments.len(),
@@ -171,7 +171,8 @@ fn model(out: &Path) {
         list(&results),
         floats.len(),
         names.len(),
-        aligned(module.sizes().max_arena) + io_bytes + 256,
+        // The allocator rounds each block up and keeps a minimum free range: 1 KiB spare.
+        aligned(module.sizes().max_arena) + io_bytes + 1024,
     );
     write(&out.join("model_config.rs"), config.as_bytes());
 }

@@ -1,0 +1,252 @@
+//! The reference models on the QEMU boards: each imported into a board's `model` firmware
+//! with TensorFlow Lite Micro's oracle cases embedded (`EMBER_MODEL_ORACLE`), run under
+//! `-icount shift=0`, every output checked against TFLM's on the device, and measured: flash,
+//! static RAM, peak stack, arena, instructions per inference.
+
+use crate::boards::{self, Board, Outcome};
+use crate::size::footprint;
+use crate::step::{root, run, Result};
+use crate::{oracle, setup};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Every reference model, by file stem.
+const ALL: &[&str] = &[
+    "hello_world_int8",
+    "sine",
+    "hello_world_float",
+    "micro_speech_quantized",
+    "magic_wand",
+    "kws_ref_model",
+    "ad01_int8",
+    "simple_add_model",
+    "person_detect",
+    "pretrainedResnet_quant",
+];
+
+/// The models each QEMU board runs: what fits its memory.
+pub const BOARD_MODELS: &[(&str, &[&str])] = &[
+    (
+        "mps2-an386",
+        &[
+            "hello_world_int8",
+            "sine",
+            "micro_speech_quantized",
+            "kws_ref_model",
+            "person_detect",
+        ],
+    ),
+    (
+        "lm3s6965evb",
+        &[
+            "hello_world_int8",
+            "sine",
+            "micro_speech_quantized",
+            "kws_ref_model",
+        ],
+    ),
+    ("qemu-virt-riscv32", ALL),
+    ("qemu-virt-aarch64", ALL),
+];
+
+/// QEMU arguments of every measured run: the virtual clock advances 1 ns per instruction.
+pub const ICOUNT: &[&str] = &["-icount", "shift=0"];
+
+/// What one model's firmware reported and weighed.
+#[derive(Debug, Clone)]
+pub struct Figures {
+    /// Bytes in flash: text, rodata, data.
+    pub flash: u64,
+    /// Bytes of static RAM: data and bss (the device memory, hence the arena, included).
+    pub static_ram: u64,
+    /// The firmware's `EMBER-BENCH` fields, by name.
+    pub fields: Vec<(String, u64)>,
+}
+
+impl Figures {
+    /// The reported field `name` (0 where absent).
+    pub fn field(&self, name: &str) -> u64 {
+        self.fields
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0, |(_, v)| *v)
+    }
+}
+
+/// The `.tflite` file of a reference model (by stem), or `model` itself if it is a path.
+pub fn model_file(model: &str) -> Result<PathBuf> {
+    let path = Path::new(model);
+    if path.extension().is_some_and(|e| e == "tflite") {
+        return Ok(path.to_path_buf());
+    }
+    let mut found = Vec::new();
+    let dir = oracle::models_dir();
+    if dir.is_dir() {
+        oracle::find_models(&dir, &mut found)?;
+    }
+    found
+        .into_iter()
+        .find(|p| p.file_stem().is_some_and(|s| s == model))
+        .ok_or_else(|| {
+            format!(
+                "no model `{model}` under {} (give a reference model's file stem — {} — or a .tflite path)",
+                dir.display(),
+                ALL.join(", ")
+            )
+        })
+}
+
+/// Builds `board`'s `model` firmware for `model`, TFLM's cases embedded; returns the ELF.
+pub fn build(board: Board, model: &str) -> Result<PathBuf> {
+    let file = model_file(model)?;
+    let cases = oracle::cases_for(&file)?;
+    setup::board(board)?;
+    let target = board
+        .target
+        .ok_or_else(|| format!("{} runs models through `cargo xtask run --model`", board.name))?;
+    let mut build = boards::cargo(&[
+        "build",
+        "--release",
+        "-p",
+        board.name,
+        "--target",
+        target,
+        "--features",
+        "model",
+        "--bin",
+        "model",
+    ]);
+    build.env("EMBER_MODEL_ORACLE", &cases);
+    run(
+        &format!(
+            "build {}'s model firmware for {}",
+            board.name,
+            file.display()
+        ),
+        build,
+    )?;
+    Ok(boards::elf(board, "model"))
+}
+
+/// The fields of the `EMBER-BENCH` line in `log`: `key=number` pairs (others skipped).
+pub fn bench_fields(log: &str) -> Option<Vec<(String, u64)>> {
+    let line = log.lines().find_map(|l| l.split_once("EMBER-BENCH "))?.1;
+    Some(
+        line.split_whitespace()
+            .filter_map(|pair| pair.split_once('='))
+            .filter_map(|(k, v)| Some((k.to_owned(), v.parse().ok()?)))
+            .collect(),
+    )
+}
+
+/// Builds and runs `model` on `board` under QEMU with `-icount shift=0`; fails unless every
+/// output matched TFLM's. Returns the figures.
+pub fn run_model(board: Board, model: &str) -> Result<Figures> {
+    let elf = build(board, model)?;
+    let size = footprint(&elf)?;
+    let (outcome, log) =
+        boards::run_qemu_logged(board, &elf, "model", ICOUNT, Duration::from_secs(600))?;
+    if outcome != Outcome::Exited(0) {
+        return Err(format!(
+            "{model} on {}: {}",
+            board.name,
+            outcome.describe()
+        ));
+    }
+    let fields = bench_fields(&log)
+        .ok_or_else(|| format!("{model} on {}: no EMBER-BENCH line in its log", board.name))?;
+    Ok(Figures {
+        flash: size.flash(),
+        static_ram: size.ram(),
+        fields,
+    })
+}
+
+/// `cargo xtask run --board B --model M`: one model on one QEMU board.
+pub fn run_one(board: &str, model: &str) -> Result {
+    let board = boards::find(board)?;
+    let f = run_model(board, model)?;
+    println!(
+        "\n{model} on {}: every output equal to TFLM's; {} instructions per inference, flash {} B, static RAM {} B, peak stack {} B",
+        board.name,
+        f.field("instructions"),
+        f.flash,
+        f.static_ram,
+        f.field("stack")
+    );
+    Ok(())
+}
+
+/// Runs every board's models (or only `only`, a model stem, where given); fails on the
+/// first that does not match TFLM. Returns (board, model, figures) in order.
+pub fn run_all(only: Option<&[&str]>) -> Result<Vec<(&'static str, &'static str, Figures)>> {
+    let mut all = Vec::new();
+    for (board, models) in BOARD_MODELS {
+        let b = boards::find(board)?;
+        for model in models.iter().filter(|m| only.is_none_or(|o| o.contains(m))) {
+            all.push((*board, *model, run_model(b, model)?));
+        }
+    }
+    Ok(all)
+}
+
+/// Where the bench writes its figures.
+pub fn bench_json() -> PathBuf {
+    root().join("target").join("bench").join("boards.json")
+}
+
+/// `cargo xtask bench boards`: every board's models (checked against TFLM as they run), the
+/// harness's own footprint (each board's `bare` binary), and MicroFlow's firmware where its
+/// peer crate runs; prints the table and writes [`bench_json`].
+pub fn bench() -> Result {
+    let runs = run_all(None)?;
+    let mut json = String::from("{\n  \"measure\": \"instructions per inference under QEMU -icount shift=0 (median of 5 after a warm-up); flash = text+rodata+data; static_ram = data+bss; stack = peak, painted\",\n  \"boards\": {\n");
+    let mut table = String::from(
+        "\n| board | model | instructions | flash B | static RAM B | peak stack B | arena B |\n|---|---|---:|---:|---:|---:|---:|\n",
+    );
+    for (i, (board, models)) in BOARD_MODELS.iter().enumerate() {
+        let b = boards::find(board)?;
+        boards::build(b)?;
+        let bare = footprint(&boards::elf(b, "bare"))?;
+        json.push_str(&format!(
+            "    \"{board}\": {{\n      \"harness\": {{\"flash\": {}, \"static_ram\": {}}},\n      \"models\": {{\n",
+            bare.flash(),
+            bare.ram()
+        ));
+        let rows: Vec<_> = runs.iter().filter(|(rb, _, _)| rb == board).collect();
+        for (j, (_, model, f)) in rows.iter().enumerate() {
+            let mut fields = format!(
+                "\"flash\": {}, \"static_ram\": {}",
+                f.flash, f.static_ram
+            );
+            for (k, v) in &f.fields {
+                fields.push_str(&format!(", \"{k}\": {v}"));
+            }
+            json.push_str(&format!(
+                "        \"{model}\": {{\"ember\": {{{fields}}}}}{}\n",
+                if j + 1 < rows.len() { "," } else { "" }
+            ));
+            table.push_str(&format!(
+                "| {board} | {model} | {} | {} | {} | {} | {} |\n",
+                f.field("instructions"),
+                f.flash,
+                f.static_ram,
+                f.field("stack"),
+                f.field("arena")
+            ));
+        }
+        let _ = models;
+        json.push_str(&format!(
+            "      }}\n    }}{}\n",
+            if i + 1 < BOARD_MODELS.len() { "," } else { "" }
+        ));
+    }
+    json.push_str("  }\n}\n");
+    let path = bench_json();
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::write(&path, &json).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("{table}\nwrote {}", path.display());
+    Ok(())
+}
