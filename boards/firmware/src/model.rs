@@ -10,7 +10,7 @@
 use hal_core::memory::BufferParams;
 use hal_core::session::{LoadOptions, ResultMemory, Session};
 use hal_core::{Buffer, BufferSpan, Device, QueueAffinity};
-use hal_local::alloc::Tlsf;
+use hal_local::alloc::{first_levels, Tlsf};
 use hal_local::{LocalDevice, LocalStorage};
 use static_cell::ConstStaticCell;
 
@@ -49,10 +49,14 @@ const OBJECTS: usize = max(
 /// Allocator records of device memory: inputs, outputs, arena, and free ranges between.
 const NODES: usize = 2 * (INPUT_COUNT + OUTPUT_COUNT) + 6;
 
-/// The device's tables, sized for this model.
-pub type ModelStorage = LocalStorage<OBJECTS, { config::SLOTS }, NODES, 2>;
+/// The allocator of device memory and command slots: first levels for the device memory's
+/// size only, so its list heads stay small.
+pub type ModelAllocator = Tlsf<NODES, { first_levels(config::DEVICE_BYTES as u64) }>;
+/// The device's tables, sized for this model. No parked operations: the session submits
+/// alloca, execute and dealloca in order on one core, each one's waits already reached.
+pub type ModelStorage = LocalStorage<OBJECTS, { config::SLOTS }, NODES, 0, ModelAllocator>;
 /// The device.
-pub type ModelDevice = LocalDevice<'static, Tlsf<NODES>>;
+pub type ModelDevice = LocalDevice<'static, ModelAllocator>;
 /// The session: one memoized command buffer.
 pub type ModelSession =
     Session<'static, { max(config::EXECUTABLES, 1) }, { max(config::CONSTANTS, 1) }, 1>;
