@@ -47,7 +47,10 @@ pub struct Oracle {
 pub fn run<const OUT: usize>(oracle: &Oracle, infer: fn(&[u8], &mut [i8; OUT])) -> ! {
     let painted = stack::paint();
     let cases = oracle.names.len();
-    if cases == 0 || oracle.outputs.len() != cases * OUT || oracle.inputs.len() % cases != 0 {
+    if cases == 0
+        || oracle.outputs.len() != cases * OUT
+        || !oracle.inputs.len().is_multiple_of(cases)
+    {
         fail("the embedded oracle does not match the model's shapes");
     }
     let in_len = oracle.inputs.len() / cases;
