@@ -7,7 +7,7 @@
 # profile: release (opt-level 3) | release-z (opt-level "z") | both (default)
 #
 # For each model and profile, prints the firmware's result line
-#   EMBER-BENCH {"engine":"microflow","model":...,"instructions":...,"stack_peak":...,...}
+#   EMBER-BENCH engine=microflow model=... instructions=... stack=... mismatches=... ...
 # and the ELF's footprint
 #   EMBER-SIZE {"engine":"microflow","model":...,"profile":...,"flash":...,"static_ram":...,"elf":...}
 # (flash = .vector_table + .text + .rodata + .data; static RAM = .data + .bss + .uninit).

@@ -190,6 +190,59 @@ pub fn run_all(only: Option<&[&str]>) -> Result<Vec<(&'static str, &'static str,
     Ok(all)
 }
 
+/// The models MicroFlow's peer firmware (`peers/microflow`) builds, on mps2-an386.
+pub const MICROFLOW_MODELS: &[&str] = &["sine", "micro_speech_quantized", "person_detect"];
+/// Its two builds: Cargo profile and what the bench calls it.
+pub const MICROFLOW_PROFILES: &[(&str, &str)] = &[("release", "microflow-O3"), ("release-z", "microflow-Oz")];
+
+/// Builds MicroFlow's firmware for `model` with Cargo `profile` (TFLM's cases from
+/// `target/oracle`) and runs it on mps2-an386 exactly as Ember's is run; it compares with TFLM
+/// and reports differences, but unlike Ember's it passes with them.
+pub fn microflow(model: &str, profile: &str) -> Result<Figures> {
+    let board = boards::find("mps2-an386")?;
+    let target = board.target.unwrap_or_default();
+    oracle::cases_for(&model_file(model)?)?;
+    let dir = root().join("peers").join("microflow");
+    let mut build = crate::step::cmd(
+        "cargo",
+        &["build", "--profile", profile, "--target", target, "--bin", model],
+    );
+    build
+        .current_dir(&dir)
+        .env("EMBER_ORACLE_DIR", root().join("target").join("oracle"));
+    run(&format!("build MicroFlow's {model} ({profile})"), build)?;
+    let elf = dir.join("target").join(target).join(profile).join(model);
+    let size = footprint(&elf)?;
+    let (program, machine) = board.qemu.unwrap_or_default();
+    println!("\n==> MicroFlow's {model} ({profile}) under QEMU");
+    let out = std::process::Command::new("timeout")
+        .arg("600")
+        .arg(program)
+        .args(machine)
+        .args(ICOUNT)
+        .args(["-display", "none", "-monitor", "none", "-serial", "none"])
+        .args(["-semihosting-config", "enable=on,target=native", "-kernel"])
+        .arg(&elf)
+        .output()
+        .map_err(|e| format!("could not start {program}: {e}"))?;
+    let log = String::from_utf8_lossy(&out.stdout);
+    print!("{log}");
+    if !out.status.success() {
+        return Err(format!(
+            "MicroFlow's {model} ({profile}) under QEMU: {}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let fields = bench_fields(&log)
+        .ok_or_else(|| format!("MicroFlow's {model}: no EMBER-BENCH line in its log"))?;
+    Ok(Figures {
+        flash: size.flash(),
+        static_ram: size.ram(),
+        fields,
+    })
+}
+
 /// Where the bench writes its figures.
 pub fn bench_json() -> PathBuf {
     root().join("target").join("bench").join("boards.json")
@@ -202,7 +255,7 @@ pub fn bench() -> Result {
     let runs = run_all(None)?;
     let mut json = String::from("{\n  \"measure\": \"instructions per inference under QEMU -icount shift=0 (median of 5 after a warm-up); flash = text+rodata+data; static_ram = data+bss; stack = peak, painted\",\n  \"boards\": {\n");
     let mut table = String::from(
-        "\n| board | model | instructions | flash B | static RAM B | peak stack B | arena B |\n|---|---|---:|---:|---:|---:|---:|\n",
+        "\n| board | model | engine | instructions | flash B | static RAM B | peak stack B | arena B |\n|---|---|---|---:|---:|---:|---:|---:|\n",
     );
     for (i, (board, models)) in BOARD_MODELS.iter().enumerate() {
         let b = boards::find(board)?;
@@ -215,24 +268,37 @@ pub fn bench() -> Result {
         ));
         let rows: Vec<_> = runs.iter().filter(|(rb, _, _)| rb == board).collect();
         for (j, (_, model, f)) in rows.iter().enumerate() {
-            let mut fields = format!(
-                "\"flash\": {}, \"static_ram\": {}",
-                f.flash, f.static_ram
-            );
-            for (k, v) in &f.fields {
-                fields.push_str(&format!(", \"{k}\": {v}"));
+            let mut engines = vec![("ember", f.clone())];
+            if *board == "mps2-an386" && MICROFLOW_MODELS.contains(model) {
+                for (profile, name) in MICROFLOW_PROFILES {
+                    engines.push((name, microflow(model, profile)?));
+                }
             }
+            let entries: Vec<String> = engines
+                .iter()
+                .map(|(engine, f)| {
+                    table.push_str(&format!(
+                        "| {board} | {model} | {engine} | {} | {} | {} | {} | {} |\n",
+                        f.field("instructions"),
+                        f.flash,
+                        f.static_ram,
+                        f.field("stack"),
+                        f.field("arena")
+                    ));
+                    let mut fields = format!(
+                        "\"flash\": {}, \"static_ram\": {}",
+                        f.flash, f.static_ram
+                    );
+                    for (k, v) in &f.fields {
+                        fields.push_str(&format!(", \"{k}\": {v}"));
+                    }
+                    format!("\"{engine}\": {{{fields}}}")
+                })
+                .collect();
             json.push_str(&format!(
-                "        \"{model}\": {{\"ember\": {{{fields}}}}}{}\n",
+                "        \"{model}\": {{{}}}{}\n",
+                entries.join(", "),
                 if j + 1 < rows.len() { "," } else { "" }
-            ));
-            table.push_str(&format!(
-                "| {board} | {model} | {} | {} | {} | {} | {} |\n",
-                f.field("instructions"),
-                f.flash,
-                f.static_ram,
-                f.field("stack"),
-                f.field("arena")
             ));
         }
         let _ = models;

@@ -72,7 +72,7 @@ pub struct ModelReport {
     pub cases: u32,
     /// Outputs (elements) that differ from TFLM's.
     pub mismatches: u32,
-    /// Instructions per inference (median of 5 after a warm-up, the first case's inputs).
+    /// Instructions per inference (median of 5 after a warm-up, on the last case's inputs).
     pub instructions: u64,
     /// Peak stack bytes over the whole run.
     pub stack: usize,
@@ -219,7 +219,10 @@ pub fn run(board: &str) -> bool {
             return false;
         }
     };
-    let stack = crate::stack::peak(painted);
+    let Some(stack) = crate::stack::peak(painted) else {
+        say!("model: FAIL: the stack reached its low end (or the paint's limit)");
+        return false;
+    };
     let measure_error = icount::self_check();
     say!(
         "EMBER-BENCH engine=ember model={} instructions={} stack={} device_memory={} arena={} cases={} mismatches={} measure_error={}",

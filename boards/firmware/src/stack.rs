@@ -49,8 +49,10 @@ pub fn paint() -> usize {
     high
 }
 
-/// Bytes of stack used below `top` (what [`paint`] returned) since it painted.
-pub fn peak(top: usize) -> usize {
+/// Bytes of stack used below `top` (what [`paint`] returned) since it painted; `None` if the
+/// lowest painted word was overwritten too: the stack may have run past its low end, into
+/// the statics.
+pub fn peak(top: usize) -> Option<usize> {
     let (low, high) = range(top);
     let mut at = low;
     // SAFETY: as in `paint`: aligned words of the stack region, read without creating
@@ -58,5 +60,5 @@ pub fn peak(top: usize) -> usize {
     while at < high && unsafe { (at as *const u32).read_volatile() } == PATTERN {
         at += 4;
     }
-    high - at
+    (at > low).then_some(high - at)
 }

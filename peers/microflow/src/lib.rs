@@ -1,6 +1,6 @@
 //! The harness the three MicroFlow binaries share: run the model on TFLM's oracle cases,
 //! compare, count instructions (Ember's `icount` measure, QEMU `-icount shift=0`), paint the
-//! stack, and print one `EMBER-BENCH {...}` line over semihosting.
+//! stack, and print one `EMBER-BENCH key=value …` line (Ember's format) over semihosting.
 #![no_std]
 
 pub mod stack;
@@ -77,7 +77,7 @@ pub fn run<const OUT: usize>(oracle: &Oracle, infer: fn(&[u8], &mut [i8; OUT])) 
 
     let stack_peak = stack::peak(painted);
     semihosting::println!(
-        "EMBER-BENCH {{\"engine\":\"microflow\",\"model\":\"{}\",\"instructions\":{},\"stack_peak\":{},\"mismatches\":{},\"max_abs_diff\":{},\"cases\":{}}}",
+        "EMBER-BENCH engine=microflow model={} instructions={} stack={} mismatches={} max_abs_diff={} cases={}",
         oracle.model,
         instructions,
         stack_peak,
