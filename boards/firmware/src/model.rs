@@ -5,13 +5,16 @@
 //!
 //! One line reports the figures the host's bench reads:
 //! `EMBER-BENCH engine=ember model=M instructions=N stack=N device_memory=N arena=N cases=N mismatches=N
-//! measure_error=N` (the measure's worst error on loops of known length, instructions).
+//! measure_error=N runtime_overhead=N`: the measure's worst error on loops of known length,
+//! and the instructions of one invocation whose kernels do nothing (the runtime's own work).
 
 use hal_core::memory::BufferParams;
 use hal_core::session::{LoadOptions, ResultMemory, Session};
 use hal_core::{Buffer, BufferSpan, Device, QueueAffinity};
 use hal_local::alloc::{first_levels, Tlsf};
-use hal_local::{LocalDevice, LocalStorage};
+use hal_core::kernel::KernelError;
+use hal_local::kernel::{Entry, Exclusive, Kernel, Workgroup};
+use hal_local::{LocalConfig, LocalDevice, LocalStorage};
 use static_cell::ConstStaticCell;
 
 /// The embedded module: `MODULE`, `KERNELS`, `ARENA_BYTES` (see `ember-build`).
@@ -56,7 +59,7 @@ pub type ModelAllocator = Tlsf<NODES, { first_levels(config::DEVICE_BYTES as u64
 /// alloca, execute and dealloca in order on one core, each one's waits already reached.
 pub type ModelStorage = LocalStorage<OBJECTS, { config::SLOTS }, NODES, 0, ModelAllocator>;
 /// The device.
-pub type ModelDevice = LocalDevice<'static, ModelAllocator>;
+pub type ModelDevice<'d> = LocalDevice<'d, ModelAllocator>;
 /// The session: one memoized command buffer.
 pub type ModelSession =
     Session<'static, { max(config::EXECUTABLES, 1) }, { max(config::CONSTANTS, 1) }, 1>;
@@ -106,7 +109,7 @@ fn mismatches(got: &[u8], want: &[u8], float: bool) -> u32 {
 
 /// Loads the model, runs every case and times one; logs the figures. `Err` says which
 /// step failed.
-fn check(dev: &mut ModelDevice) -> Result<ModelReport, &'static str> {
+fn check(dev: &mut ModelDevice<'_>) -> Result<ModelReport, &'static str> {
     let mut session = ModelSession::load(dev, module::MODULE, LoadOptions::default())
         .map_err(|_| "load the module")?;
     let function = session
@@ -188,6 +191,69 @@ fn check(dev: &mut ModelDevice) -> Result<ModelReport, &'static str> {
     Ok(report)
 }
 
+/// A kernel that does nothing: what is left of an invocation is the runtime's own work.
+fn noop_exclusive(_: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+    Ok(())
+}
+
+/// [`noop_exclusive`] for kernels over shared bindings.
+fn noop_shared(_: &Workgroup<'_>) -> Result<(), KernelError> {
+    Ok(())
+}
+
+/// The module's kernels, each with its name and binding rules but a body that does nothing.
+static NOOP_KERNELS: [Kernel; module::KERNELS.len()] = {
+    let mut kernels = module::KERNELS;
+    let mut i = 0;
+    while i < kernels.len() {
+        kernels[i].entry = match kernels[i].entry {
+            Entry::Exclusive(_, writes) => Entry::Exclusive(noop_exclusive, writes),
+            Entry::Shared(_) => Entry::Shared(noop_shared),
+        };
+        i += 1;
+    }
+    kernels
+};
+
+/// Instructions of one invocation on a device whose kernels do nothing ([`NOOP_KERNELS`]):
+/// the runtime's own cost per inference — the arena's `queue_alloca`, the recorded command
+/// buffer's replay (bindings resolved and checked), `queue_dealloca`, the semaphore waits.
+fn overhead(dev: &mut ModelDevice<'_>) -> Result<u64, &'static str> {
+    let mut session = ModelSession::load(dev, module::MODULE, LoadOptions::default())
+        .map_err(|_| "load the module (no-op kernels)")?;
+    let function = session
+        .function(config::FUNCTION)
+        .ok_or("find the model's function")?;
+    let mut inputs = [None; INPUT_COUNT];
+    for (buffer, &bytes) in inputs.iter_mut().zip(&config::INPUT_BYTES) {
+        *buffer = Some(
+            dev.allocate_buffer(BufferParams::device_local(), bytes as u64)
+                .map_err(|_| "allocate an input")?,
+        );
+    }
+    let results = session
+        .allocate_results(dev, function, ResultMemory::DeviceLocal)
+        .map_err(|_| "allocate the outputs")?;
+    let input_spans: [BufferSpan; INPUT_COUNT] =
+        whole(inputs.iter().flatten().copied()).ok_or("allocate the inputs")?;
+    let output_spans: [BufferSpan; OUTPUT_COUNT] =
+        whole(results.iter().copied()).ok_or("allocate the outputs")?;
+    let mut failed = false;
+    let instructions = icount::median(5, &mut || {
+        failed |= session
+            .invoke(dev, function, &input_spans, &output_spans, QueueAffinity::ANY)
+            .is_err();
+    });
+    if failed {
+        return Err("invoke the model with no-op kernels");
+    }
+    for buffer in input_spans.iter().chain(&output_spans).map(|s| s.buffer) {
+        dev.release_buffer(buffer).map_err(|_| "release a buffer")?;
+    }
+    session.release(dev).map_err(|_| "release the session")?;
+    Ok(instructions)
+}
+
 /// Runs the embedded model on a device over its own memory; `true` if every output of every
 /// case matched TFLM's.
 pub fn run(board: &str) -> bool {
@@ -196,24 +262,33 @@ pub fn run(board: &str) -> bool {
         ConstStaticCell::new(DeviceMemory([0; config::DEVICE_BYTES]));
     let painted = crate::stack::paint();
     say!("model {} on {}", config::NAME, board);
-    let (Some(memory), Some(storage)) = (MEMORY.try_take(), Some(&STORAGE)) else {
+    let (Some(memory), Some(storage)) = (MEMORY.try_take(), STORAGE.try_take()) else {
         say!("model: FAIL: the runner ran twice");
         return false;
     };
-    let mut dev = match crate::device::take_with_arena(
-        storage,
-        &mut memory.0,
-        &module::KERNELS,
-        module::ARENA_BYTES,
-    ) {
-        Some(Ok(dev)) => dev,
-        _ => {
-            say!("model: FAIL: the device refused its memory");
+    let config = |kernels| LocalConfig {
+        kernels,
+        transient_bytes: module::ARENA_BYTES,
+        ..LocalConfig::DEFAULT
+    };
+    // The model's own kernels, then the same tables and memory again with no-op kernels.
+    let report = match LocalDevice::new(storage, &mut memory.0, config(&module::KERNELS)) {
+        Ok(mut dev) => check(&mut dev),
+        Err(_) => Err("create the device"),
+    };
+    let report = match report {
+        Ok(report) => report,
+        Err(step) => {
+            say!("model: FAIL: {}", step);
             return false;
         }
     };
-    let report = match check(&mut dev) {
-        Ok(report) => report,
+    let overhead = match LocalDevice::new(storage, &mut memory.0, config(&NOOP_KERNELS)) {
+        Ok(mut dev) => overhead(&mut dev),
+        Err(_) => Err("create the device (no-op kernels)"),
+    };
+    let overhead = match overhead {
+        Ok(n) => n,
         Err(step) => {
             say!("model: FAIL: {}", step);
             return false;
@@ -225,7 +300,7 @@ pub fn run(board: &str) -> bool {
     };
     let measure_error = icount::self_check();
     say!(
-        "EMBER-BENCH engine=ember model={} instructions={} stack={} device_memory={} arena={} cases={} mismatches={} measure_error={}",
+        "EMBER-BENCH engine=ember model={} instructions={} stack={} device_memory={} arena={} cases={} mismatches={} measure_error={} runtime_overhead={}",
         config::NAME,
         report.instructions,
         stack,
@@ -233,7 +308,8 @@ pub fn run(board: &str) -> bool {
         module::ARENA_BYTES,
         report.cases,
         report.mismatches,
-        measure_error
+        measure_error,
+        overhead
     );
     let ok = report.cases == config::CASES.len() as u32 && report.mismatches == 0;
     say!(
