@@ -12,8 +12,8 @@
 //!   the table sizes its device and session need.
 
 use ember_build::Embed;
-use ember_npy::oracle::Manifest;
 use ember_digits::{predict_f64, predictions, train, Digits, TrainConfig};
+use ember_npy::oracle::Manifest;
 use std::path::{Path, PathBuf};
 
 /// The transient arena every board's device gives `queue_alloca` (the firmware reads the same
@@ -94,7 +94,8 @@ fn model(out: &Path) {
                 ..
             } => {
                 1 + u64::from(bindings.len())
-                    + u64::from(constants.len()).div_ceil(hal_core::command::CONSTANTS_PER_SLOT as u64)
+                    + u64::from(constants.len())
+                        .div_ceil(hal_core::command::CONSTANTS_PER_SLOT as u64)
             }
             _ => 1,
         };
@@ -110,21 +111,35 @@ fn model(out: &Path) {
     let mut names = Vec::new();
     for case in &manifest.cases {
         let read = |what: &str, arrays: Result<Vec<ember_npy::Array>, ember_npy::Error>| {
-            arrays.unwrap_or_else(|e| fail(format!("{}: case `{}` {what}: {e}", dir.display(), case.name)))
+            arrays.unwrap_or_else(|e| {
+                fail(format!(
+                    "{}: case `{}` {what}: {e}",
+                    dir.display(),
+                    case.name
+                ))
+            })
         };
         let case_inputs = read("inputs", manifest.read_inputs(case));
         let case_outputs = read("outputs", manifest.read_outputs(case));
         for (array, &size) in case_inputs.iter().zip(&arguments) {
             let bytes = array.data().to_le_bytes();
             if bytes.len() as u64 != size {
-                fail(format!("case `{}`: an input of {} bytes, the model takes {size}", case.name, bytes.len()));
+                fail(format!(
+                    "case `{}`: an input of {} bytes, the model takes {size}",
+                    case.name,
+                    bytes.len()
+                ));
             }
             inputs.extend(bytes);
         }
         for (array, &size) in case_outputs.iter().zip(&results) {
             let bytes = array.data().to_le_bytes();
             if bytes.len() as u64 != size {
-                fail(format!("case `{}`: an output of {} bytes, the model gives {size}", case.name, bytes.len()));
+                fail(format!(
+                    "case `{}`: an output of {} bytes, the model gives {size}",
+                    case.name,
+                    bytes.len()
+                ));
             }
             outputs.extend(bytes);
         }
@@ -137,7 +152,12 @@ fn model(out: &Path) {
         .iter()
         .map(|t| t.dtype == ember_npy::DType::F32)
         .collect();
-    let list = |v: &[u64]| v.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ");
+    let list = |v: &[u64]| {
+        v.iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let name = manifest
         .model
         .file_stem()

@@ -101,9 +101,12 @@ pub fn build(board: Board, model: &str) -> Result<PathBuf> {
     let file = model_file(model)?;
     let cases = oracle::cases_for(&file)?;
     setup::board(board)?;
-    let target = board
-        .target
-        .ok_or_else(|| format!("{} runs models through `cargo xtask run --model`", board.name))?;
+    let target = board.target.ok_or_else(|| {
+        format!(
+            "{} runs models through `cargo xtask run --model`",
+            board.name
+        )
+    })?;
     let mut build = boards::cargo(&[
         "build",
         "--release",
@@ -147,11 +150,7 @@ pub fn run_model(board: Board, model: &str) -> Result<Figures> {
     let (outcome, log) =
         boards::run_qemu_logged(board, &elf, "model", ICOUNT, Duration::from_secs(600))?;
     if outcome != Outcome::Exited(0) {
-        return Err(format!(
-            "{model} on {}: {}",
-            board.name,
-            outcome.describe()
-        ));
+        return Err(format!("{model} on {}: {}", board.name, outcome.describe()));
     }
     let fields = bench_fields(&log)
         .ok_or_else(|| format!("{model} on {}: no EMBER-BENCH line in its log", board.name))?;
@@ -193,7 +192,8 @@ pub fn run_all(only: Option<&[&str]>) -> Result<Vec<(&'static str, &'static str,
 /// The models MicroFlow's peer firmware (`peers/microflow`) builds, on mps2-an386.
 pub const MICROFLOW_MODELS: &[&str] = &["sine", "micro_speech_quantized", "person_detect"];
 /// Its two builds: Cargo profile and what the bench calls it.
-pub const MICROFLOW_PROFILES: &[(&str, &str)] = &[("release", "microflow-O3"), ("release-z", "microflow-Oz")];
+pub const MICROFLOW_PROFILES: &[(&str, &str)] =
+    &[("release", "microflow-O3"), ("release-z", "microflow-Oz")];
 
 /// Builds MicroFlow's firmware for `model` with Cargo `profile` (TFLM's cases from
 /// `target/oracle`) and runs it on mps2-an386 exactly as Ember's is run; it compares with TFLM
@@ -205,7 +205,15 @@ pub fn microflow(model: &str, profile: &str) -> Result<Figures> {
     let dir = root().join("peers").join("microflow");
     let mut build = crate::step::cmd(
         "cargo",
-        &["build", "--profile", profile, "--target", target, "--bin", model],
+        &[
+            "build",
+            "--profile",
+            profile,
+            "--target",
+            target,
+            "--bin",
+            model,
+        ],
     );
     build
         .current_dir(&dir)
@@ -285,10 +293,8 @@ pub fn bench() -> Result {
                         f.field("stack"),
                         f.field("arena")
                     ));
-                    let mut fields = format!(
-                        "\"flash\": {}, \"static_ram\": {}",
-                        f.flash, f.static_ram
-                    );
+                    let mut fields =
+                        format!("\"flash\": {}, \"static_ram\": {}", f.flash, f.static_ram);
                     for (k, v) in &f.fields {
                         fields.push_str(&format!(", \"{k}\": {v}"));
                     }

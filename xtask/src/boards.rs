@@ -196,7 +196,10 @@ pub fn run_qemu_logged(
     let tee = std::thread::spawn(move || {
         use std::io::BufRead;
         let mut log = String::new();
-        for line in std::io::BufReader::new(decoded_out).lines().map_while(|l| l.ok()) {
+        for line in std::io::BufReader::new(decoded_out)
+            .lines()
+            .map_while(|l| l.ok())
+        {
             println!("{line}");
             log.push_str(&line);
             log.push('\n');

@@ -8,11 +8,11 @@
 //! measure_error=N runtime_overhead=N`: the measure's worst error on loops of known length,
 //! and the instructions of one invocation whose kernels do nothing (the runtime's own work).
 
+use hal_core::kernel::KernelError;
 use hal_core::memory::BufferParams;
 use hal_core::session::{LoadOptions, ResultMemory, Session};
 use hal_core::{Buffer, BufferSpan, Device, QueueAffinity};
 use hal_local::alloc::{first_levels, Tlsf};
-use hal_core::kernel::KernelError;
 use hal_local::kernel::{Entry, Exclusive, Kernel, Workgroup};
 use hal_local::{LocalConfig, LocalDevice, LocalStorage};
 use static_cell::ConstStaticCell;
@@ -144,7 +144,13 @@ fn check(dev: &mut ModelDevice<'_>) -> Result<ModelReport, &'static str> {
             at += bytes;
         }
         session
-            .invoke(dev, function, &input_spans, &output_spans, QueueAffinity::ANY)
+            .invoke(
+                dev,
+                function,
+                &input_spans,
+                &output_spans,
+                QueueAffinity::ANY,
+            )
             .map_err(|_| "invoke the model")?;
         let mut at = 0;
         for ((span, &bytes), &float) in output_spans
@@ -175,7 +181,13 @@ fn check(dev: &mut ModelDevice<'_>) -> Result<ModelReport, &'static str> {
     let mut failed = false;
     report.instructions = icount::median(5, &mut || {
         failed |= session
-            .invoke(dev, function, &input_spans, &output_spans, QueueAffinity::ANY)
+            .invoke(
+                dev,
+                function,
+                &input_spans,
+                &output_spans,
+                QueueAffinity::ANY,
+            )
             .is_err();
     });
     if failed {
@@ -241,7 +253,13 @@ fn overhead(dev: &mut ModelDevice<'_>) -> Result<u64, &'static str> {
     let mut failed = false;
     let instructions = icount::median(5, &mut || {
         failed |= session
-            .invoke(dev, function, &input_spans, &output_spans, QueueAffinity::ANY)
+            .invoke(
+                dev,
+                function,
+                &input_spans,
+                &output_spans,
+                QueueAffinity::ANY,
+            )
             .is_err();
     });
     if failed {
