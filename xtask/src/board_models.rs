@@ -57,6 +57,9 @@ pub const ICOUNT: &[&str] = &["-icount", "shift=0"];
 pub struct Figures {
     /// Bytes in flash: text, rodata, data.
     pub flash: u64,
+    /// Bytes of TFLM's cases (inputs and outputs) embedded in that flash, which a product
+    /// would not carry: `flash` less these is the engine, the model and the harness.
+    pub cases: u64,
     /// Bytes of static RAM: data and bss (the device memory, hence the arena, included).
     pub static_ram: u64,
     /// The firmware's `EMBER-BENCH` fields, by name.
@@ -131,6 +134,21 @@ pub fn build(board: Board, model: &str) -> Result<PathBuf> {
     Ok(boards::elf(board, "model"))
 }
 
+/// Bytes of every case's inputs and outputs in the oracle folder `dir`, as the firmware
+/// embeds them.
+pub fn cases_bytes(dir: &Path) -> Result<u64> {
+    let m = ember_npy::oracle::Manifest::load(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut total = 0;
+    for case in &m.cases {
+        let arrays = m.read_inputs(case).and_then(|i| Ok((i, m.read_outputs(case)?)));
+        let (inputs, outputs) = arrays.map_err(|e| format!("{}: {e}", dir.display()))?;
+        for a in inputs.iter().chain(&outputs) {
+            total += (a.len() * a.dtype().size()) as u64;
+        }
+    }
+    Ok(total)
+}
+
 /// The fields of the `EMBER-BENCH` line in `log`: `key=number` pairs (others skipped).
 pub fn bench_fields(log: &str) -> Option<Vec<(String, u64)>> {
     let line = log.lines().find_map(|l| l.split_once("EMBER-BENCH "))?.1;
@@ -147,6 +165,7 @@ pub fn bench_fields(log: &str) -> Option<Vec<(String, u64)>> {
 pub fn run_model(board: Board, model: &str) -> Result<Figures> {
     let elf = build(board, model)?;
     let size = footprint(&elf)?;
+    let cases = cases_bytes(&oracle::cases_for(&model_file(model)?)?)?;
     let (outcome, log) =
         boards::run_qemu_logged(board, &elf, "model", ICOUNT, Duration::from_secs(600))?;
     if outcome != Outcome::Exited(0) {
@@ -156,6 +175,7 @@ pub fn run_model(board: Board, model: &str) -> Result<Figures> {
         .ok_or_else(|| format!("{model} on {}: no EMBER-BENCH line in its log", board.name))?;
     Ok(Figures {
         flash: size.flash(),
+        cases,
         static_ram: size.ram(),
         fields,
     })
@@ -166,10 +186,12 @@ pub fn run_one(board: &str, model: &str) -> Result {
     let board = boards::find(board)?;
     let f = run_model(board, model)?;
     println!(
-        "\n{model} on {}: every output equal to TFLM's; {} instructions per inference, flash {} B, static RAM {} B, peak stack {} B",
+        "\n{model} on {}: every output equal to TFLM's; {} instructions per inference ({} of them the runtime's own), flash {} B ({} B without TFLM's embedded cases), static RAM {} B, peak stack {} B",
         board.name,
         f.field("instructions"),
+        f.field("runtime_overhead"),
         f.flash,
+        f.flash - f.cases,
         f.static_ram,
         f.field("stack")
     );
@@ -201,7 +223,7 @@ pub const MICROFLOW_PROFILES: &[(&str, &str)] =
 pub fn microflow(model: &str, profile: &str) -> Result<Figures> {
     let board = boards::find("mps2-an386")?;
     let target = board.target.unwrap_or_default();
-    oracle::cases_for(&model_file(model)?)?;
+    let cases = cases_bytes(&oracle::cases_for(&model_file(model)?)?)?;
     let dir = root().join("peers").join("microflow");
     let mut build = crate::step::cmd(
         "cargo",
@@ -246,6 +268,7 @@ pub fn microflow(model: &str, profile: &str) -> Result<Figures> {
         .ok_or_else(|| format!("MicroFlow's {model}: no EMBER-BENCH line in its log"))?;
     Ok(Figures {
         flash: size.flash(),
+        cases,
         static_ram: size.ram(),
         fields,
     })
@@ -261,9 +284,9 @@ pub fn bench_json() -> PathBuf {
 /// peer crate runs; prints the table and writes [`bench_json`].
 pub fn bench() -> Result {
     let runs = run_all(None)?;
-    let mut json = String::from("{\n  \"measure\": \"instructions per inference under QEMU -icount shift=0 (median of 5 after a warm-up); flash = text+rodata+data; static_ram = data+bss; stack = peak, painted\",\n  \"boards\": {\n");
+    let mut json = String::from("{\n  \"measure\": \"instructions per inference under QEMU -icount shift=0 (median of 5 after a warm-up); flash = text+rodata+data, and without TFLM's embedded cases; static_ram = data+bss (device memory and arena included); stack = peak, painted; runtime_overhead = one invocation with no-op kernels\",\n  \"boards\": {\n");
     let mut table = String::from(
-        "\n| board | model | engine | instructions | flash B | static RAM B | peak stack B | arena B |\n|---|---|---|---:|---:|---:|---:|---:|\n",
+        "\n| board | model | engine | instructions | runtime's own | flash B (without cases) | static RAM B | peak stack B | arena B |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n",
     );
     for (i, (board, models)) in BOARD_MODELS.iter().enumerate() {
         let b = boards::find(board)?;
@@ -286,9 +309,10 @@ pub fn bench() -> Result {
                 .iter()
                 .map(|(engine, f)| {
                     table.push_str(&format!(
-                        "| {board} | {model} | {engine} | {} | {} | {} | {} | {} |\n",
+                        "| {board} | {model} | {engine} | {} | {} | {} | {} | {} | {} |\n",
                         f.field("instructions"),
-                        f.flash,
+                        f.field("runtime_overhead"),
+                        f.flash - f.cases,
                         f.static_ram,
                         f.field("stack"),
                         f.field("arena")
