@@ -137,10 +137,13 @@ pub fn build(board: Board, model: &str) -> Result<PathBuf> {
 /// Bytes of every case's inputs and outputs in the oracle folder `dir`, as the firmware
 /// embeds them.
 pub fn cases_bytes(dir: &Path) -> Result<u64> {
-    let m = ember_npy::oracle::Manifest::load(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let m =
+        ember_npy::oracle::Manifest::load(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut total = 0;
     for case in &m.cases {
-        let arrays = m.read_inputs(case).and_then(|i| Ok((i, m.read_outputs(case)?)));
+        let arrays = m
+            .read_inputs(case)
+            .and_then(|i| Ok((i, m.read_outputs(case)?)));
         let (inputs, outputs) = arrays.map_err(|e| format!("{}: {e}", dir.display()))?;
         for a in inputs.iter().chain(&outputs) {
             total += (a.len() * a.dtype().size()) as u64;

@@ -44,11 +44,9 @@ const fn max(a: usize, b: usize) -> usize {
 
 const INPUT_COUNT: usize = config::INPUT_BYTES.len();
 const OUTPUT_COUNT: usize = config::OUTPUT_BYTES.len();
-/// Objects of each kind: every constant, input and output, the arena, and a semaphore.
-const OBJECTS: usize = max(
-    config::EXECUTABLES,
-    config::CONSTANTS + INPUT_COUNT + OUTPUT_COUNT + 2,
-) + 1;
+/// Objects of each kind: the executables; the buffers — every input and output, the
+/// constant pool (imported in place as one buffer), the arena — and one spare.
+const OBJECTS: usize = max(config::EXECUTABLES, INPUT_COUNT + OUTPUT_COUNT + 3);
 /// Allocator records of device memory: inputs, outputs, arena, and free ranges between.
 const NODES: usize = 2 * (INPUT_COUNT + OUTPUT_COUNT) + 6;
 
@@ -60,9 +58,9 @@ pub type ModelAllocator = Tlsf<NODES, { first_levels(config::DEVICE_BYTES as u64
 pub type ModelStorage = LocalStorage<OBJECTS, { config::SLOTS }, NODES, 0, ModelAllocator>;
 /// The device.
 pub type ModelDevice<'d> = LocalDevice<'d, ModelAllocator>;
-/// The session: one memoized command buffer.
-pub type ModelSession =
-    Session<'static, { max(config::EXECUTABLES, 1) }, { max(config::CONSTANTS, 1) }, 1>;
+/// The session: one memoized command buffer, and no table of constants: the boards' device
+/// memory is the host's, so the constant pool is imported in place as one buffer.
+pub type ModelSession = Session<'static, { max(config::EXECUTABLES, 1) }, 0, 1>;
 
 /// The device's memory: the arena and every input and output.
 #[repr(C, align(64))]
