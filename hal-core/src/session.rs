@@ -146,6 +146,10 @@ fn constant_params() -> BufferParams {
     }
 }
 
+/// Binding-table entries an invocation keeps on its stack when its function's arguments,
+/// results and arena fit; a larger one takes the largest table, [`MAX_BINDING_SLOTS`].
+const SMALL_TABLE: usize = 8;
+
 fn capacity(what: &'static str, count: u32, max: usize) -> Result<(), LoadError> {
     if count as usize > max {
         return Err(LoadError::Capacity { what, count, max });
@@ -422,18 +426,50 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
             }
         };
 
-        let mut table: Vec<BufferSpan, { MAX_BINDING_SLOTS as usize }> = Vec::new();
+        // The binding table lives in the callee's frame, sized for the common case: a stack
+        // that replays a small function does not carry room for 64 bindings.
+        if arguments.len() + results.len() < SMALL_TABLE {
+            self.submit::<D, SMALL_TABLE>(
+                device,
+                command_buffer,
+                invoked.arena_size,
+                arguments,
+                results,
+            )
+        } else {
+            self.submit::<D, { MAX_BINDING_SLOTS as usize }>(
+                device,
+                command_buffer,
+                invoked.arena_size,
+                arguments,
+                results,
+            )
+        }
+    }
+
+    /// Submits one invocation of the recorded `command_buffer`: the arena (if
+    /// `arena_size > 0`), the execution, the arena's return, then waits. The binding table
+    /// (arguments, results, arena) holds at most `N` spans.
+    #[inline(never)]
+    fn submit<D: Device, const N: usize>(
+        &mut self,
+        device: &mut D,
+        command_buffer: CommandBuffer,
+        arena_size: u64,
+        arguments: &[BufferSpan],
+        results: &[BufferSpan],
+    ) -> Result<(), Error> {
+        let mut table: Vec<BufferSpan, N> = Vec::new();
         for span in arguments.iter().chain(results) {
             table
                 .push(*span)
                 .map_err(|_| Error::InvalidArgument("too many arguments and results"))?;
         }
         let allocated = self.next_value();
-        let arena = if invoked.arena_size > 0 {
+        let arena = if arena_size > 0 {
             let params = BufferParams::device_local();
             let signal = [allocated];
-            let arena =
-                device.queue_alloca(Submit::new(&[], &signal), params, invoked.arena_size)?;
+            let arena = device.queue_alloca(Submit::new(&[], &signal), params, arena_size)?;
             let _ = table.push(BufferSpan::new(arena, 0, WHOLE));
             Some(arena)
         } else {
@@ -461,6 +497,9 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         device.wait_semaphores(&[released], Timeout::Infinite)
     }
 
+    /// Out of line: it runs once per function, and its scratch must not weigh on every
+    /// invocation's stack.
+    #[inline(never)]
     fn record<D: Device>(
         &self,
         device: &mut D,
