@@ -41,6 +41,11 @@ pub const MAX_WORKGROUP_COUNT: u32 = 65_535;
 /// largest command (a copy) takes anyway, so most kernels' constants are read in place.
 pub const CONSTANTS_PER_SLOT: usize = 16;
 
+/// Bindings each [`Command::Bindings`] slot carries: two fit in the room a copy takes, so a
+/// dispatch's bindings take half the slots (command slots are most of a small device's
+/// tables).
+pub const BINDINGS_PER_SLOT: usize = 2;
+
 /// Bytes of update data each [`Command::Data`] slot carries.
 pub const DATA_SLOT_BYTES: usize = 32;
 
@@ -197,7 +202,7 @@ pub enum Record<'a> {
 }
 
 /// One stored slot of a command list. Multi-slot commands are followed by their payload
-/// slots ([`Command::Binding`], [`Command::Constants`], [`Command::Data`]).
+/// slots ([`Command::Bindings`], [`Command::Constants`], [`Command::Data`]).
 ///
 /// `repr(u8)` with [`Command::Barrier`] first: its tag is 0, so [`Command::EMPTY`] slots are
 /// all zero bytes and a `static` device's slot array is in `.bss`.
@@ -229,8 +234,8 @@ pub enum Command {
         /// Bytes.
         length: u64,
     },
-    /// A dispatch; followed by `bindings` binding slots, then its constants
-    /// ([`CONSTANTS_PER_SLOT`] per slot).
+    /// A dispatch; followed by its bindings ([`BINDINGS_PER_SLOT`] per slot), then its
+    /// constants ([`CONSTANTS_PER_SLOT`] per slot).
     Dispatch {
         /// Kernel.
         executable: Executable,
@@ -241,8 +246,14 @@ pub enum Command {
         /// Number of push constants.
         constants: u8,
     },
-    /// Payload: one binding of the preceding dispatch.
-    Binding(BufferRef),
+    /// Payload: the next `count` (1 to [`BINDINGS_PER_SLOT`]) bindings of the preceding
+    /// dispatch; `refs[count..]` are unused.
+    Bindings {
+        /// The bindings, in order.
+        refs: [BufferRef; BINDINGS_PER_SLOT],
+        /// How many of `refs` are bindings.
+        count: u8,
+    },
     /// Payload: up to [`CONSTANTS_PER_SLOT`] push constants of the preceding dispatch.
     Constants([u32; CONSTANTS_PER_SLOT]),
     /// Payload: update bytes.
@@ -564,8 +575,9 @@ impl CommandList {
                         MemoryAccess::READ,
                     )?;
                 }
+                let binding_slots = bindings.len().div_ceil(BINDINGS_PER_SLOT);
                 let constant_slots = constants.len().div_ceil(CONSTANTS_PER_SLOT);
-                need(1 + bindings.len() + constant_slots)?;
+                need(1 + binding_slots + constant_slots)?;
                 out[0] = Command::Dispatch {
                     executable,
                     workgroups,
@@ -573,8 +585,13 @@ impl CommandList {
                     constants: constants.len() as u8,
                 };
                 let mut at = 1;
-                for b in &checked[..bindings.len()] {
-                    out[at] = Command::Binding(*b);
+                for chunk in checked[..bindings.len()].chunks(BINDINGS_PER_SLOT) {
+                    let mut refs = [BufferRef::slot(0); BINDINGS_PER_SLOT];
+                    refs[..chunk.len()].copy_from_slice(chunk);
+                    out[at] = Command::Bindings {
+                        refs,
+                        count: chunk.len() as u8,
+                    };
                     at += 1;
                 }
                 for chunk in constants.chunks(CONSTANTS_PER_SLOT) {
@@ -642,7 +659,9 @@ pub fn dispatch_payload(
     bindings: u8,
     constants: u8,
 ) -> (&[Command], &[Command], &[Command]) {
-    let b = (bindings as usize).min(rest.len());
+    let b = (bindings as usize)
+        .div_ceil(BINDINGS_PER_SLOT)
+        .min(rest.len());
     let (binding_slots, rest) = rest.split_at(b);
     let c = (constants as usize)
         .div_ceil(CONSTANTS_PER_SLOT)
@@ -660,9 +679,15 @@ pub fn dispatch_spans<'a>(
     refs: &'a [Command],
     table: &'a [BufferSpan],
 ) -> impl Iterator<Item = Result<BufferSpan, Error>> + 'a {
-    refs.iter().map(move |slot| match slot {
-        Command::Binding(r) => r.resolve(table),
-        _ => Err(Error::Internal("dispatch payload is not a binding")),
+    refs.iter().flat_map(move |slot| {
+        let (refs, stray) = match slot {
+            Command::Bindings { refs, count } => {
+                (&refs[..usize::from(*count).min(BINDINGS_PER_SLOT)], false)
+            }
+            _ => (&[][..], true),
+        };
+        let stray = stray.then_some(Err(Error::Internal("dispatch payload is not a binding")));
+        refs.iter().map(move |r| r.resolve(table)).chain(stray)
     })
 }
 
@@ -792,7 +817,7 @@ pub enum Op<'s> {
         executable: Executable,
         /// Grid.
         workgroups: Workgroups,
-        /// The binding slots ([`Command::Binding`] each).
+        /// The binding slots ([`Command::Bindings`] each).
         bindings: &'s [Command],
         /// The constant slots ([`Command::Constants`] each) and how many constants.
         constants: (&'s [Command], u8),
@@ -908,9 +933,10 @@ impl<'s> Iterator for Ops<'s> {
                 )
             }
             // Payload slots are consumed with their command; a stray one is skipped.
-            Command::Barrier | Command::Binding(_) | Command::Constants(_) | Command::Data(_) => {
-                (Op::Barrier, 0)
-            }
+            Command::Barrier
+            | Command::Bindings { .. }
+            | Command::Constants(_)
+            | Command::Data(_) => (Op::Barrier, 0),
         };
         self.slots = &rest[payload..];
         Some(op)

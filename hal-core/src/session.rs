@@ -12,7 +12,9 @@
 
 use crate::buffer::{Buffer, BufferSpan, WHOLE};
 use crate::command::{BufferRef, CommandBuffer, CommandBufferMode, Record, Workgroups};
-use crate::command::{CONSTANTS_PER_SLOT, MAX_BINDINGS, MAX_BINDING_SLOTS, MAX_CONSTANTS};
+use crate::command::{
+    BINDINGS_PER_SLOT, CONSTANTS_PER_SLOT, MAX_BINDINGS, MAX_BINDING_SLOTS, MAX_CONSTANTS,
+};
 use crate::connection::MemoryConnection;
 use crate::device::Device;
 use crate::device::DeviceId;
@@ -219,6 +221,12 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         let pool = self.module.pool();
         if let Some(buffer) = self.import_in_place(device, pool, options) {
             self.pool = Some(buffer);
+            self.stats.imported_bytes += self
+                .module
+                .constants()
+                .iter()
+                .map(|c| c.data.length)
+                .sum::<u64>();
             return Ok(());
         }
         capacity("constants", self.module.constants().len(), C)?;
@@ -255,7 +263,6 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         let buffer = device
             .import_buffer(D::HostMemory::from(bytes), constant_params())
             .ok()?;
-        self.stats.imported_bytes += bytes.len() as u64;
         Some(buffer)
     }
 
@@ -270,6 +277,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         D::HostMemory: From<&'m [u8]>,
     {
         if let Some(buffer) = self.import_in_place(device, bytes, options) {
+            self.stats.imported_bytes += bytes.len() as u64;
             return Ok(buffer);
         }
         let params = constant_params();
@@ -516,7 +524,10 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
                     constants,
                     bindings,
                     ..
-                } => 1 + bindings.len() + constants.len().div_ceil(CONSTANTS_PER_SLOT as u32),
+                } => {
+                    1 + bindings.len().div_ceil(BINDINGS_PER_SLOT as u32)
+                        + constants.len().div_ceil(CONSTANTS_PER_SLOT as u32)
+                }
                 _ => 1,
             };
         }

@@ -178,7 +178,7 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
                 }
                 // Barriers, and payload slots (never reached: their command consumes them).
                 Command::Barrier
-                | Command::Binding(_)
+                | Command::Bindings { .. }
                 | Command::Constants(_)
                 | Command::Data(_) => tail,
                 Command::Fill { .. } | Command::Update { .. } | Command::Copy { .. } => {
