@@ -60,17 +60,21 @@ pub fn narrow_offset(input_offset: i32) -> Option<i16> {
 }
 
 /// An int8 weighted op's output stage, per output channel `oc`: the bias (where the op has
-/// one), TFLM's per-channel requantization, the output zero point and the clamp.
+/// one), TFLM's per-channel (or per-tensor) requantization, the output zero point and the
+/// clamp.
 #[derive(Clone, Copy)]
 pub(crate) struct OutputStageS8<'a> {
     /// Binding 2, read where `has_bias`.
     pub(crate) bias: &'a [i32],
     /// Whether `bias` is read.
     pub(crate) has_bias: bool,
-    /// Per-channel multipliers.
+    /// Multipliers: one per output channel where `per_channel`, else one for all.
     pub(crate) multipliers: &'a [i32],
-    /// Per-channel shifts.
+    /// Shifts, as many as `multipliers`.
     pub(crate) shifts: &'a [i32],
+    /// Whether `multipliers` and `shifts` hold one per output channel (else `[0]` serves
+    /// every channel: FULLY_CONNECTED's per-tensor path).
+    pub(crate) per_channel: bool,
     /// `output_zero_point`.
     pub(crate) output_offset: i32,
     /// Lower clamp.
@@ -86,7 +90,8 @@ impl OutputStageS8<'_> {
         if self.has_bias {
             acc = acc.wrapping_add(self.bias[oc]);
         }
-        let v = multiply_by_quantized_multiplier(acc, self.multipliers[oc], self.shifts[oc])
+        let c = if self.per_channel { oc } else { 0 };
+        let v = multiply_by_quantized_multiplier(acc, self.multipliers[c], self.shifts[c])
             .wrapping_add(self.output_offset);
         crate::shape::clamp_s8(v, self.act_min, self.act_max)
     }
