@@ -10,10 +10,16 @@
 
 use core::arch::asm;
 
-/// Four int8 values (`c[0..4]`) as one little-endian word; `c` holds at least four.
+/// The first four int8 values of `c` as one little-endian word: one (unaligned) load; 0
+/// for a shorter `c` (the callers' chunks are never shorter).
 #[inline(always)]
 pub(crate) fn word(c: &[i8]) -> u32 {
-    u32::from_le_bytes([c[0] as u8, c[1] as u8, c[2] as u8, c[3] as u8])
+    match c.first_chunk::<4>() {
+        // SAFETY: `c` refers to four initialized bytes, and `read_unaligned` needs no
+        // alignment (Armv7-M loads an unaligned word in one instruction).
+        Some(c) => u32::from_le(unsafe { c.as_ptr().cast::<u32>().read_unaligned() }),
+        None => 0,
+    }
 }
 
 /// `acc + x.lo * y.lo + x.hi * y.hi`, the lanes signed 16-bit, the sum wrapping (SMLAD;
