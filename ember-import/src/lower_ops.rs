@@ -510,9 +510,11 @@ fn conv2d(
     let out_depth = os[3];
     let int8 = l.graph.tensor(input).element_type == ElementType::Int8;
     // A convolution without groups reads its filter transposed to HWIO (made at import,
-    // in place of TFLite's OHWI; a filter tensor another op also reads is kept in both).
+    // in place of TFLite's OHWI; a filter tensor another op also reads is kept in both),
+    // unless the target's int8 kernel reads OHWI (`LowerOptions::int8_conv_ohwi`).
     let element = if int8 { 1 } else { 4 };
-    let hwio = if depth_multiplier.is_none() && ws[3] == is[3] {
+    let keep_ohwi = int8 && l.options.int8_conv_ohwi;
+    let hwio = if depth_multiplier.is_none() && ws[3] == is[3] && !keep_ohwi {
         l.graph
             .tensor(weights)
             .data

@@ -5,7 +5,9 @@ mod common;
 
 use common::Synth;
 use ember_import::tflite::{self, BuiltinOperator as B, BuiltinOptions as O, TensorType};
-use ember_import::{Activation, Graph, ImportError, OpKind, Padding, DEFAULT_ALIGNMENT};
+use ember_import::{
+    Activation, Graph, ImportError, LowerOptions, OpKind, Padding, DEFAULT_ALIGNMENT,
+};
 
 /// The one op of a parsed model, or the error.
 fn parse_one(bytes: &[u8]) -> Result<OpKind, ImportError> {
@@ -565,4 +567,55 @@ fn activations_of_every_kind() {
             (got, want) => panic!("{a:?}: {got:?}, expected {want:?}"),
         }
     }
+}
+
+#[test]
+fn int8_conv_filter_layout_follows_the_target() {
+    let mut s = Synth::new();
+    let x = s.tensor(TensorType::Int8, &[1, 5, 5, 3], Some((0.5, 7)));
+    let filter = (0..108).map(|i| (i * 37 % 251) as u8).collect();
+    let w = s.constant(TensorType::Int8, &[4, 3, 3, 3], filter);
+    let b = s.i32s(&[4], &[100, -200, 300, -400]);
+    let y = s.tensor(TensorType::Int8, &[1, 5, 5, 4], Some((2.0, -3)));
+    let options = O::Conv2DOptions(Box::new(tflite::Conv2DOptions {
+        padding: tflite::Padding::Same,
+        stride_w: 1,
+        stride_h: 1,
+        dilation_w_factor: 1,
+        dilation_h_factor: 1,
+        ..Default::default()
+    }));
+    s.op(B::Conv2d, Some(options), &[x, w, b], &[y]);
+    let mut model = s.model(&[x], &[y]);
+    common::tensor(&mut model, w as usize).quantization =
+        Some(Box::new(tflite::QuantizationParameters {
+            scale: Some(vec![0.01]),
+            zero_point: Some(vec![0]),
+            ..Default::default()
+        }));
+    common::tensor(&mut model, b as usize).quantization =
+        Some(Box::new(tflite::QuantizationParameters {
+            scale: Some(vec![0.005]),
+            zero_point: Some(vec![0]),
+            ..Default::default()
+        }));
+    let bytes = common::serialize(&model);
+    let graph = Graph::parse(&bytes).unwrap();
+    // The host's lowering transposes the filter to HWIO; a Cortex-M4's keeps OHWI.
+    let host = ember_import::lower(&graph, "conv").unwrap();
+    let m4 = LowerOptions::for_target("thumbv7em-none-eabihf");
+    let dsp = ember_import::lower_with(&graph, "conv", m4).unwrap();
+    assert_eq!(
+        ember_import::lower_with(&graph, "conv", LowerOptions::default())
+            .unwrap()
+            .built
+            .bytes,
+        host.built.bytes
+    );
+    assert_ne!(dsp.built.bytes, host.built.bytes);
+    let input: Vec<u8> = (0..75).map(|i| (i * 13 % 256) as u8).collect();
+    let a = ember_import::run_local(&host, &[&input], 1, 1).unwrap();
+    let b = ember_import::run_local(&dsp, &[&input], 1, 1).unwrap();
+    assert_eq!(a.outputs, b.outputs);
+    assert!(a.outputs[0].iter().any(|&v| v != a.outputs[0][0]));
 }
