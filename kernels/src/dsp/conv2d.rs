@@ -3,7 +3,7 @@
 //! in the filter row's order) is gathered (im2col) and widened to 16-bit lanes with the
 //! input offset added, two pixels at a time into scratch on the stack; then two pixels by
 //! two output channels accumulate in four registers, each filter word split once for
-//! both pixels. A 1×1 tap inside the image is its input pixel: it is widened straight
+//! both pixels (the two patches interleaved, so one pointer walks both). A 1×1 tap inside the image is its input pixel: it is widened straight
 //! from the input.
 
 use super::simd::{lo, smlad, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word};
@@ -12,12 +12,17 @@ use crate::quant::{narrow_offset, OutputStageS8};
 use core::ops::Range;
 
 /// The largest patch (`filter_height * filter_width * filter_depth`) the scratch holds;
-/// larger ones run the portable loops.
+/// larger ones run the portable loops. The scratch is `MAX_PATCH * 5` bytes of stack.
 pub(crate) const MAX_PATCH: usize = 512;
 
-/// Words of one widened patch: two lanes per word over the patch's first multiple of 4,
-/// then one word per remaining value (its low lane).
-const WORDS: usize = MAX_PATCH / 2 + 3;
+/// Two output pixels' patches, widened and interleaved: per four patch values
+/// `[b0, b1, b2, b3]`, the words `[(b0, b2), (b1, b3)]` of pixel 0 then those of pixel 1
+/// (matching a filter word's [`sxtb16`] and [`sxtb16_ror8`]); then per remaining value
+/// (up to 3) pixel 0's and pixel 1's in the low lanes.
+struct Cols {
+    groups: [[u32; 4]; MAX_PATCH / 4],
+    tail: [[u32; 2]; 3],
+}
 
 /// Runs output rows `rows` of `p` (an OHWI filter without groups) into `output`, which
 /// holds just those rows, over bindings [`Conv2dS8::check`] has accepted; `false` (nothing
@@ -44,41 +49,36 @@ pub(crate) fn run_rows(
     }
     let od = s.output_depth;
     let pixels = rows.len() * s.output_width;
-    let mut cols = [[0u32; WORDS]; 2];
+    let mut cols = Cols {
+        groups: [[0; 4]; MAX_PATCH / 4],
+        tail: [[0; 2]; 3],
+    };
     let mut staging = [0i8; MAX_PATCH];
+    let groups = patch / 4;
     let mut q = 0;
     while q < pixels {
+        // A last pixel alone leaves pixel 1's lanes as they were: its sums are not written.
         let n = if q + 1 < pixels { 2 } else { 1 };
-        for (k, col) in cols[..n].iter_mut().enumerate() {
-            im2col(
-                p,
-                rows.start,
-                q + k,
-                input,
-                offset,
-                &mut staging[..patch],
-                col,
-            );
+        for k in 0..n {
+            let at = (rows.start, q + k);
+            im2col(p, at, input, offset, &mut staging[..patch], &mut cols, k);
         }
         let out = &mut output[q * od..][..n * od];
-        let [c0, c1] = &cols;
-        let mut oc = 0;
-        if n == 2 {
-            while oc + 2 <= od {
-                let w0 = &filter[oc * patch..][..patch];
-                let w1 = &filter[(oc + 1) * patch..][..patch];
-                let [a00, a01, a10, a11] = mac_2x2(c0, c1, w0, w1);
-                out[oc] = stage.apply(oc, a00);
+        for oc in (0..od).step_by(2) {
+            // An odd last channel takes its own row twice; the second sums are not written.
+            let pair = oc + 1 < od;
+            let w0 = &filter[oc * patch..][..patch];
+            let w1 = &filter[(oc + usize::from(pair)) * patch..][..patch];
+            let [a00, a01, a10, a11] = mac_2x2(&cols, groups, w0, w1);
+            out[oc] = stage.apply(oc, a00);
+            if pair {
                 out[oc + 1] = stage.apply(oc + 1, a01);
-                out[od + oc] = stage.apply(oc, a10);
-                out[od + oc + 1] = stage.apply(oc + 1, a11);
-                oc += 2;
             }
-        }
-        for oc in oc..od {
-            let w = &filter[oc * patch..][..patch];
-            for (k, col) in cols[..n].iter().enumerate() {
-                out[k * od + oc] = stage.apply(oc, mac_1x1(col, w));
+            if n == 2 {
+                out[od + oc] = stage.apply(oc, a10);
+                if pair {
+                    out[od + oc + 1] = stage.apply(oc + 1, a11);
+                }
             }
         }
         q += n;
@@ -86,22 +86,24 @@ pub(crate) fn run_rows(
     true
 }
 
-/// Widens the patch of output pixel `q` (counted from row `row0`'s first) into `col`:
-/// each in-image tap's input channels, each value plus `offset`, and 0 for a tap in the
-/// padding (TFLM skips those). `staging` is the patch's length.
+/// Widens the patch of output pixel `q` (counted from row `row0`'s first: `at` is
+/// `(row0, q)`) into pixel `k`'s lanes of `cols`: each in-image tap's input channels, each
+/// value plus `offset`, and 0 for a tap in the padding (TFLM skips those). `staging` is
+/// the patch's length.
 #[inline(always)]
 fn im2col(
     p: &Conv2dS8,
-    row0: usize,
-    q: usize,
+    (row0, q): (usize, usize),
     input: &[i8],
     offset: i16,
     staging: &mut [i8],
-    col: &mut [u32; WORDS],
+    cols: &mut Cols,
+    k: usize,
 ) {
     let s = &p.shape;
     let w = &s.window;
     let (ih, iw, id) = (s.input_height, s.input_width, s.input_depth);
+    let (fh, fw) = (s.filter_height, s.filter_width);
     let row = row0 + q / s.output_width;
     let (b, oy, ox) = (
         row / s.output_height,
@@ -110,80 +112,91 @@ fn im2col(
     );
     let y0 = (oy * w.stride_height) as isize - w.pad_height as isize;
     let x0 = (ox * w.stride_width) as isize - w.pad_width as isize;
-    let inside = |y: isize, x: isize| y >= 0 && y < ih as isize && x >= 0 && x < iw as isize;
     let at = |y: isize, x: isize| ((b * ih + y as usize) * iw + x as usize) * id;
-    if s.filter_height == 1 && s.filter_width == 1 && inside(y0, x0) {
-        widen(&input[at(y0, x0)..][..id], offset, col);
+    let inside_x = |x: isize| x >= 0 && x < iw as isize;
+    if fh == 1 && fw == 1 && y0 >= 0 && y0 < ih as isize && inside_x(x0) {
+        // A 1×1 patch inside the image is the input pixel itself.
+        widen(&input[at(y0, x0)..][..id], offset, cols, k);
         return;
     }
     // A padding tap's value: plus the offset, 0.
     let pad = offset.wrapping_neg() as i8;
-    let mut taps = staging.chunks_exact_mut(id);
-    for fy in 0..s.filter_height {
+    let dw = w.dilation_width;
+    for (fy, taps) in staging.chunks_exact_mut(fw * id).enumerate() {
         let y = y0 + (w.dilation_height * fy) as isize;
-        for fx in 0..s.filter_width {
-            let x = x0 + (w.dilation_width * fx) as isize;
-            let Some(tap) = taps.next() else {
-                return;
-            };
-            if inside(y, x) {
-                tap.copy_from_slice(&input[at(y, x)..][..id]);
-            } else {
-                tap.fill(pad);
+        if y < 0 || y >= ih as isize {
+            taps.fill(pad);
+        } else if dw == 1 {
+            // The row's in-image taps are one run of the input.
+            let first = (-x0).clamp(0, fw as isize) as usize;
+            let end = (iw as isize - x0).clamp(first as isize, fw as isize) as usize;
+            let (left, rest) = taps.split_at_mut(first * id);
+            let (run, right) = rest.split_at_mut((end - first) * id);
+            left.fill(pad);
+            if !run.is_empty() {
+                run.copy_from_slice(&input[at(y, x0 + first as isize)..][..run.len()]);
+            }
+            right.fill(pad);
+        } else {
+            for (fx, tap) in taps.chunks_exact_mut(id).enumerate() {
+                let x = x0 + (dw * fx) as isize;
+                if inside_x(x) {
+                    tap.copy_from_slice(&input[at(y, x)..][..id]);
+                } else {
+                    tap.fill(pad);
+                }
             }
         }
     }
-    widen(staging, offset, col);
+    widen(staging, offset, cols, k);
 }
 
-/// `src` plus `offset`, widened into `col`'s layout: per four values `[b0, b1, b2, b3]`
-/// the words `(b0, b2)` and `(b1, b3)`, matching a filter word's [`sxtb16`] and
-/// [`sxtb16_ror8`]; then one word per remaining value.
+/// `src` plus `offset`, widened into pixel `k`'s lanes of `cols` ([`Cols`]' layout).
 #[inline(always)]
-fn widen(src: &[i8], offset: i16, col: &mut [u32; WORDS]) {
+fn widen(src: &[i8], offset: i16, cols: &mut Cols, k: usize) {
     let offsets = splat16(offset);
     let chunks = src.chunks_exact(4);
     let tail = chunks.remainder();
-    let mut done = 0;
-    for (x, d) in chunks.zip(col.chunks_exact_mut(2)) {
+    for (x, g) in chunks.zip(cols.groups.iter_mut()) {
         let x = word(x);
-        d[0] = sxtab16(offsets, x);
-        d[1] = sxtab16_ror8(offsets, x);
-        done += 2;
+        if k == 0 {
+            g[0] = sxtab16(offsets, x);
+            g[1] = sxtab16_ror8(offsets, x);
+        } else {
+            g[2] = sxtab16(offsets, x);
+            g[3] = sxtab16_ror8(offsets, x);
+        }
     }
-    for (&x, d) in tail.iter().zip(&mut col[done..]) {
-        *d = u32::from((i16::from(x) + offset) as u16);
+    for (&x, t) in tail.iter().zip(cols.tail.iter_mut()) {
+        t[k & 1] = u32::from((i16::from(x) + offset) as u16);
     }
 }
 
-/// The four sums of two widened patches by two filter rows (each the patch's length):
-/// `[c0·w0, c0·w1, c1·w0, c1·w1]`.
+/// The four sums of two widened patches (`groups` groups of four values and the tail) by
+/// two filter rows (each the patch's length): `[p0·w0, p0·w1, p1·w0, p1·w1]`.
 #[inline(always)]
-fn mac_2x2(c0: &[u32; WORDS], c1: &[u32; WORDS], w0: &[i8], w1: &[i8]) -> [i32; 4] {
+fn mac_2x2(cols: &Cols, groups: usize, w0: &[i8], w1: &[i8]) -> [i32; 4] {
     let (mut a00, mut a01, mut a10, mut a11) = (0i32, 0i32, 0i32, 0i32);
     let f0 = w0.chunks_exact(4);
     let f1 = w1.chunks_exact(4);
     let (t0, t1) = (f0.remainder(), f1.remainder());
-    let pairs = c0.chunks_exact(2).zip(c1.chunks_exact(2));
-    let mut done = 0;
-    for ((x0, x1), (f0, f1)) in pairs.zip(f0.zip(f1)) {
-        let f = word(f0);
-        let (fl, fh) = (sxtb16(f), sxtb16_ror8(f));
-        a00 = smlad(x0[0], fl, a00);
-        a00 = smlad(x0[1], fh, a00);
-        a10 = smlad(x1[0], fl, a10);
-        a10 = smlad(x1[1], fh, a10);
-        let f = word(f1);
-        let (fl, fh) = (sxtb16(f), sxtb16_ror8(f));
-        a01 = smlad(x0[0], fl, a01);
-        a01 = smlad(x0[1], fh, a01);
-        a11 = smlad(x1[0], fl, a11);
-        a11 = smlad(x1[1], fh, a11);
-        done += 2;
+    let g = cols.groups.get(..groups).unwrap_or_default();
+    for (x, (f0, f1)) in g.iter().zip(f0.zip(f1)) {
+        // Both filter words split first, then each patch word used for both rows at once:
+        // 4 sums, 4 filter halves, 1 patch word and the pointers fit Thumb's registers.
+        let (f0, f1) = (word(f0), word(f1));
+        let (l0, h0, l1, h1) = (sxtb16(f0), sxtb16_ror8(f0), sxtb16(f1), sxtb16_ror8(f1));
+        a00 = smlad(x[0], l0, a00);
+        a01 = smlad(x[0], l1, a01);
+        a00 = smlad(x[1], h0, a00);
+        a01 = smlad(x[1], h1, a01);
+        a10 = smlad(x[2], l0, a10);
+        a11 = smlad(x[2], l1, a11);
+        a10 = smlad(x[3], h0, a10);
+        a11 = smlad(x[3], h1, a11);
     }
-    let tails = c0[done..].iter().zip(&c1[done..]);
-    for ((&x0, &x1), (&f0, &f1)) in tails.zip(t0.iter().zip(t1)) {
-        let (x0, x1) = (lo(x0), lo(x1));
+    for (x, (&f0, &f1)) in cols.tail.iter().zip(t0.iter().zip(t1)) {
+        let (x0, x1) = (lo(x[0]), lo(x[1]));
         let (f0, f1) = (i32::from(f0), i32::from(f1));
         a00 = a00.wrapping_add(x0 * f0);
         a01 = a01.wrapping_add(x0 * f1);
@@ -191,23 +204,4 @@ fn mac_2x2(c0: &[u32; WORDS], c1: &[u32; WORDS], w0: &[i8], w1: &[i8]) -> [i32; 
         a11 = a11.wrapping_add(x1 * f1);
     }
     [a00, a01, a10, a11]
-}
-
-/// The sum of one widened patch by one filter row (the patch's length).
-#[inline(always)]
-fn mac_1x1(c: &[u32; WORDS], w: &[i8]) -> i32 {
-    let mut a = 0i32;
-    let f = w.chunks_exact(4);
-    let t = f.remainder();
-    let mut done = 0;
-    for (x, f) in c.chunks_exact(2).zip(f) {
-        let f = word(f);
-        a = smlad(x[0], sxtb16(f), a);
-        a = smlad(x[1], sxtb16_ror8(f), a);
-        done += 2;
-    }
-    for (&x, &f) in c[done..].iter().zip(t) {
-        a = a.wrapping_add(lo(x) * i32::from(f));
-    }
-    a
 }
