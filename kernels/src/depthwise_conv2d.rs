@@ -430,6 +430,20 @@ impl DepthwiseConv2dS8 {
             act_min: lo,
             act_max: hi,
         };
+        #[cfg(ember_dsp)]
+        if tuned
+            && crate::dsp::depthwise_conv2d::run_rows(
+                self,
+                input,
+                filter,
+                &requantize,
+                rows.clone(),
+                output,
+            )
+        {
+            return Ok(());
+        }
+        #[cfg(not(ember_dsp))]
         let _ = tuned;
         let finish = |o: usize, oc: usize, acc: i32| output[o] = requantize.apply(oc, acc);
         let narrow = narrow_offset(in_off);

@@ -84,6 +84,20 @@ pub(crate) struct OutputStageS8<'a> {
 }
 
 impl OutputStageS8<'_> {
+    /// [`apply`](Self::apply) over [`multiply_by_quantized_multiplier_32`], bit for bit the
+    /// same: the tuned kernels' output stage.
+    #[cfg_attr(not(ember_dsp), allow(dead_code))]
+    #[inline(always)]
+    pub(crate) fn apply_32(&self, oc: usize, mut acc: i32) -> i8 {
+        let c = if self.per_channel { oc } else { 0 };
+        if self.has_bias {
+            acc = acc.wrapping_add(self.bias[oc]);
+        }
+        let v = multiply_by_quantized_multiplier_32(acc, self.multipliers[c], self.shifts[c])
+            .wrapping_add(self.output_offset);
+        crate::shape::clamp_s8(v, self.act_min, self.act_max)
+    }
+
     /// Output channel `oc`'s value for the accumulated products `acc`.
     #[inline(always)]
     pub(crate) fn apply(&self, oc: usize, mut acc: i32) -> i8 {
@@ -95,6 +109,26 @@ impl OutputStageS8<'_> {
             .wrapping_add(self.output_offset);
         crate::shape::clamp_s8(v, self.act_min, self.act_max)
     }
+}
+
+/// [`multiply_by_quantized_multiplier`] in fewer 32-bit instructions, bit for bit the same
+/// for every `x`, every `multiplier` and `shift` in `-31..=30` (what the kernels accept):
+/// the nudged, truncating division of the doubled high product is `(a * b + 2^30) >> 31`
+/// with an arithmetic (flooring) shift for either sign of `a * b`, and the rounding
+/// division's mask fits 32 bits.
+#[inline(always)]
+pub(crate) fn multiply_by_quantized_multiplier_32(x: i32, multiplier: i32, shift: i32) -> i32 {
+    let left = shift.max(0) as u32;
+    let right = (-shift).max(0) as u32;
+    let x = x.wrapping_shl(left);
+    let high = if x == i32::MIN && multiplier == i32::MIN {
+        i32::MAX
+    } else {
+        ((i64::from(x) * i64::from(multiplier) + (1 << 30)) >> 31) as i32
+    };
+    let mask = (1u32.wrapping_shl(right).wrapping_sub(1)) as i32;
+    let threshold = (mask >> 1) + i32::from(high < 0);
+    (high >> right) + i32::from(high & mask > threshold)
 }
 
 /// A real multiplier's fixed-point form `(multiplier, shift)`: `real ≈ multiplier * 2^(shift
@@ -151,6 +185,55 @@ mod tests {
         assert_eq!(rounding_divide_by_pot(4, 1), 2);
         assert_eq!(rounding_divide_by_pot(7, 0), 7);
         assert_eq!(rounding_divide_by_pot(i32::MIN, 31), -1);
+    }
+
+    #[test]
+    fn the_32_bit_requantization_is_the_reference() {
+        let edges = [
+            0,
+            1,
+            -1,
+            2,
+            -2,
+            3,
+            -3,
+            1 << 30,
+            -(1 << 30),
+            (1 << 30) + 1,
+            -(1 << 30) - 1,
+            i32::MAX,
+            i32::MIN,
+            i32::MIN + 1,
+            i32::MAX - 1,
+            12_345_678,
+            -12_345_678,
+        ];
+        let mut seed = 0x2545_f491u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed as i32
+        };
+        for shift in -31..=30 {
+            for &x in &edges {
+                for &m in &edges {
+                    assert_eq!(
+                        multiply_by_quantized_multiplier_32(x, m, shift),
+                        multiply_by_quantized_multiplier(x, m, shift),
+                        "{x} {m} {shift}"
+                    );
+                }
+            }
+            for _ in 0..20_000 {
+                let (x, m) = (next() >> (next() & 31), next());
+                assert_eq!(
+                    multiply_by_quantized_multiplier_32(x, m, shift),
+                    multiply_by_quantized_multiplier(x, m, shift),
+                    "{x} {m} {shift}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -70,14 +70,14 @@ pub(crate) fn run_rows(
             let w0 = &filter[oc * patch..][..patch];
             let w1 = &filter[(oc + usize::from(pair)) * patch..][..patch];
             let [a00, a01, a10, a11] = mac_2x2(&cols, groups, w0, w1);
-            out[oc] = stage.apply(oc, a00);
+            out[oc] = stage.apply_32(oc, a00);
             if pair {
-                out[oc + 1] = stage.apply(oc + 1, a01);
+                out[oc + 1] = stage.apply_32(oc + 1, a01);
             }
             if n == 2 {
-                out[od + oc] = stage.apply(oc, a10);
+                out[od + oc] = stage.apply_32(oc, a10);
                 if pair {
-                    out[od + oc + 1] = stage.apply(oc + 1, a11);
+                    out[od + oc + 1] = stage.apply_32(oc + 1, a11);
                 }
             }
         }

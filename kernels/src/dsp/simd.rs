@@ -22,6 +22,17 @@ pub(crate) fn word(c: &[i8]) -> u32 {
     }
 }
 
+/// The four int8 values at `p` as one little-endian word: one (unaligned) load.
+///
+/// # Safety
+///
+/// `p` points at four readable, initialized bytes.
+#[inline(always)]
+pub(crate) unsafe fn word_at(p: *const i8) -> u32 {
+    // SAFETY: the caller keeps `p..p + 4` readable; `read_unaligned` needs no alignment.
+    u32::from_le(unsafe { p.cast::<u32>().read_unaligned() })
+}
+
 /// `acc + x.lo * y.lo + x.hi * y.hi`, the lanes signed 16-bit, the sum wrapping (SMLAD;
 /// it sets the sticky Q flag on overflow, which nothing here reads).
 #[inline(always)]
@@ -32,6 +43,42 @@ pub(crate) fn smlad(x: u32, y: u32, acc: i32) -> i32 {
     unsafe {
         asm!(
             "smlad {out}, {x}, {y}, {acc}",
+            out = lateout(reg) out,
+            x = in(reg) x,
+            y = in(reg) y,
+            acc = in(reg) acc,
+            options(pure, nomem, nostack),
+        );
+    }
+    out
+}
+
+/// `acc + x.lo * y.lo`, the lanes signed 16-bit, the sum wrapping (SMLABB).
+#[inline(always)]
+pub(crate) fn smlabb(x: u32, y: u32, acc: i32) -> i32 {
+    let out: i32;
+    // SAFETY: registers only, as in `smlad`; SMLABB may set Q.
+    unsafe {
+        asm!(
+            "smlabb {out}, {x}, {y}, {acc}",
+            out = lateout(reg) out,
+            x = in(reg) x,
+            y = in(reg) y,
+            acc = in(reg) acc,
+            options(pure, nomem, nostack),
+        );
+    }
+    out
+}
+
+/// `acc + x.hi * y.hi`, the lanes signed 16-bit, the sum wrapping (SMLATT).
+#[inline(always)]
+pub(crate) fn smlatt(x: u32, y: u32, acc: i32) -> i32 {
+    let out: i32;
+    // SAFETY: registers only, as in `smlad`; SMLATT may set Q.
+    unsafe {
+        asm!(
+            "smlatt {out}, {x}, {y}, {acc}",
             out = lateout(reg) out,
             x = in(reg) x,
             y = in(reg) y,
