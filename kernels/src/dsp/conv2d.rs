@@ -89,7 +89,7 @@ pub(crate) fn run_rows(
 /// Widens the patch of output pixel `q` (counted from row `row0`'s first: `at` is
 /// `(row0, q)`) into pixel `k`'s lanes of `cols`: each in-image tap's input channels, each
 /// value plus `offset`, and 0 for a tap in the padding (TFLM skips those). `staging` is
-/// the patch's length.
+/// the patch's length (scratch for taps gathered before widening).
 #[inline(always)]
 fn im2col(
     p: &Conv2dS8,
@@ -122,7 +122,37 @@ fn im2col(
     // A padding tap's value: plus the offset, 0.
     let pad = offset.wrapping_neg() as i8;
     let dw = w.dilation_width;
-    for (fy, taps) in staging.chunks_exact_mut(fw * id).enumerate() {
+    let seg = fw * id;
+    if dw == 1 && seg % 4 == 0 {
+        // Each filter row's taps fill whole groups: a row inside the image is widened
+        // straight from the input, a row in the padding is zeros, and only a row cut by
+        // the left or right edge is gathered first.
+        let lanes = if k == 0 { 0 } else { 2 };
+        let first = (-x0).clamp(0, fw as isize) as usize;
+        let end = (iw as isize - x0).clamp(first as isize, fw as isize) as usize;
+        let rows = cols.groups.chunks_exact_mut(seg / 4);
+        for (fy, groups) in rows.take(fh).enumerate() {
+            let y = y0 + (w.dilation_height * fy) as isize;
+            if y < 0 || y >= ih as isize || first == end {
+                for g in groups.iter_mut() {
+                    g[lanes] = 0;
+                    g[lanes + 1] = 0;
+                }
+            } else if first == 0 && end == fw {
+                widen_groups(&input[at(y, x0)..][..seg], offset, groups, k);
+            } else {
+                let taps = &mut staging[..seg];
+                let (left, rest) = taps.split_at_mut(first * id);
+                let (run, right) = rest.split_at_mut((end - first) * id);
+                left.fill(pad);
+                run.copy_from_slice(&input[at(y, x0 + first as isize)..][..run.len()]);
+                right.fill(pad);
+                widen_groups(taps, offset, groups, k);
+            }
+        }
+        return;
+    }
+    for (fy, taps) in staging.chunks_exact_mut(seg).enumerate() {
         let y = y0 + (w.dilation_height * fy) as isize;
         if y < 0 || y >= ih as isize {
             taps.fill(pad);
@@ -154,21 +184,23 @@ fn im2col(
 /// `src` plus `offset`, widened into pixel `k`'s lanes of `cols` ([`Cols`]' layout).
 #[inline(always)]
 fn widen(src: &[i8], offset: i16, cols: &mut Cols, k: usize) {
-    let offsets = splat16(offset);
-    let chunks = src.chunks_exact(4);
-    let tail = chunks.remainder();
-    for (x, g) in chunks.zip(cols.groups.iter_mut()) {
-        let x = word(x);
-        if k == 0 {
-            g[0] = sxtab16(offsets, x);
-            g[1] = sxtab16_ror8(offsets, x);
-        } else {
-            g[2] = sxtab16(offsets, x);
-            g[3] = sxtab16_ror8(offsets, x);
-        }
-    }
-    for (&x, t) in tail.iter().zip(cols.tail.iter_mut()) {
+    let whole = src.len() / 4 * 4;
+    widen_groups(&src[..whole], offset, &mut cols.groups, k);
+    for (&x, t) in src[whole..].iter().zip(cols.tail.iter_mut()) {
         t[k & 1] = u32::from((i16::from(x) + offset) as u16);
+    }
+}
+
+/// `src` (a multiple of four values) plus `offset`, widened into pixel `k`'s lanes of
+/// `groups`, one group per four values.
+#[inline(always)]
+fn widen_groups(src: &[i8], offset: i16, groups: &mut [[u32; 4]], k: usize) {
+    let offsets = splat16(offset);
+    let lanes = if k == 0 { 0 } else { 2 };
+    for (x, g) in src.chunks_exact(4).zip(groups.iter_mut()) {
+        let x = word(x);
+        g[lanes] = sxtab16(offsets, x);
+        g[lanes + 1] = sxtab16_ror8(offsets, x);
     }
 }
 
