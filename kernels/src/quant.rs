@@ -84,18 +84,20 @@ pub(crate) struct OutputStageS8<'a> {
 }
 
 impl OutputStageS8<'_> {
-    /// [`apply`](Self::apply) over [`multiply_by_quantized_multiplier_32`], bit for bit the
-    /// same: the tuned kernels' output stage.
+    /// Output channel `oc`'s stage with its parameters read, for the tuned kernels, which
+    /// apply one channel's to several pixels.
     #[cfg_attr(not(ember_dsp), allow(dead_code))]
     #[inline(always)]
-    pub(crate) fn apply_32(&self, oc: usize, mut acc: i32) -> i8 {
+    pub(crate) fn channel(&self, oc: usize) -> ChannelStageS8 {
         let c = if self.per_channel { oc } else { 0 };
-        if self.has_bias {
-            acc = acc.wrapping_add(self.bias[oc]);
+        ChannelStageS8 {
+            bias: if self.has_bias { self.bias[oc] } else { 0 },
+            multiplier: self.multipliers[c],
+            shift: self.shifts[c],
+            output_offset: self.output_offset,
+            act_min: self.act_min,
+            act_max: self.act_max,
         }
-        let v = multiply_by_quantized_multiplier_32(acc, self.multipliers[c], self.shifts[c])
-            .wrapping_add(self.output_offset);
-        crate::shape::clamp_s8(v, self.act_min, self.act_max)
     }
 
     /// Output channel `oc`'s value for the accumulated products `acc`.
@@ -129,6 +131,31 @@ pub(crate) fn multiply_by_quantized_multiplier_32(x: i32, multiplier: i32, shift
     let mask = (1u32.wrapping_shl(right).wrapping_sub(1)) as i32;
     let threshold = (mask >> 1) + i32::from(high < 0);
     (high >> right) + i32::from(high & mask > threshold)
+}
+
+/// One output channel's [`OutputStageS8`], its parameters read once:
+/// [`apply`](Self::apply) is bit for bit `OutputStageS8::apply` for that channel, over
+/// [`multiply_by_quantized_multiplier_32`] (a missing bias is 0, which adds nothing).
+#[derive(Clone, Copy)]
+pub(crate) struct ChannelStageS8 {
+    bias: i32,
+    multiplier: i32,
+    shift: i32,
+    output_offset: i32,
+    act_min: i32,
+    act_max: i32,
+}
+
+impl ChannelStageS8 {
+    /// The channel's value for the accumulated products `acc`.
+    #[cfg_attr(not(ember_dsp), allow(dead_code))]
+    #[inline(always)]
+    pub(crate) fn apply(&self, acc: i32) -> i8 {
+        let acc = acc.wrapping_add(self.bias);
+        let v = multiply_by_quantized_multiplier_32(acc, self.multiplier, self.shift)
+            .wrapping_add(self.output_offset);
+        crate::shape::clamp_s8(v, self.act_min, self.act_max)
+    }
 }
 
 /// A real multiplier's fixed-point form `(multiplier, shift)`: `real ≈ multiplier * 2^(shift

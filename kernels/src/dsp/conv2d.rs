@@ -6,7 +6,7 @@
 //! both pixels (the two patches interleaved, so one pointer walks both). A 1×1 tap inside the image is its input pixel: it is widened straight
 //! from the input.
 
-use super::simd::{lo, smlad, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word};
+use super::simd::{lo, splat16, sxtab16, sxtab16_ror8, word};
 use crate::conv2d::Conv2dS8;
 use crate::quant::{narrow_offset, OutputStageS8};
 use core::ops::Range;
@@ -17,7 +17,7 @@ pub(crate) const MAX_PATCH: usize = 512;
 
 /// Two output pixels' patches, widened and interleaved: per four patch values
 /// `[b0, b1, b2, b3]`, the words `[(b0, b2), (b1, b3)]` of pixel 0 then those of pixel 1
-/// (matching a filter word's [`sxtb16`] and [`sxtb16_ror8`]); then per remaining value
+/// (matching a filter word split by SXTB16 and SXTB16 ROR #8); then per remaining value
 /// (up to 3) pixel 0's and pixel 1's in the low lanes.
 struct Cols {
     groups: [[u32; 4]; MAX_PATCH / 4],
@@ -70,14 +70,15 @@ pub(crate) fn run_rows(
             let w0 = &filter[oc * patch..][..patch];
             let w1 = &filter[(oc + usize::from(pair)) * patch..][..patch];
             let [a00, a01, a10, a11] = mac_2x2(&cols, groups, w0, w1);
-            out[oc] = stage.apply_32(oc, a00);
+            let (s0, s1) = (stage.channel(oc), stage.channel(oc + usize::from(pair)));
+            out[oc] = s0.apply(a00);
             if pair {
-                out[oc + 1] = stage.apply_32(oc + 1, a01);
+                out[oc + 1] = s1.apply(a01);
             }
             if n == 2 {
-                out[od + oc] = stage.apply_32(oc, a10);
+                out[od + oc] = s0.apply(a10);
                 if pair {
-                    out[od + oc + 1] = stage.apply_32(oc + 1, a11);
+                    out[od + oc + 1] = s1.apply(a11);
                 }
             }
         }
@@ -208,32 +209,79 @@ fn widen_groups(src: &[i8], offset: i16, groups: &mut [[u32; 4]], k: usize) {
 /// two filter rows (each the patch's length): `[p0·w0, p0·w1, p1·w0, p1·w1]`.
 #[inline(always)]
 fn mac_2x2(cols: &Cols, groups: usize, w0: &[i8], w1: &[i8]) -> [i32; 4] {
-    let (mut a00, mut a01, mut a10, mut a11) = (0i32, 0i32, 0i32, 0i32);
-    let f0 = w0.chunks_exact(4);
-    let f1 = w1.chunks_exact(4);
-    let (t0, t1) = (f0.remainder(), f1.remainder());
     let g = cols.groups.get(..groups).unwrap_or_default();
-    for (x, (f0, f1)) in g.iter().zip(f0.zip(f1)) {
-        // Both filter words split first, then each patch word used for both rows at once:
-        // 4 sums, 4 filter halves, 1 patch word and the pointers fit Thumb's registers.
-        let (f0, f1) = (word(f0), word(f1));
-        let (l0, h0, l1, h1) = (sxtb16(f0), sxtb16_ror8(f0), sxtb16(f1), sxtb16_ror8(f1));
-        a00 = smlad(x[0], l0, a00);
-        a01 = smlad(x[0], l1, a01);
-        a00 = smlad(x[1], h0, a00);
-        a01 = smlad(x[1], h1, a01);
-        a10 = smlad(x[2], l0, a10);
-        a11 = smlad(x[2], l1, a11);
-        a10 = smlad(x[3], h0, a10);
-        a11 = smlad(x[3], h1, a11);
-    }
+    let mut a = mac_2x2_groups(g, w0, w1);
+    let (t0, t1) = (&w0[w0.len() / 4 * 4..], &w1[w1.len() / 4 * 4..]);
     for (x, (&f0, &f1)) in cols.tail.iter().zip(t0.iter().zip(t1)) {
         let (x0, x1) = (lo(x[0]), lo(x[1]));
         let (f0, f1) = (i32::from(f0), i32::from(f1));
-        a00 = a00.wrapping_add(x0 * f0);
-        a01 = a01.wrapping_add(x0 * f1);
-        a10 = a10.wrapping_add(x1 * f0);
-        a11 = a11.wrapping_add(x1 * f1);
+        a[0] = a[0].wrapping_add(x0 * f0);
+        a[1] = a[1].wrapping_add(x0 * f1);
+        a[2] = a[2].wrapping_add(x1 * f0);
+        a[3] = a[3].wrapping_add(x1 * f1);
+    }
+    a
+}
+
+/// The four sums of the interleaved patch groups `g` by the first `4 * g.len()` values of
+/// two filter rows (fewer groups where a row is shorter): `[p0·w0, p0·w1, p1·w0, p1·w1]`.
+///
+/// One `asm!` loop, 25 instructions a group of 16 products: each filter word is split once
+/// and meets both pixels' patch words, which are loaded again for the second row, so that
+/// the four sums, three pointers, the count and three scratch words stay in registers
+/// (the compiler's own schedule of the same loop spills).
+fn mac_2x2_groups(g: &[[u32; 4]], w0: &[i8], w1: &[i8]) -> [i32; 4] {
+    let n = g.len().min(w0.len() / 4).min(w1.len() / 4);
+    let (mut a00, mut a01, mut a10, mut a11) = (0i32, 0i32, 0i32, 0i32);
+    if n == 0 {
+        return [0; 4];
+    }
+    // SAFETY: the loop runs `n >= 1` times; each time it reads the 16 bytes of one group
+    // of `g` and one word of each filter row, then moves past them: `n` groups and `4 * n`
+    // bytes of each row, all inside their slices (`n` is the least of the three counts).
+    // It writes only its register operands, and no stack; it changes the flags (`subs`)
+    // and may set Q (`smlad`), neither of which is claimed preserved.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "ldr {f}, [{w0}], #4",
+            "ldr {x}, [{xp}]",
+            "sxtb16 {fh}, {f}, ror #8",
+            "sxtb16 {f}, {f}",
+            "smlad {a00}, {x}, {f}, {a00}",
+            "ldr {x}, [{xp}, #8]",
+            "smlad {a10}, {x}, {f}, {a10}",
+            "ldr {x}, [{xp}, #4]",
+            "smlad {a00}, {x}, {fh}, {a00}",
+            "ldr {x}, [{xp}, #12]",
+            "smlad {a10}, {x}, {fh}, {a10}",
+            "ldr {f}, [{w1}], #4",
+            "ldr {x}, [{xp}]",
+            "sxtb16 {fh}, {f}, ror #8",
+            "sxtb16 {f}, {f}",
+            "smlad {a01}, {x}, {f}, {a01}",
+            "ldr {x}, [{xp}, #8]",
+            "smlad {a11}, {x}, {f}, {a11}",
+            "ldr {x}, [{xp}, #4]",
+            "smlad {a01}, {x}, {fh}, {a01}",
+            "ldr {x}, [{xp}, #12]",
+            "smlad {a11}, {x}, {fh}, {a11}",
+            "adds {xp}, #16",
+            "subs {n}, #1",
+            "bne 2b",
+            a00 = inout(reg) a00,
+            a01 = inout(reg) a01,
+            a10 = inout(reg) a10,
+            a11 = inout(reg) a11,
+            xp = inout(reg) g.as_ptr() => _,
+            w0 = inout(reg) w0.as_ptr() => _,
+            w1 = inout(reg) w1.as_ptr() => _,
+            n = inout(reg) n => _,
+            f = out(reg) _,
+            fh = out(reg) _,
+            x = out(reg) _,
+            options(readonly, nostack),
+        );
     }
     [a00, a01, a10, a11]
 }

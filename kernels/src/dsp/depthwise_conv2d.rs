@@ -83,10 +83,10 @@ pub(crate) fn run_rows(
                 else {
                     break;
                 };
-                out[c] = stage.apply_32(c, a0);
-                out[c + 1] = stage.apply_32(c + 1, a1);
-                out[c + 2] = stage.apply_32(c + 2, a2);
-                out[c + 3] = stage.apply_32(c + 3, a3);
+                out[c] = stage.channel(c).apply(a0);
+                out[c + 1] = stage.channel(c + 1).apply(a1);
+                out[c + 2] = stage.channel(c + 2).apply(a2);
+                out[c + 3] = stage.channel(c + 3).apply(a3);
                 c += 4;
             }
             for c in c..id {
@@ -97,7 +97,7 @@ pub(crate) fn run_rows(
                         a = a.wrapping_add(x * i32::from(filter[(fy * fw + fx) * id + c]));
                     }
                 }
-                out[c] = stage.apply_32(c, a);
+                out[c] = stage.channel(c).apply(a);
             }
             o += id;
         }

@@ -32,13 +32,13 @@ pub(crate) fn run(
             let w0 = &weights[oc * n..][..n];
             let w1 = &weights[(oc + 1) * n..][..n];
             let (a0, a1) = dot2(row, w0, w1, offsets, offset);
-            out[oc] = stage.apply_32(oc, a0);
-            out[oc + 1] = stage.apply_32(oc + 1, a1);
+            out[oc] = stage.channel(oc).apply(a0);
+            out[oc + 1] = stage.channel(oc + 1).apply(a1);
             oc += 2;
         }
         if oc < od {
             let w = &weights[oc * n..][..n];
-            out[oc] = stage.apply_32(oc, dot1(row, w, offsets, offset));
+            out[oc] = stage.channel(oc).apply(dot1(row, w, offsets, offset));
         }
     }
     true
