@@ -75,20 +75,15 @@ pub(crate) fn run_rows(
                 filter_row: fw * id,
                 filter_col: id,
             };
-            let mut c = 0;
-            while c + 4 <= id {
-                let f = (fy0 * fw + fx0) * id + c;
-                let Some([a0, a1, a2, a3]) =
-                    block4(&input[first + c..], &filter[f..], &taps, offsets)
-                else {
-                    break;
-                };
-                out[c] = stage.channel(c).apply(a0);
-                out[c + 1] = stage.channel(c + 1).apply(a1);
-                out[c + 2] = stage.channel(c + 2).apply(a2);
-                out[c + 3] = stage.channel(c + 3).apply(a3);
-                c += 4;
-            }
+            let f = (fy0 * fw + fx0) * id;
+            let c = blocks(
+                &input[first..],
+                &filter[f..],
+                &taps,
+                offsets,
+                stage,
+                &mut out[..id / 4 * 4],
+            );
             for c in c..id {
                 let mut a = 0i32;
                 for fy in fy0..fy1 {
@@ -116,47 +111,65 @@ struct Taps {
     filter_col: usize,
 }
 
-/// The sums of four channels over `taps`: `x` starts at the first tap's first channel of
-/// the block, `f` at its weights; `None` where a tap's word would leave either slice (the
-/// caller's slices always hold them). Kept out of line, so that its sums and pointers have
-/// the registers to themselves.
+/// Writes the channels of `out` (a multiple of four), four at a time, over `taps`: `x`
+/// starts at the first tap's channel 0, `f` at its weights. Returns the channels written:
+/// all, or none where a tap's word would leave either slice (the caller's slices always
+/// hold them). Kept out of line, so that its sums and pointers have the registers to
+/// themselves.
 #[inline(never)]
-fn block4(x: &[i8], f: &[i8], taps: &Taps, offsets: u32) -> Option<[i32; 4]> {
-    let (mut a0, mut a1, mut a2, mut a3) = (0i32, 0i32, 0i32, 0i32);
+fn blocks(
+    x: &[i8],
+    f: &[i8],
+    taps: &Taps,
+    offsets: u32,
+    stage: &OutputStageS8<'_>,
+    out: &mut [i8],
+) -> usize {
     if taps.rows == 0 || taps.cols == 0 {
-        return Some([0; 4]);
+        for (c, o) in out.iter_mut().enumerate() {
+            *o = stage.channel(c).apply(0);
+        }
+        return out.len();
     }
     // One past the last byte the loops read, from a slice's start.
     let end = |row: usize, col: usize| {
         (taps.rows - 1)
             .checked_mul(row)?
             .checked_add((taps.cols - 1).checked_mul(col)?)?
-            .checked_add(4)
+            .checked_add(out.len())
     };
-    if end(taps.input_row, taps.input_col)? > x.len()
-        || end(taps.filter_row, taps.filter_col)? > f.len()
+    let fits = |end: Option<usize>, len: usize| end.is_some_and(|e| e <= len);
+    if !fits(end(taps.input_row, taps.input_col), x.len())
+        || !fits(end(taps.filter_row, taps.filter_col), f.len())
     {
-        return None;
+        return 0;
     }
-    let (mut xr, mut fr) = (x.as_ptr(), f.as_ptr());
-    for _ in 0..taps.rows {
-        let (mut xp, mut fp) = (xr, fr);
-        for _ in 0..taps.cols {
-            // SAFETY: `xp` and `fp` stay at `row * r + col * c` (r < rows, c < cols) from
-            // the starts of `x` and `f`, and the check above keeps four bytes from each
-            // such offset inside its slice.
-            let (x, f) = unsafe { (word_at(xp), word_at(fp)) };
-            let (xl, xh) = (sxtab16(offsets, x), sxtab16_ror8(offsets, x));
-            let (fl, fh) = (sxtb16(f), sxtb16_ror8(f));
-            a0 = smlabb(xl, fl, a0);
-            a2 = smlatt(xl, fl, a2);
-            a1 = smlabb(xh, fh, a1);
-            a3 = smlatt(xh, fh, a3);
-            xp = xp.wrapping_add(taps.input_col);
-            fp = fp.wrapping_add(taps.filter_col);
+    for (block, out) in out.chunks_exact_mut(4).enumerate() {
+        let c = 4 * block;
+        let (mut a0, mut a1, mut a2, mut a3) = (0i32, 0i32, 0i32, 0i32);
+        let (mut xr, mut fr) = (x.as_ptr().wrapping_add(c), f.as_ptr().wrapping_add(c));
+        for _ in 0..taps.rows {
+            let (mut xp, mut fp) = (xr, fr);
+            for _ in 0..taps.cols {
+                // SAFETY: `xp` and `fp` stay at `c + row * r + col * k` (r < rows,
+                // k < cols, c + 4 <= out.len()) from the starts of `x` and `f`, and the
+                // check above keeps those four bytes inside each slice.
+                let (x, f) = unsafe { (word_at(xp), word_at(fp)) };
+                let (xl, xh) = (sxtab16(offsets, x), sxtab16_ror8(offsets, x));
+                let (fl, fh) = (sxtb16(f), sxtb16_ror8(f));
+                a0 = smlabb(xl, fl, a0);
+                a2 = smlatt(xl, fl, a2);
+                a1 = smlabb(xh, fh, a1);
+                a3 = smlatt(xh, fh, a3);
+                xp = xp.wrapping_add(taps.input_col);
+                fp = fp.wrapping_add(taps.filter_col);
+            }
+            xr = xr.wrapping_add(taps.input_row);
+            fr = fr.wrapping_add(taps.filter_row);
         }
-        xr = xr.wrapping_add(taps.input_row);
-        fr = fr.wrapping_add(taps.filter_row);
+        for (k, (o, a)) in out.iter_mut().zip([a0, a1, a2, a3]).enumerate() {
+            *o = stage.channel(c + k).apply(a);
+        }
     }
-    Some([a0, a1, a2, a3])
+    out.len()
 }
