@@ -90,10 +90,13 @@ impl OutputStageS8<'_> {
     #[inline(always)]
     pub(crate) fn channel(&self, oc: usize) -> ChannelStageS8 {
         let c = if self.per_channel { oc } else { 0 };
+        let (left, right) = split_shift(self.shifts[c]);
         ChannelStageS8 {
             bias: if self.has_bias { self.bias[oc] } else { 0 },
             multiplier: self.multipliers[c],
-            shift: self.shifts[c],
+            left,
+            right,
+            mask: pot_mask(right),
             output_offset: self.output_offset,
             act_min: self.act_min,
             act_max: self.act_max,
@@ -115,20 +118,36 @@ impl OutputStageS8<'_> {
 
 /// [`multiply_by_quantized_multiplier`] in fewer 32-bit instructions, bit for bit the same
 /// for every `x`, every `multiplier` and `shift` in `-31..=30` (what the kernels accept):
-/// the nudged, truncating division of the doubled high product is `(a * b + 2^30) >> 31`
-/// with an arithmetic (flooring) shift for either sign of `a * b`, and the rounding
-/// division's mask fits 32 bits.
+/// see [`high_mul_divide`]. The tests hold it to the reference; [`ChannelStageS8`] applies
+/// the same steps with its shift split once.
+#[cfg(test)]
+fn multiply_by_quantized_multiplier_32(x: i32, multiplier: i32, shift: i32) -> i32 {
+    let (left, right) = split_shift(shift);
+    high_mul_divide(x.wrapping_shl(left), multiplier, right, pot_mask(right))
+}
+
+/// A shift in `-31..=30` as its left part and its right part (one of them 0).
 #[inline(always)]
-pub(crate) fn multiply_by_quantized_multiplier_32(x: i32, multiplier: i32, shift: i32) -> i32 {
-    let left = shift.max(0) as u32;
-    let right = (-shift).max(0) as u32;
-    let x = x.wrapping_shl(left);
-    let high = if x == i32::MIN && multiplier == i32::MIN {
-        i32::MAX
-    } else {
-        ((i64::from(x) * i64::from(multiplier) + (1 << 30)) >> 31) as i32
-    };
-    let mask = (1u32.wrapping_shl(right).wrapping_sub(1)) as i32;
+fn split_shift(shift: i32) -> (u32, u32) {
+    (shift.max(0) as u32, (-shift).max(0) as u32)
+}
+
+/// `2^right - 1`, `right` in `0..=31`.
+#[inline(always)]
+fn pot_mask(right: u32) -> i32 {
+    1u32.wrapping_shl(right).wrapping_sub(1) as i32
+}
+
+/// [`saturating_rounding_doubling_high_mul`] then [`rounding_divide_by_pot`] by `right`
+/// (`mask` is [`pot_mask`]`(right)`), in 32-bit steps: the nudged, truncating division of
+/// the doubled high product is `(x * multiplier + 2^30) >> 31` with an arithmetic
+/// (flooring) shift for either sign of the product, whose only result outside `i32` is
+/// `2^31`, from `i32::MIN * i32::MIN`, which saturates (as `i32::MIN` after the cast,
+/// which no other product gives); and the rounding division's mask fits 32 bits.
+#[inline(always)]
+fn high_mul_divide(x: i32, multiplier: i32, right: u32, mask: i32) -> i32 {
+    let high = ((i64::from(x) * i64::from(multiplier) + (1 << 30)) >> 31) as i32;
+    let high = if high == i32::MIN { i32::MAX } else { high };
     let threshold = (mask >> 1) + i32::from(high < 0);
     (high >> right) + i32::from(high & mask > threshold)
 }
@@ -140,7 +159,12 @@ pub(crate) fn multiply_by_quantized_multiplier_32(x: i32, multiplier: i32, shift
 pub(crate) struct ChannelStageS8 {
     bias: i32,
     multiplier: i32,
-    shift: i32,
+    /// The shift's left part.
+    left: u32,
+    /// The shift's right part.
+    right: u32,
+    /// `pot_mask(right)`.
+    mask: i32,
     output_offset: i32,
     act_min: i32,
     act_max: i32,
@@ -151,8 +175,8 @@ impl ChannelStageS8 {
     #[cfg_attr(not(ember_dsp), allow(dead_code))]
     #[inline(always)]
     pub(crate) fn apply(&self, acc: i32) -> i8 {
-        let acc = acc.wrapping_add(self.bias);
-        let v = multiply_by_quantized_multiplier_32(acc, self.multiplier, self.shift)
+        let x = acc.wrapping_add(self.bias).wrapping_shl(self.left);
+        let v = high_mul_divide(x, self.multiplier, self.right, self.mask)
             .wrapping_add(self.output_offset);
         crate::shape::clamp_s8(v, self.act_min, self.act_max)
     }
@@ -259,6 +283,32 @@ mod tests {
                     multiply_by_quantized_multiplier(x, m, shift),
                     "{x} {m} {shift}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn a_channel_stage_is_the_output_stage() {
+        let bias = [7, i32::MAX - 3, -100_000];
+        let multipliers = [1 << 30, i32::MAX, 1_518_500_250];
+        let shifts = [-31, 30, -7];
+        for per_channel in [false, true] {
+            for has_bias in [false, true] {
+                let stage = OutputStageS8 {
+                    bias: &bias,
+                    has_bias,
+                    multipliers: &multipliers,
+                    shifts: &shifts,
+                    per_channel,
+                    output_offset: -5,
+                    act_min: -100,
+                    act_max: 110,
+                };
+                for oc in 0..3 {
+                    for acc in [0, 1, -1, 1 << 20, -(1 << 24), i32::MAX, i32::MIN, 123_457] {
+                        assert_eq!(stage.channel(oc).apply(acc), stage.apply(oc, acc));
+                    }
+                }
             }
         }
     }
