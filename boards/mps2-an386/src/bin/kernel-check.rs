@@ -28,7 +28,7 @@ use ember_kernels::padding::Window;
 use ember_kernels::KernelError;
 
 /// Random cases per kernel.
-const CASES: usize = 300;
+const CASES: usize = 1000;
 
 /// Marsaglia's xorshift32: the cases' values, the same on every run.
 struct Rng(u32);
@@ -93,9 +93,17 @@ impl Rng {
                 })
                 .collect(),
             multipliers: (0..n)
-                .map(|_| (1 << 30) + (self.next() >> 2) as i32)
+                .map(|_| match self.next() % 16 {
+                    0 => *[0, 1 << 30, i32::MAX].get(self.size(0, 2)).unwrap_or(&0),
+                    _ => (1 << 30) + (self.next() >> 2) as i32,
+                })
                 .collect(),
-            shifts: (0..n).map(|_| self.range(-12, 1)).collect(),
+            shifts: (0..n)
+                .map(|_| match self.next() % 16 {
+                    0 => *[-31, 30, 0].get(self.size(0, 2)).unwrap_or(&0),
+                    _ => self.range(-12, 1),
+                })
+                .collect(),
             output_offset: self.range(-128, 127),
             act_min: lo,
             act_max: hi,
