@@ -138,6 +138,19 @@ fn pot_mask(right: u32) -> i32 {
     1u32.wrapping_shl(right).wrapping_sub(1) as i32
 }
 
+/// `a * b` in 64 bits: SMULL on the Cortex-M DSP path.
+#[inline(always)]
+fn wide_mul(a: i32, b: i32) -> i64 {
+    #[cfg(ember_dsp)]
+    {
+        crate::dsp::simd::smull(a, b)
+    }
+    #[cfg(not(ember_dsp))]
+    {
+        i64::from(a) * i64::from(b)
+    }
+}
+
 /// [`saturating_rounding_doubling_high_mul`] then [`rounding_divide_by_pot`] by `right`
 /// (`mask` is [`pot_mask`]`(right)`), in 32-bit steps: the nudged, truncating division of
 /// the doubled high product is `(x * multiplier + 2^30) >> 31` with an arithmetic
@@ -146,7 +159,7 @@ fn pot_mask(right: u32) -> i32 {
 /// which no other product gives); and the rounding division's mask fits 32 bits.
 #[inline(always)]
 fn high_mul_divide(x: i32, multiplier: i32, right: u32, mask: i32) -> i32 {
-    let high = ((i64::from(x) * i64::from(multiplier) + (1 << 30)) >> 31) as i32;
+    let high = ((wide_mul(x, multiplier) + (1 << 30)) >> 31) as i32;
     let high = if high == i32::MIN { i32::MAX } else { high };
     let threshold = (mask >> 1) + i32::from(high < 0);
     (high >> right) + i32::from(high & mask > threshold)
