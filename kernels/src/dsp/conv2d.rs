@@ -64,27 +64,55 @@ pub(crate) fn run_rows(
             im2col(p, at, input, offset, &mut staging[..patch], &mut cols, k);
         }
         let out = &mut output[q * od..][..n * od];
-        for oc in (0..od).step_by(2) {
-            // An odd last channel takes its own row twice; the second sums are not written.
-            let pair = oc + 1 < od;
-            let w0 = &filter[oc * patch..][..patch];
-            let w1 = &filter[(oc + usize::from(pair)) * patch..][..patch];
-            let [a00, a01, a10, a11] = mac_2x2(&cols, groups, w0, w1);
-            let (s0, s1) = (stage.channel(oc), stage.channel(oc + usize::from(pair)));
-            out[oc] = s0.apply(a00);
-            if pair {
-                out[oc + 1] = s1.apply(a01);
-            }
-            if n == 2 {
-                out[od + oc] = s0.apply(a10);
-                if pair {
-                    out[od + oc + 1] = s1.apply(a11);
-                }
-            }
-        }
+        channels(
+            &cols,
+            groups,
+            &filter[..od * patch],
+            patch,
+            stage,
+            out,
+            n == 2,
+        );
         q += n;
     }
     true
+}
+
+/// Every output channel of one or two pixels (`both`) whose widened patches `cols` holds:
+/// `filter` is the channels' rows of `patch` values each, `out` the pixels' outputs, one
+/// row of channels after the other. Kept out of line, apart from the gathering's state.
+#[inline(never)]
+fn channels(
+    cols: &Cols,
+    groups: usize,
+    filter: &[i8],
+    patch: usize,
+    stage: &OutputStageS8<'_>,
+    out: &mut [i8],
+    both: bool,
+) {
+    let od = filter.len() / patch;
+    let (out0, out1) = out.split_at_mut(od);
+    let mut rows = filter.chunks_exact(patch);
+    let mut oc = 0;
+    while let Some(w0) = rows.next() {
+        // An odd last channel takes its own row twice; the second sums are not written.
+        let w1 = rows.next();
+        let [a00, a01, a10, a11] = mac_2x2(cols, groups, w0, w1.unwrap_or(w0));
+        let s0 = stage.channel(oc);
+        out0[oc] = s0.apply(a00);
+        if both {
+            out1[oc] = s0.apply(a10);
+        }
+        if w1.is_some() {
+            let s1 = stage.channel(oc + 1);
+            out0[oc + 1] = s1.apply(a01);
+            if both {
+                out1[oc + 1] = s1.apply(a11);
+            }
+        }
+        oc += 2;
+    }
 }
 
 /// Widens the patch of output pixel `q` (counted from row `row0`'s first: `at` is
