@@ -5,9 +5,15 @@
 //!   ember-pack, and embedded with ember-build; with it, the held-out images (one byte per
 //!   pixel), their labels, and the float64 reference's predictions, for the device to check
 //!   its own answers against.
+//! - `model` (feature `model`): the TFLite model whose TensorFlow Lite Micro oracle cases lie
+//!   in the directory `EMBER_MODEL_ORACLE` names (`cargo xtask oracle` writes them: the
+//!   model's path, each case's inputs and TFLM's outputs). The model is imported and embedded
+//!   with `ember-build`; every case's inputs and TFLM's outputs are embedded beside it, with
+//!   the table sizes its device and session need.
 
 use ember_build::Embed;
 use ember_digits::{predict_f64, predictions, train, Digits, TrainConfig};
+use ember_npy::oracle::Manifest;
 use std::path::{Path, PathBuf};
 
 /// The transient arena every board's device gives `queue_alloca` (the firmware reads the same
@@ -43,9 +49,160 @@ fn digits(out: &Path) {
     write(&out.join("held_out_reference.bin"), &reference);
 }
 
+/// Fails the build with `message`.
+fn fail(message: String) -> ! {
+    eprintln!("error: {message}");
+    std::process::exit(1)
+}
+
+/// Rounds `n` up to the device's buffer alignment (64 bytes).
+fn aligned(n: u64) -> u64 {
+    n.div_ceil(64) * 64
+}
+
+fn model(out: &Path) {
+    println!("cargo:rerun-if-env-changed=EMBER_MODEL_ORACLE");
+    let Some(dir) = std::env::var_os("EMBER_MODEL_ORACLE") else {
+        fail("feature `model` needs EMBER_MODEL_ORACLE: the directory of the model's TFLM oracle cases (`cargo xtask run --board B --model M` sets it)".into())
+    };
+    let dir = PathBuf::from(dir);
+    let manifest_path = dir.join("manifest.json");
+    println!("cargo:rerun-if-changed={}", manifest_path.display());
+    let manifest = Manifest::load(&manifest_path)
+        .unwrap_or_else(|e| fail(format!("{}: {e}", manifest_path.display())));
+    // Every function's arena must fit the board's: the firmware gives the device exactly
+    // the largest one, so any size the import needs is accepted here.
+    let source = out.join("model_module.rs");
+    Embed::new(&manifest.model)
+        .arena_bytes(u64::from(u32::MAX))
+        .tflite_kernels()
+        .build_rs("model_module.rs");
+    let module_bytes = std::fs::read(out.join("model_module.rs.bin"))
+        .unwrap_or_else(|e| fail(format!("{}: {e}", source.display())));
+    let module = hal_core::module::Module::parse(&module_bytes)
+        .unwrap_or_else(|e| fail(format!("the embedded module: {e:?}")));
+    let Some(function) = module.functions().iter().next() else {
+        fail("the imported model has no function".into())
+    };
+    // Command slots, as the session records the function (see `Session::record`).
+    let mut slots = 0u64;
+    for step in function.steps.iter() {
+        slots += match step {
+            hal_core::module::Step::Dispatch {
+                constants,
+                bindings,
+                ..
+            } => {
+                1 + u64::from(bindings.len())
+                    + u64::from(constants.len())
+                        .div_ceil(hal_core::command::CONSTANTS_PER_SLOT as u64)
+            }
+            _ => 1,
+        };
+    }
+    let executables = module.executables().len();
+    let constants = module.constants().len();
+    let arguments: Vec<u64> = function.arguments.iter().collect();
+    let results: Vec<u64> = function.results.iter().collect();
+    let io_bytes: u64 = arguments.iter().chain(&results).map(|&n| aligned(n)).sum();
+
+    let mut inputs = Vec::new();
+    let mut outputs = Vec::new();
+    let mut names = Vec::new();
+    for case in &manifest.cases {
+        let read = |what: &str, arrays: Result<Vec<ember_npy::Array>, ember_npy::Error>| {
+            arrays.unwrap_or_else(|e| {
+                fail(format!(
+                    "{}: case `{}` {what}: {e}",
+                    dir.display(),
+                    case.name
+                ))
+            })
+        };
+        let case_inputs = read("inputs", manifest.read_inputs(case));
+        let case_outputs = read("outputs", manifest.read_outputs(case));
+        for (array, &size) in case_inputs.iter().zip(&arguments) {
+            let bytes = array.data().to_le_bytes();
+            if bytes.len() as u64 != size {
+                fail(format!(
+                    "case `{}`: an input of {} bytes, the model takes {size}",
+                    case.name,
+                    bytes.len()
+                ));
+            }
+            inputs.extend(bytes);
+        }
+        for (array, &size) in case_outputs.iter().zip(&results) {
+            let bytes = array.data().to_le_bytes();
+            if bytes.len() as u64 != size {
+                fail(format!(
+                    "case `{}`: an output of {} bytes, the model gives {size}",
+                    case.name,
+                    bytes.len()
+                ));
+            }
+            outputs.extend(bytes);
+        }
+        names.push(case.name.clone());
+    }
+    write(&out.join("model_inputs.bin"), &inputs);
+    write(&out.join("model_outputs.bin"), &outputs);
+    let floats: Vec<bool> = manifest
+        .outputs
+        .iter()
+        .map(|t| t.dtype == ember_npy::DType::F32)
+        .collect();
+    let list = |v: &[u64]| {
+        v.iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let name = manifest
+        .model
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("model")
+        .to_owned();
+    let config = format!(
+        "/// The model's file name, without `.tflite`.\n\
+         pub const NAME: &str = {name:?};\n\
+         /// The function the model was lowered to.\n\
+         pub const FUNCTION: &str = {:?};\n\
+         /// Bytes of each input of the model's function.\n\
+         pub const INPUT_BYTES: [usize; {}] = [{}];\n\
+         /// Bytes of each output.\n\
+         pub const OUTPUT_BYTES: [usize; {}] = [{}];\n\
+         /// Whether each output is `f32` (compared within 1e-5 relative; others bit for bit).\n\
+         pub const FLOAT_OUTPUTS: [bool; {}] = {floats:?};\n\
+         /// The oracle cases, in the order their inputs and outputs are embedded.\n\
+         pub const CASES: [&str; {}] = {names:?};\n\
+         /// Executables and constants of the module: the session's capacities.\n\
+         pub const EXECUTABLES: usize = {executables};\n\
+         pub const CONSTANTS: usize = {constants};\n\
+         /// Command slots the function's recording takes.\n\
+         pub const SLOTS: usize = {slots};\n\
+         /// Device memory: the arena, every input and output (64-byte aligned) and 1 KiB spare.\n\
+         pub const DEVICE_BYTES: usize = {};\n",
+        function.name,
+        arguments.len(),
+        list(&arguments),
+        results.len(),
+        list(&results),
+        floats.len(),
+        names.len(),
+        // The allocator rounds each block up and keeps a minimum free range: 1 KiB spare.
+        aligned(module.sizes().max_arena) + io_bytes + 1024,
+    );
+    write(&out.join("model_config.rs"), config.as_bytes());
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
+    if std::env::var_os("CARGO_FEATURE_MODEL").is_some() {
+        model(&out);
+    }
     digits(&out);
     write(
         &out.join("config.rs"),

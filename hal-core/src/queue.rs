@@ -473,7 +473,10 @@ pub fn refuse<D: Device>(dev: &mut D, action: Action) -> Error {
 }
 
 /// Parks an operation until its waits are reached, with a copy of its binding `table`; it
-/// is [`refuse`]d when the queue has no room.
+/// is [`refuse`]d when the queue has no room. Out of line: the copy of the table is a large
+/// frame that callers running ready work must not carry on their stack.
+#[inline(never)]
+#[cold]
 pub fn park<D: Device>(
     dev: &mut D,
     submit: Submit<'_>,

@@ -107,10 +107,17 @@ pub struct SessionStats {
 
 /// A module loaded on one device: at most `E` executables, `C` constants, `F` memoized
 /// command buffers (one per function and queue affinity). Heap-free; the tables are inline.
+///
+/// Where the device can use the module's memory in place, the whole constant pool is
+/// imported as one buffer and every constant is a span of it: the device holds one object
+/// for all constants, and `C` may be smaller than the module's constant count (even 0).
+/// Otherwise each constant is a buffer of its own (imported or streamed) and needs `C`.
 pub struct Session<'m, const E: usize = 16, const C: usize = 32, const F: usize = 8> {
     module: Module<'m>,
     device: DeviceId,
     executables: Vec<Executable, E>,
+    /// The constant pool as one imported buffer; `constants` is then empty.
+    pool: Option<Buffer>,
     constants: Vec<Buffer, C>,
     commands: MemoCache<CommandBuffer, F>,
     semaphore: Semaphore,
@@ -128,6 +135,20 @@ struct Invoked<'m> {
     results: Seq<'m, u64>,
     arena_size: u64,
 }
+
+/// A constant's buffer: read by dispatches, a copy's source.
+fn constant_params() -> BufferParams {
+    let params = BufferParams::device_local()
+        .with_usage(BufferUsage::DISPATCH_STORAGE_READ | BufferUsage::TRANSFER_SOURCE);
+    BufferParams {
+        access: MemoryAccess::READ,
+        ..params
+    }
+}
+
+/// Binding-table entries an invocation keeps on its stack when its function's arguments,
+/// results and arena fit; a larger one takes the largest table, [`MAX_BINDING_SLOTS`].
+const SMALL_TABLE: usize = 8;
 
 fn capacity(what: &'static str, count: u32, max: usize) -> Result<(), LoadError> {
     if count as usize > max {
@@ -148,12 +169,12 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         D::HostMemory: From<&'m [u8]>,
     {
         capacity("executables", module.executables().len(), E)?;
-        capacity("constants", module.constants().len(), C)?;
         let semaphore = device.create_semaphore(0)?;
         let mut session = Self {
             module,
             device: device.id(),
             executables: Vec::new(),
+            pool: None,
             constants: Vec::new(),
             commands: MemoCache::new(),
             semaphore,
@@ -192,6 +213,15 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
                 device.release_executable(loaded)?;
             }
         }
+        if self.module.constants().len() == 0 {
+            return Ok(());
+        }
+        let pool = self.module.pool();
+        if let Some(buffer) = self.import_in_place(device, pool, options) {
+            self.pool = Some(buffer);
+            return Ok(());
+        }
+        capacity("constants", self.module.constants().len(), C)?;
         for c in self.module.constants().iter() {
             let bytes = self.module.pool_bytes(c.data);
             let buffer = self.load_constant(device, bytes, options)?;
@@ -200,6 +230,33 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
             }
         }
         Ok(())
+    }
+
+    /// `bytes` imported in place as a read-only buffer, where `options` allow it, the device's
+    /// memory is the host's and `bytes` start on a 64-byte boundary; `None` otherwise.
+    fn import_in_place<D>(
+        &mut self,
+        device: &mut D,
+        bytes: &'m [u8],
+        options: LoadOptions,
+    ) -> Option<Buffer>
+    where
+        D: Device,
+        D::HostMemory: From<&'m [u8]>,
+    {
+        let unified = MemoryConnection::between(
+            device.memory_domain(MemoryType::DEVICE_LOCAL),
+            MemoryDomain::Host,
+        ) == MemoryConnection::Unified;
+        let aligned = (bytes.as_ptr() as usize) % 64 == 0;
+        if !(options.import && unified && aligned) {
+            return None;
+        }
+        let buffer = device
+            .import_buffer(D::HostMemory::from(bytes), constant_params())
+            .ok()?;
+        self.stats.imported_bytes += bytes.len() as u64;
+        Some(buffer)
     }
 
     fn load_constant<D>(
@@ -212,23 +269,10 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         D: Device,
         D::HostMemory: From<&'m [u8]>,
     {
-        let params = BufferParams::device_local()
-            .with_usage(BufferUsage::DISPATCH_STORAGE_READ | BufferUsage::TRANSFER_SOURCE);
-        let params = BufferParams {
-            access: MemoryAccess::READ,
-            ..params
-        };
-        let unified = MemoryConnection::between(
-            device.memory_domain(MemoryType::DEVICE_LOCAL),
-            MemoryDomain::Host,
-        ) == MemoryConnection::Unified;
-        let aligned = (bytes.as_ptr() as usize) % 64 == 0;
-        if options.import && unified && aligned {
-            if let Ok(buffer) = device.import_buffer(D::HostMemory::from(bytes), params) {
-                self.stats.imported_bytes += bytes.len() as u64;
-                return Ok(buffer);
-            }
+        if let Some(buffer) = self.import_in_place(device, bytes, options) {
+            return Ok(buffer);
         }
+        let params = constant_params();
         let params = params.with_usage(params.usage | BufferUsage::TRANSFER_TARGET);
         let params = BufferParams {
             access: MemoryAccess::READ | MemoryAccess::WRITE,
@@ -382,18 +426,50 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
             }
         };
 
-        let mut table: Vec<BufferSpan, { MAX_BINDING_SLOTS as usize }> = Vec::new();
+        // The binding table lives in the callee's frame, sized for the common case: a stack
+        // that replays a small function does not carry room for 64 bindings.
+        if arguments.len() + results.len() < SMALL_TABLE {
+            self.submit::<D, SMALL_TABLE>(
+                device,
+                command_buffer,
+                invoked.arena_size,
+                arguments,
+                results,
+            )
+        } else {
+            self.submit::<D, { MAX_BINDING_SLOTS as usize }>(
+                device,
+                command_buffer,
+                invoked.arena_size,
+                arguments,
+                results,
+            )
+        }
+    }
+
+    /// Submits one invocation of the recorded `command_buffer`: the arena (if
+    /// `arena_size > 0`), the execution, the arena's return, then waits. The binding table
+    /// (arguments, results, arena) holds at most `N` spans.
+    #[inline(never)]
+    fn submit<D: Device, const N: usize>(
+        &mut self,
+        device: &mut D,
+        command_buffer: CommandBuffer,
+        arena_size: u64,
+        arguments: &[BufferSpan],
+        results: &[BufferSpan],
+    ) -> Result<(), Error> {
+        let mut table: Vec<BufferSpan, N> = Vec::new();
         for span in arguments.iter().chain(results) {
             table
                 .push(*span)
                 .map_err(|_| Error::InvalidArgument("too many arguments and results"))?;
         }
         let allocated = self.next_value();
-        let arena = if invoked.arena_size > 0 {
+        let arena = if arena_size > 0 {
             let params = BufferParams::device_local();
             let signal = [allocated];
-            let arena =
-                device.queue_alloca(Submit::new(&[], &signal), params, invoked.arena_size)?;
+            let arena = device.queue_alloca(Submit::new(&[], &signal), params, arena_size)?;
             let _ = table.push(BufferSpan::new(arena, 0, WHOLE));
             Some(arena)
         } else {
@@ -421,6 +497,9 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         device.wait_semaphores(&[released], Timeout::Infinite)
     }
 
+    /// Out of line: it runs once per function, and its scratch must not weigh on every
+    /// invocation's stack.
+    #[inline(never)]
     fn record<D: Device>(
         &self,
         device: &mut D,
@@ -465,10 +544,19 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
             Ok(match op.value {
                 Value::Argument(i) => BufferRef::slot(i as u16).at(op.offset, op.length),
                 Value::Result(i) => BufferRef::slot(args + i as u16).at(op.offset, op.length),
-                Value::Constant(i) => {
-                    let buffer = *self.constants.get(i as usize).ok_or(missing)?;
-                    BufferRef::buffer(buffer).at(op.offset, op.length)
-                }
+                Value::Constant(i) => match self.pool {
+                    // A span of the pool: the constant's own range, `WHOLE` cut to its end.
+                    Some(pool) => {
+                        let c = self.module.constants().get(i).ok_or(missing)?;
+                        let rest = c.data.length.checked_sub(op.offset).ok_or(missing)?;
+                        let length = if op.length == WHOLE { rest } else { op.length };
+                        BufferRef::buffer(pool).at(c.data.offset + op.offset, length)
+                    }
+                    None => {
+                        let buffer = *self.constants.get(i as usize).ok_or(missing)?;
+                        BufferRef::buffer(buffer).at(op.offset, op.length)
+                    }
+                },
                 Value::Transient(i) => {
                     let t = def.transients.get(i).ok_or(missing)?;
                     BufferRef::slot(arena).at(t.offset + op.offset, op.length)
@@ -547,9 +635,10 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         for cb in commands {
             keep(device.release_command_buffer(cb));
         }
-        for &b in &self.constants {
+        for &b in self.constants.iter().chain(&self.pool) {
             keep(device.release_buffer(b));
         }
+        self.pool = None;
         for &e in &self.executables {
             keep(device.release_executable(e));
         }

@@ -36,7 +36,7 @@
 //! ```
 
 use hal_core::memory::alloc::RangeAllocator;
-pub use hal_core::memory::alloc::{Arena, Tlsf};
+pub use hal_core::memory::alloc::{first_levels, Arena, Tlsf};
 
 /// A bump allocator with LIFO frees, marks and reset: `hal-core`'s [`Arena`], with room for
 /// `RECORDS` allocations (live, or freed below a live one) at a time.

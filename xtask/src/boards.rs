@@ -141,13 +141,26 @@ impl Outcome {
 /// Runs `bin` of a QEMU `board` under QEMU, its logs decoded by defmt-print, for at most
 /// `limit`.
 pub fn run_qemu(board: Board, bin: &str, limit: Duration) -> Result<Outcome> {
+    run_qemu_logged(board, &elf(board, bin), bin, &[], limit).map(|(outcome, _)| outcome)
+}
+
+/// Runs the firmware `elf` of a QEMU `board` under QEMU with `extra` arguments
+/// (`-icount shift=0`, say), its logs decoded by defmt-print, for at most `limit`; returns
+/// how it ended and the decoded log, which is also printed as it comes.
+pub fn run_qemu_logged(
+    board: Board,
+    elf: &std::path::Path,
+    bin: &str,
+    extra: &[&str],
+    limit: Duration,
+) -> Result<(Outcome, String)> {
     let (program, machine) = board
         .qemu
         .ok_or_else(|| format!("{} is not a QEMU board", board.name))?;
-    let elf = elf(board, bin);
     let elf_arg = elf.to_string_lossy().into_owned();
     let mut qemu = Command::new(program);
     qemu.args(machine)
+        .args(extra)
         .args([
             "-display",
             "none",
@@ -159,13 +172,14 @@ pub fn run_qemu(board: Board, bin: &str, limit: Duration) -> Result<Outcome> {
             "enable=on,target=native",
             "-kernel",
         ])
-        .arg(&elf)
+        .arg(elf)
         .stdout(Stdio::piped());
     println!(
-        "\n==> {} `{bin}` under QEMU (limit {} s)\n    $ {program} {} -display none -monitor none -serial none -semihosting-config enable=on,target=native -kernel {elf_arg} | defmt-print -e {elf_arg}",
+        "\n==> {} `{bin}` under QEMU (limit {} s)\n    $ {program} {} {} -display none -monitor none -serial none -semihosting-config enable=on,target=native -kernel {elf_arg} | defmt-print -e {elf_arg}",
         board.name,
         limit.as_secs(),
-        machine.join(" ")
+        machine.join(" "),
+        extra.join(" "),
     );
     let started = Instant::now();
     let mut qemu = qemu
@@ -175,8 +189,23 @@ pub fn run_qemu(board: Board, bin: &str, limit: Duration) -> Result<Outcome> {
     let mut decoder = Command::new(setup::defmt_print())
         .args(["-e", &elf_arg])
         .stdin(frames)
+        .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| format!("could not start defmt-print: {e}"))?;
+    let decoded_out = decoder.stdout.take().ok_or("no defmt-print stdout")?;
+    let tee = std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut log = String::new();
+        for line in std::io::BufReader::new(decoded_out)
+            .lines()
+            .map_while(|l| l.ok())
+        {
+            println!("{line}");
+            log.push_str(&line);
+            log.push('\n');
+        }
+        log
+    });
     let outcome = loop {
         if let Some(status) = qemu.try_wait().map_err(|e| e.to_string())? {
             break Outcome::Exited(status.code().unwrap_or(-1));
@@ -189,6 +218,7 @@ pub fn run_qemu(board: Board, bin: &str, limit: Duration) -> Result<Outcome> {
         std::thread::sleep(Duration::from_millis(20));
     };
     let decoded = decoder.wait().map_err(|e| e.to_string())?;
+    let log = tee.join().unwrap_or_default();
     println!(
         "    {}: {} ({:.1} s)",
         board.name,
@@ -201,7 +231,7 @@ pub fn run_qemu(board: Board, bin: &str, limit: Duration) -> Result<Outcome> {
             board.name
         ));
     }
-    Ok(outcome)
+    Ok((outcome, log))
 }
 
 /// Runs `board`'s firmware (and on QEMU boards its `minimal` binary too); fails unless

@@ -10,12 +10,14 @@
 //! cargo xtask run           # the main job on the emulated host board
 //! cargo xtask run --board mps2-an386   # build a board's firmware, run it under QEMU, decode its logs
 //! cargo xtask run --model m.tflite [--input x.npy] [--output y.npy]   # a TFLite model on the host
+//! cargo xtask run --board mps2-an386 --model kws_ref_model   # a reference model on a board, checked against TFLM
 //! cargo xtask build --board lm3s6965evb
 //! cargo xtask size          # flash and RAM per board → target/bench/size.json; runtime alone ≤ 12 KiB
 //! cargo xtask bench alloc   # allocator benchmark → target/bench/alloc.json
 //! cargo xtask bench hal     # dispatch replay, queue_alloca, memoization → target/bench/hal.json
 //! cargo xtask bench hal --check   # fails when a figure passes its bound against its same-run baseline
 //! cargo xtask bench module  # module load time vs pool size, digits inference → target/bench/module.json
+//! cargo xtask bench boards  # each board's models, instructions/flash/RAM, beside MicroFlow → target/bench/boards.json
 //! cargo xtask bench models  # each reference model: Ember vs TFLM's interpreter and IREE → target/bench/models.json
 //! cargo xtask pack desc.json -o out.ember   # pack a module from its JSON description
 //! cargo xtask import model.tflite   # a TFLite model's ops, tensors and arena plan
@@ -26,6 +28,7 @@
 //! cargo xtask oracle --ops [--count N] [--seed S]  # N random single-op models per op variant → target/oracle-ops/
 //! ```
 
+mod board_models;
 mod boards;
 mod fuzz;
 mod import;
@@ -70,8 +73,11 @@ enum Command {
         /// Vulkan driver, checked against the local driver's predictions).
         #[arg(long, default_value = "local")]
         device: String,
-        /// A TFLite model to import and run on the host board instead of the main job: its
-        /// outputs (dequantized too), time per inference, arena and constant bytes.
+        /// A TFLite model to import and run instead of the main job. On the host board: its
+        /// outputs (dequantized too), time per inference, arena and constant bytes. On a QEMU
+        /// board (a reference model's file stem, or a .tflite path): built into the board's
+        /// `model` firmware with TFLM's outputs, checked on the device, instructions per
+        /// inference counted.
         #[arg(long)]
         model: Option<String>,
         /// With `--model`: an input as `.npy`, once per model input in order (zeros where
@@ -189,6 +195,10 @@ enum Bench {
     /// against TFLM's interpreter and IREE's CPU runtime (installed in target/iree-venv)
     /// in the same run: time per inference, arenas, constants, IREE's outputs against TFLM's.
     Models,
+    /// The reference models on every QEMU board under `-icount shift=0`, checked against
+    /// TFLM on the device, and MicroFlow's firmware on mps2-an386 measured the same way:
+    /// flash, static RAM, peak stack, instructions per inference → target/bench/boards.json.
+    Boards,
     /// The Vulkan driver on any Vulkan device: a 64 GiB constant pool against
     /// vkCmdCopyBuffer, queue_alloca/dealloca, memoized replay against re-recording.
     Vulkan,
@@ -218,7 +228,10 @@ fn main() -> ExitCode {
             Some(model) if board == "host" && device == "local" => {
                 tasks::run_model(&model, &input, &output, workers)
             }
-            Some(_) => Err("--model runs on the host board's local driver for now".to_string()),
+            Some(model) if board != "host" && device == "local" => {
+                board_models::run_one(&board, &model)
+            }
+            Some(_) => Err("--model runs on the local driver".to_string()),
             None => tasks::run_board(&board, &device),
         },
         Command::Build { board } => boards::find(&board).and_then(boards::build),
@@ -236,6 +249,7 @@ fn main() -> ExitCode {
             Bench::Hal => tasks::bench("hal", "HAL benchmark on the local driver"),
             Bench::Module => tasks::bench("module", "module benchmark"),
             Bench::Models => tasks::bench_models(),
+            Bench::Boards => board_models::bench(),
             Bench::Vulkan => tasks::bench_vulkan(smoke, full, pool_gib),
         },
         Command::Pack {

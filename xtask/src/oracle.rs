@@ -341,23 +341,7 @@ pub fn all(seeds: u32) -> Result {
             stem.to_string_lossy().into_owned()
         };
         let out = root().join("target").join("oracle").join(out_name);
-        let mut bmp = Vec::new();
-        if model
-            .file_name()
-            .is_some_and(|n| n == "person_detect.tflite")
-        {
-            let testdata = model.with_file_name("testdata");
-            let files = ["person.bmp", "no_person.bmp"].map(|f| testdata.join(f));
-            if files.iter().all(|f| f.is_file()) {
-                bmp.extend(files);
-            } else {
-                skipped(&format!(
-                    "person_detect on its BMPs: no {} and {}",
-                    files[0].display(),
-                    files[1].display()
-                ));
-            }
-        }
+        let bmp = bmps_of(model);
         let request = Request {
             model,
             seeds,
@@ -377,6 +361,55 @@ pub fn all(seeds: u32) -> Result {
         println!("  {s}");
     }
     Ok(())
+}
+
+/// person_detect's two BMPs beside `model` (in `testdata/`) where `model` is person_detect
+/// and they exist (said loudly where they do not); none for any other model.
+fn bmps_of(model: &Path) -> Vec<PathBuf> {
+    if model
+        .file_name()
+        .is_none_or(|n| n != "person_detect.tflite")
+    {
+        return Vec::new();
+    }
+    let testdata = model.with_file_name("testdata");
+    let files = ["person.bmp", "no_person.bmp"].map(|f| testdata.join(f));
+    if files.iter().all(|f| f.is_file()) {
+        return files.into();
+    }
+    skipped(&format!(
+        "person_detect on its BMPs: no {} and {}",
+        files[0].display(),
+        files[1].display()
+    ));
+    Vec::new()
+}
+
+/// The oracle's cases for one model (the zeros, 3 seeds, person_detect's BMPs) in
+/// `target/oracle/<stem>/`: reused where a run of this very model file is there, else made
+/// and checked. Returns the folder.
+pub fn cases_for(model: &Path) -> Result<PathBuf> {
+    let model = existing(model)?;
+    let stem = model.file_stem().unwrap_or_default();
+    let out = root().join("target").join("oracle").join(stem);
+    if let Ok(m) = Manifest::load(&out) {
+        let same = std::fs::canonicalize(&m.model).is_ok_and(|p| p == model);
+        if same && m.cases.len() >= 4 {
+            return Ok(out);
+        }
+    }
+    let python = venv()?;
+    let bmp = bmps_of(&model);
+    let request = Request {
+        model: &model,
+        seeds: 3,
+        output: Some(&out),
+        bmp: &bmp,
+        inputs: &[],
+    };
+    let dir = run_script(&python, &request)?;
+    println!("    {}", check(&dir)?);
+    Ok(dir)
 }
 
 /// The per-op model generator, relative to the workspace root.

@@ -201,7 +201,8 @@ pub fn run_board(name: &str, device: &str) -> Result {
 }
 
 /// The boards workspace: formatting, clippy per board on its own target, every board's
-/// firmware run (under QEMU for the QEMU boards), and the check that the harness fails runs
+/// firmware run (under QEMU for the QEMU boards), every board's reference models checked
+/// against TFLM, and the check that the harness fails runs
 /// that panic, fail, fault or hang.
 fn test_boards() -> Result {
     run(
@@ -219,6 +220,21 @@ fn test_boards() -> Result {
             &format!("boards: clippy for {}, warnings denied", board.name),
             boards::cargo(&args),
         )?;
+        if board.qemu.is_some() {
+            // The model runner too, over one small model's embedded cases.
+            let sine = crate::oracle::cases_for(&crate::board_models::model_file("sine")?)?;
+            let mut with_model = args.clone();
+            with_model.splice(4..4, ["--features", "model"]);
+            let mut clippy = boards::cargo(&with_model);
+            clippy.env("EMBER_MODEL_ORACLE", sine);
+            run(
+                &format!(
+                    "boards: clippy for {}'s model runner, warnings denied",
+                    board.name
+                ),
+                clippy,
+            )?;
+        }
     }
     run(
         "boards: the firmware crate's own tests (host)",
@@ -227,6 +243,8 @@ fn test_boards() -> Result {
     for board in boards::BOARDS {
         boards::run_board(*board)?;
     }
+    // Every board's reference models, each output checked against TFLM's on the device.
+    crate::board_models::run_all(None)?;
     boards::check_failures_are_caught()?;
     // The footprint table, and its check that static devices stay in `.bss`.
     crate::size::size()

@@ -1,0 +1,12 @@
+//! A TFLite model, run on every case of TensorFlow Lite Micro's oracle and checked against
+//! TFLM's outputs on the device (see `ember_firmware::model`): `cargo xtask run --board B
+//! --model M` builds it with the model's cases embedded.
+#![no_std]
+#![no_main]
+
+use ember_firmware::semihosting::finish;
+
+#[cortex_m_rt::entry]
+fn main() -> ! {
+    finish(ember_firmware::model::run(mps2_an386::NAME))
+}

@@ -1,0 +1,351 @@
+//! The reference models on the QEMU boards: each imported into a board's `model` firmware
+//! with TensorFlow Lite Micro's oracle cases embedded (`EMBER_MODEL_ORACLE`), run under
+//! `-icount shift=0`, every output checked against TFLM's on the device, and measured: flash,
+//! static RAM, peak stack, arena, instructions per inference.
+
+use crate::boards::{self, Board, Outcome};
+use crate::size::footprint;
+use crate::step::{root, run, Result};
+use crate::{oracle, setup};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Every reference model, by file stem.
+const ALL: &[&str] = &[
+    "hello_world_int8",
+    "sine",
+    "hello_world_float",
+    "micro_speech_quantized",
+    "magic_wand",
+    "kws_ref_model",
+    "ad01_int8",
+    "simple_add_model",
+    "person_detect",
+    "pretrainedResnet_quant",
+];
+
+/// The models each QEMU board runs: what fits its memory.
+pub const BOARD_MODELS: &[(&str, &[&str])] = &[
+    (
+        "mps2-an386",
+        &[
+            "hello_world_int8",
+            "sine",
+            "micro_speech_quantized",
+            "kws_ref_model",
+            "person_detect",
+        ],
+    ),
+    (
+        "lm3s6965evb",
+        &[
+            "hello_world_int8",
+            "sine",
+            "micro_speech_quantized",
+            "kws_ref_model",
+        ],
+    ),
+    ("qemu-virt-riscv32", ALL),
+    ("qemu-virt-aarch64", ALL),
+];
+
+/// QEMU arguments of every measured run: the virtual clock advances 1 ns per instruction.
+pub const ICOUNT: &[&str] = &["-icount", "shift=0"];
+
+/// What one model's firmware reported and weighed.
+#[derive(Debug, Clone)]
+pub struct Figures {
+    /// Bytes in flash: text, rodata, data.
+    pub flash: u64,
+    /// Bytes of TFLM's cases (inputs and outputs) embedded in that flash, which a product
+    /// would not carry: `flash` less these is the engine, the model and the harness.
+    pub cases: u64,
+    /// Bytes of static RAM: data and bss (the device memory, hence the arena, included).
+    pub static_ram: u64,
+    /// The firmware's `EMBER-BENCH` fields, by name.
+    pub fields: Vec<(String, u64)>,
+}
+
+impl Figures {
+    /// The reported field `name` (0 where absent).
+    pub fn field(&self, name: &str) -> u64 {
+        self.fields
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0, |(_, v)| *v)
+    }
+}
+
+/// The `.tflite` file of a reference model (by stem), or `model` itself if it is a path.
+pub fn model_file(model: &str) -> Result<PathBuf> {
+    let path = Path::new(model);
+    if path.extension().is_some_and(|e| e == "tflite") {
+        return Ok(path.to_path_buf());
+    }
+    let mut found = Vec::new();
+    let dir = oracle::models_dir();
+    if dir.is_dir() {
+        oracle::find_models(&dir, &mut found)?;
+    }
+    found
+        .into_iter()
+        .find(|p| p.file_stem().is_some_and(|s| s == model))
+        .ok_or_else(|| {
+            format!(
+                "no model `{model}` under {} (give a reference model's file stem — {} — or a .tflite path)",
+                dir.display(),
+                ALL.join(", ")
+            )
+        })
+}
+
+/// Builds `board`'s `model` firmware for `model`, TFLM's cases embedded; returns the ELF.
+pub fn build(board: Board, model: &str) -> Result<PathBuf> {
+    let file = model_file(model)?;
+    let cases = oracle::cases_for(&file)?;
+    setup::board(board)?;
+    let target = board.target.ok_or_else(|| {
+        format!(
+            "{} runs models through `cargo xtask run --model`",
+            board.name
+        )
+    })?;
+    let mut build = boards::cargo(&[
+        "build",
+        "--release",
+        "-p",
+        board.name,
+        "--target",
+        target,
+        "--features",
+        "model",
+        "--bin",
+        "model",
+    ]);
+    build.env("EMBER_MODEL_ORACLE", &cases);
+    run(
+        &format!(
+            "build {}'s model firmware for {}",
+            board.name,
+            file.display()
+        ),
+        build,
+    )?;
+    Ok(boards::elf(board, "model"))
+}
+
+/// Bytes of every case's inputs and outputs in the oracle folder `dir`, as the firmware
+/// embeds them.
+pub fn cases_bytes(dir: &Path) -> Result<u64> {
+    let m =
+        ember_npy::oracle::Manifest::load(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut total = 0;
+    for case in &m.cases {
+        let arrays = m
+            .read_inputs(case)
+            .and_then(|i| Ok((i, m.read_outputs(case)?)));
+        let (inputs, outputs) = arrays.map_err(|e| format!("{}: {e}", dir.display()))?;
+        for a in inputs.iter().chain(&outputs) {
+            total += (a.len() * a.dtype().size()) as u64;
+        }
+    }
+    Ok(total)
+}
+
+/// The fields of the `EMBER-BENCH` line in `log`: `key=number` pairs (others skipped).
+pub fn bench_fields(log: &str) -> Option<Vec<(String, u64)>> {
+    let line = log.lines().find_map(|l| l.split_once("EMBER-BENCH "))?.1;
+    Some(
+        line.split_whitespace()
+            .filter_map(|pair| pair.split_once('='))
+            .filter_map(|(k, v)| Some((k.to_owned(), v.parse().ok()?)))
+            .collect(),
+    )
+}
+
+/// Builds and runs `model` on `board` under QEMU with `-icount shift=0`; fails unless every
+/// output matched TFLM's. Returns the figures.
+pub fn run_model(board: Board, model: &str) -> Result<Figures> {
+    let elf = build(board, model)?;
+    let size = footprint(&elf)?;
+    let cases = cases_bytes(&oracle::cases_for(&model_file(model)?)?)?;
+    let (outcome, log) =
+        boards::run_qemu_logged(board, &elf, "model", ICOUNT, Duration::from_secs(600))?;
+    if outcome != Outcome::Exited(0) {
+        return Err(format!("{model} on {}: {}", board.name, outcome.describe()));
+    }
+    let fields = bench_fields(&log)
+        .ok_or_else(|| format!("{model} on {}: no EMBER-BENCH line in its log", board.name))?;
+    Ok(Figures {
+        flash: size.flash(),
+        cases,
+        static_ram: size.ram(),
+        fields,
+    })
+}
+
+/// `cargo xtask run --board B --model M`: one model on one QEMU board.
+pub fn run_one(board: &str, model: &str) -> Result {
+    let board = boards::find(board)?;
+    let f = run_model(board, model)?;
+    println!(
+        "\n{model} on {}: every output equal to TFLM's; {} instructions per inference ({} of them the runtime's own), flash {} B ({} B without TFLM's embedded cases), static RAM {} B, peak stack {} B",
+        board.name,
+        f.field("instructions"),
+        f.field("runtime_overhead"),
+        f.flash,
+        f.flash - f.cases,
+        f.static_ram,
+        f.field("stack")
+    );
+    Ok(())
+}
+
+/// Runs every board's models (or only `only`, a model stem, where given); fails on the
+/// first that does not match TFLM. Returns (board, model, figures) in order.
+pub fn run_all(only: Option<&[&str]>) -> Result<Vec<(&'static str, &'static str, Figures)>> {
+    let mut all = Vec::new();
+    for (board, models) in BOARD_MODELS {
+        let b = boards::find(board)?;
+        for model in models.iter().filter(|m| only.is_none_or(|o| o.contains(m))) {
+            all.push((*board, *model, run_model(b, model)?));
+        }
+    }
+    Ok(all)
+}
+
+/// The models MicroFlow's peer firmware (`peers/microflow`) builds, on mps2-an386.
+pub const MICROFLOW_MODELS: &[&str] = &["sine", "micro_speech_quantized", "person_detect"];
+/// Its two builds: Cargo profile and what the bench calls it.
+pub const MICROFLOW_PROFILES: &[(&str, &str)] =
+    &[("release", "microflow-O3"), ("release-z", "microflow-Oz")];
+
+/// Builds MicroFlow's firmware for `model` with Cargo `profile` (TFLM's cases from
+/// `target/oracle`) and runs it on mps2-an386 exactly as Ember's is run; it compares with TFLM
+/// and reports differences, but unlike Ember's it passes with them.
+pub fn microflow(model: &str, profile: &str) -> Result<Figures> {
+    let board = boards::find("mps2-an386")?;
+    let target = board.target.unwrap_or_default();
+    let cases = cases_bytes(&oracle::cases_for(&model_file(model)?)?)?;
+    let dir = root().join("peers").join("microflow");
+    let mut build = crate::step::cmd(
+        "cargo",
+        &[
+            "build",
+            "--profile",
+            profile,
+            "--target",
+            target,
+            "--bin",
+            model,
+        ],
+    );
+    build
+        .current_dir(&dir)
+        .env("EMBER_ORACLE_DIR", root().join("target").join("oracle"));
+    run(&format!("build MicroFlow's {model} ({profile})"), build)?;
+    let elf = dir.join("target").join(target).join(profile).join(model);
+    let size = footprint(&elf)?;
+    let (program, machine) = board.qemu.unwrap_or_default();
+    println!("\n==> MicroFlow's {model} ({profile}) under QEMU");
+    let out = std::process::Command::new("timeout")
+        .arg("600")
+        .arg(program)
+        .args(machine)
+        .args(ICOUNT)
+        .args(["-display", "none", "-monitor", "none", "-serial", "none"])
+        .args(["-semihosting-config", "enable=on,target=native", "-kernel"])
+        .arg(&elf)
+        .output()
+        .map_err(|e| format!("could not start {program}: {e}"))?;
+    let log = String::from_utf8_lossy(&out.stdout);
+    print!("{log}");
+    if !out.status.success() {
+        return Err(format!(
+            "MicroFlow's {model} ({profile}) under QEMU: {}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let fields = bench_fields(&log)
+        .ok_or_else(|| format!("MicroFlow's {model}: no EMBER-BENCH line in its log"))?;
+    Ok(Figures {
+        flash: size.flash(),
+        cases,
+        static_ram: size.ram(),
+        fields,
+    })
+}
+
+/// Where the bench writes its figures.
+pub fn bench_json() -> PathBuf {
+    root().join("target").join("bench").join("boards.json")
+}
+
+/// `cargo xtask bench boards`: every board's models (checked against TFLM as they run), the
+/// harness's own footprint (each board's `bare` binary), and MicroFlow's firmware where its
+/// peer crate runs; prints the table and writes [`bench_json`].
+pub fn bench() -> Result {
+    let runs = run_all(None)?;
+    let mut json = String::from("{\n  \"measure\": \"instructions per inference under QEMU -icount shift=0 (median of 5 after a warm-up); flash = text+rodata+data, and without TFLM's embedded cases; static_ram = data+bss (device memory and arena included); stack = peak, painted; runtime_overhead = one invocation with no-op kernels\",\n  \"boards\": {\n");
+    let mut table = String::from(
+        "\n| board | model | engine | instructions | runtime's own | flash B (without cases) | static RAM B | peak stack B | arena B |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for (i, (board, models)) in BOARD_MODELS.iter().enumerate() {
+        let b = boards::find(board)?;
+        boards::build(b)?;
+        let bare = footprint(&boards::elf(b, "bare"))?;
+        json.push_str(&format!(
+            "    \"{board}\": {{\n      \"harness\": {{\"flash\": {}, \"static_ram\": {}}},\n      \"models\": {{\n",
+            bare.flash(),
+            bare.ram()
+        ));
+        let rows: Vec<_> = runs.iter().filter(|(rb, _, _)| rb == board).collect();
+        for (j, (_, model, f)) in rows.iter().enumerate() {
+            let mut engines = vec![("ember", f.clone())];
+            if *board == "mps2-an386" && MICROFLOW_MODELS.contains(model) {
+                for (profile, name) in MICROFLOW_PROFILES {
+                    engines.push((name, microflow(model, profile)?));
+                }
+            }
+            let entries: Vec<String> = engines
+                .iter()
+                .map(|(engine, f)| {
+                    table.push_str(&format!(
+                        "| {board} | {model} | {engine} | {} | {} | {} | {} | {} | {} |\n",
+                        f.field("instructions"),
+                        f.field("runtime_overhead"),
+                        f.flash - f.cases,
+                        f.static_ram,
+                        f.field("stack"),
+                        f.field("arena")
+                    ));
+                    let mut fields =
+                        format!("\"flash\": {}, \"static_ram\": {}", f.flash, f.static_ram);
+                    for (k, v) in &f.fields {
+                        fields.push_str(&format!(", \"{k}\": {v}"));
+                    }
+                    format!("\"{engine}\": {{{fields}}}")
+                })
+                .collect();
+            json.push_str(&format!(
+                "        \"{model}\": {{{}}}{}\n",
+                entries.join(", "),
+                if j + 1 < rows.len() { "," } else { "" }
+            ));
+        }
+        let _ = models;
+        json.push_str(&format!(
+            "      }}\n    }}{}\n",
+            if i + 1 < BOARD_MODELS.len() { "," } else { "" }
+        ));
+    }
+    json.push_str("  }\n}\n");
+    let path = bench_json();
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::write(&path, &json).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("{table}\nwrote {}", path.display());
+    Ok(())
+}
