@@ -8,7 +8,9 @@ pub struct LowerOptions {
     /// products contiguous, as dot-product kernels such as the Cortex-M DSP path's SMLAD
     /// loops read them) rather than being transposed to HWIO at import (every output
     /// channel of one tap together, which the portable kernels vectorize on a host). Float
-    /// filters and grouped convolutions are laid out the same either way.
+    /// filters and grouped convolutions are laid out the same either way. An int8
+    /// DEPTHWISE_CONV_2D over one input channel (a first layer's) then lowers to that
+    /// convolution, its filter transposed from `[1, h, w, M]` to OHWI `[M, h, w, 1]`.
     pub int8_conv_ohwi: bool,
 }
 
