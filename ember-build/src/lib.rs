@@ -15,6 +15,8 @@ pub struct Embed {
     arena_bytes: Option<u64>,
     /// Kernel name → Rust path of its `Kernel`; a later entry for a name replaces an earlier.
     linked: BTreeMap<String, String>,
+    /// The Rust target the module is lowered for; `None`: Cargo's `TARGET`.
+    target: Option<String>,
 }
 
 /// Why a module cannot be embedded. Every message names the module file.
@@ -207,7 +209,18 @@ impl Embed {
             module_path: module_path.as_ref().to_path_buf(),
             arena_bytes: None,
             linked: BTreeMap::new(),
+            target: None,
         }
+    }
+
+    /// The Rust target triple a `.tflite` model is lowered for
+    /// ([`ember_import::LowerOptions::for_target`]: on `thumbv7em-*`, int8 convolution
+    /// filters stay OHWI for the Cortex-M DSP kernels). Without it, the `TARGET` variable
+    /// Cargo sets for build scripts decides, and outside a build script the host's layout
+    /// is used. Module files are embedded as they are either way.
+    pub fn target(mut self, triple: &str) -> Self {
+        self.target = Some(triple.to_owned());
+        self
     }
 
     /// The board's arena in bytes (what it gives `LocalConfig::transient_bytes`): every
@@ -327,7 +340,14 @@ impl Embed {
             .file_stem()
             .and_then(|s| s.to_str())
             .unwrap_or("model");
-        let lowered = ember_import::lower(&graph, name).map_err(|e| import(e.to_string()))?;
+        let target = self
+            .target
+            .clone()
+            .or_else(|| std::env::var("TARGET").ok())
+            .unwrap_or_default();
+        let options = ember_import::LowerOptions::for_target(&target);
+        let lowered =
+            ember_import::lower_with(&graph, name, options).map_err(|e| import(e.to_string()))?;
         Ok(lowered.built.bytes)
     }
 

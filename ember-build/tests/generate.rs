@@ -419,3 +419,26 @@ fn a_tflite_model_embeds_directly() {
         .expect_err("garbage is refused");
     assert!(matches!(err, EmbedError::Import { .. }), "{err}");
 }
+
+/// A `.tflite` model is lowered for the target: OHWI int8 convolution filters on a
+/// Cortex-M4 (`thumbv7em`), the host's HWIO elsewhere.
+#[test]
+fn a_tflite_model_is_lowered_for_the_target() {
+    let Some(models) = models_dir() else {
+        eprintln!("\n*** SKIPPED: no reference models (set EMBER_MODELS) ***\n");
+        return;
+    };
+    let person = models.join("tflm/person_detect.tflite");
+    let embed = |target: &str| {
+        Embed::new(&person)
+            .arena_bytes(1 << 20)
+            .tflite_kernels()
+            .target(target)
+            .generate()
+            .expect("person_detect embeds")
+    };
+    let host = embed("x86_64-unknown-linux-gnu");
+    assert_eq!(host, embed("thumbv7m-none-eabi"));
+    let m4 = embed("thumbv7em-none-eabihf");
+    assert_ne!(host, m4);
+}

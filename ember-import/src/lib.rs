@@ -6,6 +6,7 @@ mod error;
 mod graph;
 mod lower;
 mod lower_ops;
+mod lower_options;
 mod op;
 mod plan;
 mod quantization;
@@ -18,7 +19,8 @@ pub mod tflite;
 pub use element::ElementType;
 pub use error::{ImportError, OpSite, PlanError, TensorSite};
 pub use graph::Graph;
-pub use lower::{lower, LowerError, Lowered, TensorInfo, FUNCTION};
+pub use lower::{lower, lower_with, LowerError, Lowered, TensorInfo, FUNCTION};
+pub use lower_options::LowerOptions;
 pub use op::{
     Activation, Conv2dOptions, DepthwiseConv2dOptions, FullyConnectedOptions, Hw, Op, OpKind,
     OptionsDisplay, Padding, Pool2dOptions, StridedSliceOptions,

@@ -8,6 +8,7 @@
 use crate::element::ElementType;
 use crate::error::OpSite;
 use crate::graph::Graph;
+use crate::lower_options::LowerOptions;
 use crate::op::{Op, OpKind};
 use crate::quantization::Quantization;
 use crate::tensor::TensorId;
@@ -85,9 +86,20 @@ pub enum LowerError {
     Module(#[from] ModuleError),
 }
 
-/// Lowers `graph` to a module called `name`.
+/// Lowers `graph` to a module called `name`, laid out for the portable kernels
+/// ([`LowerOptions::default`]).
 pub fn lower(graph: &Graph<'_>, name: &str) -> Result<Lowered, LowerError> {
-    let mut lowering = Lowering::new(graph, name);
+    lower_with(graph, name, LowerOptions::default())
+}
+
+/// Lowers `graph` to a module called `name`, laid out as `options` choose (for a target:
+/// [`LowerOptions::for_target`]).
+pub fn lower_with(
+    graph: &Graph<'_>,
+    name: &str,
+    options: LowerOptions,
+) -> Result<Lowered, LowerError> {
+    let mut lowering = Lowering::new(graph, name, options);
     for op in graph.ops() {
         lowering.op(op)?;
     }
@@ -99,13 +111,15 @@ pub(crate) struct Lowering<'g, 'a> {
     pub(crate) graph: &'g Graph<'a>,
     pub(crate) builder: ModuleBuilder,
     pub(crate) function: FunctionId,
+    /// The target's layout choices.
+    pub(crate) options: LowerOptions,
     values: HashMap<TensorId, Operand>,
     executables: HashMap<&'static str, u32>,
     constant_bytes: u64,
 }
 
 impl<'g, 'a> Lowering<'g, 'a> {
-    fn new(graph: &'g Graph<'a>, name: &str) -> Self {
+    fn new(graph: &'g Graph<'a>, name: &str, options: LowerOptions) -> Self {
         let mut builder = ModuleBuilder::new(name);
         // TFLM's alignment, enough for the local driver's bindings.
         builder.transient_alignment(16);
@@ -126,6 +140,7 @@ impl<'g, 'a> Lowering<'g, 'a> {
             graph,
             builder,
             function,
+            options,
             values,
             executables: HashMap::new(),
             constant_bytes: 0,

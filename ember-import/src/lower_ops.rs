@@ -509,10 +509,34 @@ fn conv2d(
     let win = window(padding, stride, dilation, &is, (ws[1], ws[2]));
     let out_depth = os[3];
     let int8 = l.graph.tensor(input).element_type == ElementType::Int8;
+    // Where the target's int8 convolution reads OHWI, a depthwise convolution over one
+    // input channel runs as that convolution: its filter `[1, h, w, M]` transposed to
+    // `[M, h, w, 1]` (made at import), the same products, per-channel requantization, bias
+    // and clamp for each output channel.
+    let depthwise_as_conv = (int8
+        && l.options.int8_conv_ohwi
+        && depth_multiplier.is_some()
+        && is[3] == 1
+        && ws[0] == 1
+        && ws[3] == out_depth)
+        .then(|| {
+            l.graph
+                .tensor(weights)
+                .data
+                .filter(|w| w.len() == ws.iter().product::<usize>())
+                .map(|w| ohwi_to_hwio(w, ws[1] * ws[2], out_depth, 1))
+        })
+        .flatten();
+    let (depth_multiplier, ws) = match depthwise_as_conv {
+        Some(_) => (None, vec![out_depth, ws[1], ws[2], 1]),
+        None => (depth_multiplier, ws),
+    };
     // A convolution without groups reads its filter transposed to HWIO (made at import,
-    // in place of TFLite's OHWI; a filter tensor another op also reads is kept in both).
+    // in place of TFLite's OHWI; a filter tensor another op also reads is kept in both),
+    // unless the target's int8 kernel reads OHWI (`LowerOptions::int8_conv_ohwi`).
     let element = if int8 { 1 } else { 4 };
-    let hwio = if depth_multiplier.is_none() && ws[3] == is[3] {
+    let keep_ohwi = int8 && l.options.int8_conv_ohwi;
+    let hwio = if depth_multiplier.is_none() && ws[3] == is[3] && !keep_ohwi {
         l.graph
             .tensor(weights)
             .data
@@ -522,12 +546,16 @@ fn conv2d(
         None
     };
     let input_op = l.operand(input);
-    let weights_op = match &hwio {
-        Some(t) => {
+    let weights_op = match (&hwio, &depthwise_as_conv) {
+        (Some(t), _) => {
             let name = format!("op{}.filter_hwio", op.index);
             l.constant(&name, t)
         }
-        None => l.operand(weights),
+        (None, Some(t)) => {
+            let name = format!("op{}.filter_ohwi", op.index);
+            l.constant(&name, t)
+        }
+        (None, None) => l.operand(weights),
     };
     let output_op = l.operand(output);
     let mut words = Vec::new();
@@ -577,7 +605,9 @@ fn conv2d(
                 };
                 // Where every tap of every output lies inside the input, the input offset
                 // multiplies the same weights everywhere and folds into the bias.
-                let folded = if shape.taps_inside_input() {
+                // (The folding sums the model's filter tensor as OHWI rows: not a
+                // transposed depthwise filter's.)
+                let folded = if shape.taps_inside_input() && depthwise_as_conv.is_none() {
                     folded_bias(l, weights, bias, out_depth, offsets.0, 0)
                 } else {
                     None

@@ -5,7 +5,9 @@ mod common;
 
 use common::Synth;
 use ember_import::tflite::{self, BuiltinOperator as B, BuiltinOptions as O, TensorType};
-use ember_import::{Activation, Graph, ImportError, OpKind, Padding, DEFAULT_ALIGNMENT};
+use ember_import::{
+    Activation, Graph, ImportError, LowerOptions, OpKind, Padding, DEFAULT_ALIGNMENT,
+};
 
 /// The one op of a parsed model, or the error.
 fn parse_one(bytes: &[u8]) -> Result<OpKind, ImportError> {
@@ -564,5 +566,108 @@ fn activations_of_every_kind() {
             (Err(ImportError::UnsupportedOption { value, .. }), Err(v)) => assert_eq!(value, v),
             (got, want) => panic!("{a:?}: {got:?}, expected {want:?}"),
         }
+    }
+}
+
+#[test]
+fn int8_conv_filter_layout_follows_the_target() {
+    let mut s = Synth::new();
+    let x = s.tensor(TensorType::Int8, &[1, 5, 5, 3], Some((0.5, 7)));
+    let filter = (0..108).map(|i| (i * 37 % 251) as u8).collect();
+    let w = s.constant(TensorType::Int8, &[4, 3, 3, 3], filter);
+    let b = s.i32s(&[4], &[100, -200, 300, -400]);
+    let y = s.tensor(TensorType::Int8, &[1, 5, 5, 4], Some((2.0, -3)));
+    let options = O::Conv2DOptions(Box::new(tflite::Conv2DOptions {
+        padding: tflite::Padding::Same,
+        stride_w: 1,
+        stride_h: 1,
+        dilation_w_factor: 1,
+        dilation_h_factor: 1,
+        ..Default::default()
+    }));
+    s.op(B::Conv2d, Some(options), &[x, w, b], &[y]);
+    let mut model = s.model(&[x], &[y]);
+    common::tensor(&mut model, w as usize).quantization =
+        Some(Box::new(tflite::QuantizationParameters {
+            scale: Some(vec![0.01]),
+            zero_point: Some(vec![0]),
+            ..Default::default()
+        }));
+    common::tensor(&mut model, b as usize).quantization =
+        Some(Box::new(tflite::QuantizationParameters {
+            scale: Some(vec![0.005]),
+            zero_point: Some(vec![0]),
+            ..Default::default()
+        }));
+    let bytes = common::serialize(&model);
+    let graph = Graph::parse(&bytes).unwrap();
+    // The host's lowering transposes the filter to HWIO; a Cortex-M4's keeps OHWI.
+    let host = ember_import::lower(&graph, "conv").unwrap();
+    let m4 = LowerOptions::for_target("thumbv7em-none-eabihf");
+    let dsp = ember_import::lower_with(&graph, "conv", m4).unwrap();
+    assert_eq!(
+        ember_import::lower_with(&graph, "conv", LowerOptions::default())
+            .unwrap()
+            .built
+            .bytes,
+        host.built.bytes
+    );
+    assert_ne!(dsp.built.bytes, host.built.bytes);
+    let input: Vec<u8> = (0..75).map(|i| (i * 13 % 256) as u8).collect();
+    let a = ember_import::run_local(&host, &[&input], 1, 1).unwrap();
+    let b = ember_import::run_local(&dsp, &[&input], 1, 1).unwrap();
+    assert_eq!(a.outputs, b.outputs);
+    assert!(a.outputs[0].iter().any(|&v| v != a.outputs[0][0]));
+}
+
+#[test]
+fn one_channel_int8_depthwise_runs_as_a_conv_on_dsp_targets() {
+    let mut s = Synth::new();
+    let x = s.tensor(TensorType::Int8, &[1, 6, 5, 1], Some((0.5, -9)));
+    let filter = (0..36).map(|i| (i * 53 % 255) as u8).collect();
+    let w = s.constant(TensorType::Int8, &[1, 3, 3, 4], filter);
+    let b = s.i32s(&[4], &[50, -60, 70, -80]);
+    let y = s.tensor(TensorType::Int8, &[1, 3, 3, 4], Some((1.5, 4)));
+    let options = O::DepthwiseConv2DOptions(Box::new(tflite::DepthwiseConv2DOptions {
+        padding: tflite::Padding::Same,
+        stride_w: 2,
+        stride_h: 2,
+        depth_multiplier: 4,
+        dilation_w_factor: 1,
+        dilation_h_factor: 1,
+        ..Default::default()
+    }));
+    s.op(B::DepthwiseConv2d, Some(options), &[x, w, b], &[y]);
+    let mut model = s.model(&[x], &[y]);
+    common::tensor(&mut model, w as usize).quantization =
+        Some(Box::new(tflite::QuantizationParameters {
+            scale: Some(vec![0.01, 0.02, 0.03, 0.04]),
+            zero_point: Some(vec![0; 4]),
+            quantized_dimension: 3,
+            ..Default::default()
+        }));
+    let bytes = common::serialize(&model);
+    let graph = Graph::parse(&bytes).unwrap();
+    let host = ember_import::lower(&graph, "dw").unwrap();
+    let m4 = LowerOptions::for_target("thumbv7em-none-eabihf");
+    let dsp = ember_import::lower_with(&graph, "dw", m4).unwrap();
+    let kernels = |l: &ember_import::Lowered| {
+        let module = hal_core::module::Module::parse(&l.built.bytes).unwrap();
+        let names: Vec<String> = module
+            .executables()
+            .iter()
+            .map(|e| e.kernel.to_string())
+            .collect();
+        names
+    };
+    assert_eq!(kernels(&host), ["depthwise_conv2d_s8"]);
+    assert_eq!(kernels(&dsp), ["conv2d_s8"]);
+    for seed in 0..4u8 {
+        let input: Vec<u8> = (0..30u8)
+            .map(|i| i.wrapping_mul(97).wrapping_add(seed.wrapping_mul(31)))
+            .collect();
+        let a = ember_import::run_local(&host, &[&input], 1, 1).unwrap();
+        let b = ember_import::run_local(&dsp, &[&input], 1, 1).unwrap();
+        assert_eq!(a.outputs, b.outputs);
     }
 }

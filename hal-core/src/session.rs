@@ -215,7 +215,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
                 device.release_executable(loaded)?;
             }
         }
-        if self.module.constants().len() == 0 {
+        if self.module.constants().is_empty() {
             return Ok(());
         }
         let pool = self.module.pool();

@@ -346,7 +346,9 @@ impl DepthwiseConv2dS8 {
 
     /// Runs output rows `rows` (of [`rows`](DepthwiseConv2dShape::rows): one per batch and output row)
     /// into `output`, which holds just those rows; the whole range is [`run`](Self::run).
-    /// A tile refuses rows outside the output.
+    /// A tile refuses rows outside the output. On a core with a tuned kernel for the shape
+    /// (Armv7E-M's DSP extension: the `dsp` module) that kernel runs, bit for bit
+    /// [`run_rows_portable`](Self::run_rows_portable)'s result.
     #[allow(clippy::too_many_arguments)]
     pub fn run_rows(
         &self,
@@ -357,6 +359,47 @@ impl DepthwiseConv2dS8 {
         shifts: &[i32],
         rows: Range<usize>,
         output: &mut [i8],
+    ) -> Result<(), KernelError> {
+        self.run_rows_with(input, filter, bias, multipliers, shifts, rows, output, true)
+    }
+
+    /// [`run_rows`](Self::run_rows) with the portable loops only: the reference tuned
+    /// kernels are checked against.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_rows_portable(
+        &self,
+        input: &[i8],
+        filter: &[i8],
+        bias: &[i32],
+        multipliers: &[i32],
+        shifts: &[i32],
+        rows: Range<usize>,
+        output: &mut [i8],
+    ) -> Result<(), KernelError> {
+        self.run_rows_with(
+            input,
+            filter,
+            bias,
+            multipliers,
+            shifts,
+            rows,
+            output,
+            false,
+        )
+    }
+
+    /// [`run_rows`](Self::run_rows), with the tuned kernel allowed or not.
+    #[allow(clippy::too_many_arguments)]
+    fn run_rows_with(
+        &self,
+        input: &[i8],
+        filter: &[i8],
+        bias: &[i32],
+        multipliers: &[i32],
+        shifts: &[i32],
+        rows: Range<usize>,
+        output: &mut [i8],
+        tuned: bool,
     ) -> Result<(), KernelError> {
         let out_len = shape::tile_binding_len(
             &rows,
@@ -382,10 +425,26 @@ impl DepthwiseConv2dS8 {
             has_bias,
             multipliers,
             shifts,
+            per_channel: true,
             output_offset: out_off,
             act_min: lo,
             act_max: hi,
         };
+        #[cfg(ember_dsp)]
+        if tuned
+            && crate::dsp::depthwise_conv2d::run_rows(
+                self,
+                input,
+                filter,
+                &requantize,
+                rows.clone(),
+                output,
+            )
+        {
+            return Ok(());
+        }
+        #[cfg(not(ember_dsp))]
+        let _ = tuned;
         let finish = |o: usize, oc: usize, acc: i32| output[o] = requantize.apply(oc, acc);
         let narrow = narrow_offset(in_off);
         match narrow {

@@ -20,8 +20,8 @@
 //! (`output_depth`, or unread), 3 output, all `f32`.
 
 use crate::params::{KernelParams, Words};
-use crate::quant::{dot_s8, multiply_by_quantized_multiplier, quantize_multiplier};
-use crate::shape::{self, clamp_f32, clamp_s8, need};
+use crate::quant::{dot_s8, quantize_multiplier, OutputStageS8};
+use crate::shape::{self, clamp_f32, need};
 use hal_core::kernel::KernelError;
 
 /// A fully connected layer's shapes. Encoded as 4 words: `batches, accum_depth,
@@ -156,7 +156,9 @@ impl FullyConnectedS8 {
         need(binding_lens, 4, self.channels(), 4)
     }
 
-    /// Runs the layer. `bias` is ignored where `has_bias` is false.
+    /// Runs the layer. `bias` is ignored where `has_bias` is false. On a core with a tuned
+    /// kernel for it (Armv7E-M's DSP extension: the `dsp` module) that kernel runs, bit for
+    /// bit [`run_portable`](Self::run_portable)'s result.
     pub fn run(
         &self,
         input: &[i8],
@@ -165,6 +167,35 @@ impl FullyConnectedS8 {
         multipliers: &[i32],
         shifts: &[i32],
         output: &mut [i8],
+    ) -> Result<(), KernelError> {
+        self.run_with(input, weights, bias, multipliers, shifts, output, true)
+    }
+
+    /// Runs the layer with the portable loops only: the reference tuned kernels are
+    /// checked against.
+    pub fn run_portable(
+        &self,
+        input: &[i8],
+        weights: &[i8],
+        bias: &[i32],
+        multipliers: &[i32],
+        shifts: &[i32],
+        output: &mut [i8],
+    ) -> Result<(), KernelError> {
+        self.run_with(input, weights, bias, multipliers, shifts, output, false)
+    }
+
+    /// [`run`](Self::run), with the tuned kernel allowed or not.
+    #[allow(clippy::too_many_arguments)]
+    fn run_with(
+        &self,
+        input: &[i8],
+        weights: &[i8],
+        bias: &[i32],
+        multipliers: &[i32],
+        shifts: &[i32],
+        output: &mut [i8],
+        tuned: bool,
     ) -> Result<(), KernelError> {
         self.check(&[
             input.len(),
@@ -181,13 +212,28 @@ impl FullyConnectedS8 {
             output_depth: od,
             has_bias,
         } = self.shape;
+        let stage = OutputStageS8 {
+            bias,
+            has_bias,
+            multipliers,
+            shifts,
+            per_channel: self.per_channel,
+            output_offset: self.output_offset,
+            act_min: self.act_min,
+            act_max: self.act_max,
+        };
+        #[cfg(ember_dsp)]
+        if tuned && crate::dsp::fully_connected::run(self, input, weights, &stage, output) {
+            return Ok(());
+        }
+        #[cfg(not(ember_dsp))]
+        let _ = tuned;
         let in_off = self.input_offset;
         let f_off = if self.per_channel {
             0
         } else {
             self.filter_offset
         };
-        let ch = usize::from(self.per_channel);
         for b in 0..batches {
             let row = &input[b * n..(b + 1) * n];
             for oc in 0..od {
@@ -203,13 +249,7 @@ impl FullyConnectedS8 {
                         acc = acc.wrapping_add(f.wrapping_mul(x));
                     }
                 }
-                if has_bias {
-                    acc = acc.wrapping_add(bias[oc]);
-                }
-                let c = oc * ch;
-                let v = multiply_by_quantized_multiplier(acc, multipliers[c], shifts[c])
-                    .wrapping_add(self.output_offset);
-                output[b * od + oc] = clamp_s8(v, self.act_min, self.act_max);
+                output[b * od + oc] = stage.apply(oc, acc);
             }
         }
         Ok(())

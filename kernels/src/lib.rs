@@ -12,6 +12,8 @@ pub mod concatenation;
 pub mod conv2d;
 mod copy;
 pub mod depthwise_conv2d;
+#[cfg(ember_dsp)]
+mod dsp;
 pub mod fully_connected;
 pub mod mean;
 pub mod mul;

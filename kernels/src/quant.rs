@@ -60,17 +60,21 @@ pub fn narrow_offset(input_offset: i32) -> Option<i16> {
 }
 
 /// An int8 weighted op's output stage, per output channel `oc`: the bias (where the op has
-/// one), TFLM's per-channel requantization, the output zero point and the clamp.
+/// one), TFLM's per-channel (or per-tensor) requantization, the output zero point and the
+/// clamp.
 #[derive(Clone, Copy)]
 pub(crate) struct OutputStageS8<'a> {
     /// Binding 2, read where `has_bias`.
     pub(crate) bias: &'a [i32],
     /// Whether `bias` is read.
     pub(crate) has_bias: bool,
-    /// Per-channel multipliers.
+    /// Multipliers: one per output channel where `per_channel`, else one for all.
     pub(crate) multipliers: &'a [i32],
-    /// Per-channel shifts.
+    /// Shifts, as many as `multipliers`.
     pub(crate) shifts: &'a [i32],
+    /// Whether `multipliers` and `shifts` hold one per output channel (else `[0]` serves
+    /// every channel: FULLY_CONNECTED's per-tensor path).
+    pub(crate) per_channel: bool,
     /// `output_zero_point`.
     pub(crate) output_offset: i32,
     /// Lower clamp.
@@ -80,13 +84,112 @@ pub(crate) struct OutputStageS8<'a> {
 }
 
 impl OutputStageS8<'_> {
+    /// Output channel `oc`'s stage with its parameters read, for the tuned kernels, which
+    /// apply one channel's to several pixels.
+    #[cfg_attr(not(ember_dsp), allow(dead_code))]
+    #[inline(always)]
+    pub(crate) fn channel(&self, oc: usize) -> ChannelStageS8 {
+        let c = if self.per_channel { oc } else { 0 };
+        let (left, right) = split_shift(self.shifts[c]);
+        ChannelStageS8 {
+            bias: if self.has_bias { self.bias[oc] } else { 0 },
+            multiplier: self.multipliers[c],
+            left,
+            right,
+            mask: pot_mask(right),
+            output_offset: self.output_offset,
+            act_min: self.act_min,
+            act_max: self.act_max,
+        }
+    }
+
     /// Output channel `oc`'s value for the accumulated products `acc`.
     #[inline(always)]
     pub(crate) fn apply(&self, oc: usize, mut acc: i32) -> i8 {
         if self.has_bias {
             acc = acc.wrapping_add(self.bias[oc]);
         }
-        let v = multiply_by_quantized_multiplier(acc, self.multipliers[oc], self.shifts[oc])
+        let c = if self.per_channel { oc } else { 0 };
+        let v = multiply_by_quantized_multiplier(acc, self.multipliers[c], self.shifts[c])
+            .wrapping_add(self.output_offset);
+        crate::shape::clamp_s8(v, self.act_min, self.act_max)
+    }
+}
+
+/// [`multiply_by_quantized_multiplier`] in fewer 32-bit instructions, bit for bit the same
+/// for every `x`, every `multiplier` and `shift` in `-31..=30` (what the kernels accept):
+/// see [`high_mul_divide`]. The tests hold it to the reference; [`ChannelStageS8`] applies
+/// the same steps with its shift split once.
+#[cfg(test)]
+fn multiply_by_quantized_multiplier_32(x: i32, multiplier: i32, shift: i32) -> i32 {
+    let (left, right) = split_shift(shift);
+    high_mul_divide(x.wrapping_shl(left), multiplier, right, pot_mask(right))
+}
+
+/// A shift in `-31..=30` as its left part and its right part (one of them 0).
+#[inline(always)]
+fn split_shift(shift: i32) -> (u32, u32) {
+    (shift.max(0) as u32, (-shift).max(0) as u32)
+}
+
+/// `2^right - 1`, `right` in `0..=31`.
+#[inline(always)]
+fn pot_mask(right: u32) -> i32 {
+    1u32.wrapping_shl(right).wrapping_sub(1) as i32
+}
+
+/// `a * b` in 64 bits: SMULL on the Cortex-M DSP path.
+#[inline(always)]
+fn wide_mul(a: i32, b: i32) -> i64 {
+    #[cfg(ember_dsp)]
+    {
+        crate::dsp::simd::smull(a, b)
+    }
+    #[cfg(not(ember_dsp))]
+    {
+        i64::from(a) * i64::from(b)
+    }
+}
+
+/// [`saturating_rounding_doubling_high_mul`] then [`rounding_divide_by_pot`] by `right`
+/// (`mask` is [`pot_mask`]`(right)`), in 32-bit steps: the nudged, truncating division of
+/// the doubled high product is `(x * multiplier + 2^30) >> 31` with an arithmetic
+/// (flooring) shift for either sign of the product, whose only result outside `i32` is
+/// `2^31`, from `i32::MIN * i32::MIN`, which saturates (as `i32::MIN` after the cast,
+/// which no other product gives); and the rounding division's mask fits 32 bits.
+#[inline(always)]
+fn high_mul_divide(x: i32, multiplier: i32, right: u32, mask: i32) -> i32 {
+    let high = ((wide_mul(x, multiplier) + (1 << 30)) >> 31) as i32;
+    let high = if high == i32::MIN { i32::MAX } else { high };
+    let threshold = (mask >> 1) + i32::from(high < 0);
+    (high >> right) + i32::from(high & mask > threshold)
+}
+
+/// One output channel's [`OutputStageS8`], its parameters read once:
+/// [`apply`](Self::apply) is bit for bit `OutputStageS8::apply` for that channel, over
+/// [`multiply_by_quantized_multiplier_32`] (a missing bias is 0, which adds nothing).
+#[derive(Clone, Copy)]
+pub(crate) struct ChannelStageS8 {
+    bias: i32,
+    multiplier: i32,
+    /// The shift's left part.
+    left: u32,
+    /// The shift's right part.
+    right: u32,
+    /// `pot_mask(right)`.
+    mask: i32,
+    output_offset: i32,
+    act_min: i32,
+    act_max: i32,
+}
+
+impl ChannelStageS8 {
+    /// The channel's value for the accumulated products `acc`.
+    #[cfg_attr(not(ember_dsp), allow(dead_code))]
+    #[inline(always)]
+    pub(crate) fn apply(&self, acc: i32) -> i8 {
+        let x = acc.wrapping_add(self.bias).wrapping_shl(self.left);
+        let v = high_mul_divide(x, self.multiplier, self.right, self.mask)
             .wrapping_add(self.output_offset);
         crate::shape::clamp_s8(v, self.act_min, self.act_max)
     }
@@ -146,6 +249,81 @@ mod tests {
         assert_eq!(rounding_divide_by_pot(4, 1), 2);
         assert_eq!(rounding_divide_by_pot(7, 0), 7);
         assert_eq!(rounding_divide_by_pot(i32::MIN, 31), -1);
+    }
+
+    #[test]
+    fn the_32_bit_requantization_is_the_reference() {
+        let edges = [
+            0,
+            1,
+            -1,
+            2,
+            -2,
+            3,
+            -3,
+            1 << 30,
+            -(1 << 30),
+            (1 << 30) + 1,
+            -(1 << 30) - 1,
+            i32::MAX,
+            i32::MIN,
+            i32::MIN + 1,
+            i32::MAX - 1,
+            12_345_678,
+            -12_345_678,
+        ];
+        let mut seed = 0x2545_f491u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed as i32
+        };
+        for shift in -31..=30 {
+            for &x in &edges {
+                for &m in &edges {
+                    assert_eq!(
+                        multiply_by_quantized_multiplier_32(x, m, shift),
+                        multiply_by_quantized_multiplier(x, m, shift),
+                        "{x} {m} {shift}"
+                    );
+                }
+            }
+            for _ in 0..20_000 {
+                let (x, m) = (next() >> (next() & 31), next());
+                assert_eq!(
+                    multiply_by_quantized_multiplier_32(x, m, shift),
+                    multiply_by_quantized_multiplier(x, m, shift),
+                    "{x} {m} {shift}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_channel_stage_is_the_output_stage() {
+        let bias = [7, i32::MAX - 3, -100_000];
+        let multipliers = [1 << 30, i32::MAX, 1_518_500_250];
+        let shifts = [-31, 30, -7];
+        for per_channel in [false, true] {
+            for has_bias in [false, true] {
+                let stage = OutputStageS8 {
+                    bias: &bias,
+                    has_bias,
+                    multipliers: &multipliers,
+                    shifts: &shifts,
+                    per_channel,
+                    output_offset: -5,
+                    act_min: -100,
+                    act_max: 110,
+                };
+                for oc in 0..3 {
+                    for acc in [0, 1, -1, 1 << 20, -(1 << 24), i32::MAX, i32::MIN, 123_457] {
+                        assert_eq!(stage.channel(oc).apply(acc), stage.apply(oc, acc));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

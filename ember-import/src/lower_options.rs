@@ -1,0 +1,46 @@
+//! The choices a lowering makes for the core its module runs on.
+
+/// Layout choices of a lowering, by target. The default is the host's: every choice made
+/// for the portable kernels.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LowerOptions {
+    /// Int8 CONV_2D filters stay TFLite's OHWI (`[out][h][w][in]`: each output channel's
+    /// products contiguous, as dot-product kernels such as the Cortex-M DSP path's SMLAD
+    /// loops read them) rather than being transposed to HWIO at import (every output
+    /// channel of one tap together, which the portable kernels vectorize on a host). Float
+    /// filters and grouped convolutions are laid out the same either way. An int8
+    /// DEPTHWISE_CONV_2D over one input channel (a first layer's) then lowers to that
+    /// convolution, its filter transposed from `[1, h, w, M]` to OHWI `[M, h, w, 1]`.
+    pub int8_conv_ohwi: bool,
+}
+
+impl LowerOptions {
+    /// The options for a module that runs on Rust target `target` (a target triple, as
+    /// Cargo's `TARGET`): OHWI int8 convolution filters on `thumbv7em-*` (Cortex-M4 and
+    /// Cortex-M7, whose DSP extension `ember-kernels`' tuned convolution uses), the default
+    /// elsewhere.
+    pub fn for_target(target: &str) -> Self {
+        Self {
+            int8_conv_ohwi: target.starts_with("thumbv7em"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dsp_cores_keep_ohwi() {
+        assert!(LowerOptions::for_target("thumbv7em-none-eabihf").int8_conv_ohwi);
+        assert!(LowerOptions::for_target("thumbv7em-none-eabi").int8_conv_ohwi);
+        assert_eq!(
+            LowerOptions::for_target("thumbv7m-none-eabi"),
+            LowerOptions::default()
+        );
+        assert_eq!(
+            LowerOptions::for_target("x86_64-unknown-linux-gnu"),
+            LowerOptions::default()
+        );
+    }
+}

@@ -1,0 +1,315 @@
+//! CONV_2D int8 over an OHWI filter with SMLAD, as CMSIS-NN's `arm_convolve_s8` with
+//! `arm_nn_mat_mult_kernel_s8_s16`: each output pixel's patch (its taps' input channels,
+//! in the filter row's order) is gathered (im2col) and widened to 16-bit lanes with the
+//! input offset added, two pixels at a time into scratch on the stack; then two pixels by
+//! two output channels accumulate in four registers, each filter word split once for
+//! both pixels (the two patches interleaved, so one pointer walks both). A 1×1 tap inside the image is its input pixel: it is widened straight
+//! from the input.
+
+use super::simd::{lo, splat16, sxtab16, sxtab16_ror8, word};
+use crate::conv2d::Conv2dS8;
+use crate::quant::{narrow_offset, OutputStageS8};
+use core::ops::Range;
+
+/// The largest patch (`filter_height * filter_width * filter_depth`) the scratch holds;
+/// larger ones run the portable loops. The scratch is `MAX_PATCH * 5` bytes of stack.
+pub(crate) const MAX_PATCH: usize = 512;
+
+/// Two output pixels' patches, widened and interleaved: per four patch values
+/// `[b0, b1, b2, b3]`, the words `[(b0, b2), (b1, b3)]` of pixel 0 then those of pixel 1
+/// (matching a filter word split by SXTB16 and SXTB16 ROR #8); then per remaining value
+/// (up to 3) pixel 0's and pixel 1's in the low lanes.
+struct Cols {
+    groups: [[u32; 4]; MAX_PATCH / 4],
+    tail: [[u32; 2]; 3],
+}
+
+/// Runs output rows `rows` of `p` (an OHWI filter without groups) into `output`, which
+/// holds just those rows, over bindings [`Conv2dS8::check`] has accepted; `false` (nothing
+/// written) for an HWIO filter, groups, an input offset that does not fit 16-bit lanes or
+/// a patch over [`MAX_PATCH`]: the portable loops cover those.
+pub(crate) fn run_rows(
+    p: &Conv2dS8,
+    input: &[i8],
+    filter: &[i8],
+    stage: &OutputStageS8<'_>,
+    rows: Range<usize>,
+    output: &mut [i8],
+) -> bool {
+    let s = &p.shape;
+    if p.filter_hwio || s.filter_depth != s.input_depth {
+        return false;
+    }
+    let Some(offset) = narrow_offset(p.input_offset) else {
+        return false;
+    };
+    let patch = s.filter_height * s.filter_width * s.filter_depth;
+    if patch == 0 || patch > MAX_PATCH {
+        return false;
+    }
+    let od = s.output_depth;
+    let pixels = rows.len() * s.output_width;
+    let mut cols = Cols {
+        groups: [[0; 4]; MAX_PATCH / 4],
+        tail: [[0; 2]; 3],
+    };
+    let mut staging = [0i8; MAX_PATCH];
+    let groups = patch / 4;
+    let mut q = 0;
+    while q < pixels {
+        // A last pixel alone leaves pixel 1's lanes as they were: its sums are not written.
+        let n = if q + 1 < pixels { 2 } else { 1 };
+        for k in 0..n {
+            let at = (rows.start, q + k);
+            im2col(p, at, input, offset, &mut staging[..patch], &mut cols, k);
+        }
+        let out = &mut output[q * od..][..n * od];
+        channels(
+            &cols,
+            groups,
+            &filter[..od * patch],
+            patch,
+            stage,
+            out,
+            n == 2,
+        );
+        q += n;
+    }
+    true
+}
+
+/// Every output channel of one or two pixels (`both`) whose widened patches `cols` holds:
+/// `filter` is the channels' rows of `patch` values each, `out` the pixels' outputs, one
+/// row of channels after the other. Kept out of line, apart from the gathering's state.
+#[inline(never)]
+fn channels(
+    cols: &Cols,
+    groups: usize,
+    filter: &[i8],
+    patch: usize,
+    stage: &OutputStageS8<'_>,
+    out: &mut [i8],
+    both: bool,
+) {
+    let od = filter.len() / patch;
+    let (out0, out1) = out.split_at_mut(od);
+    let mut rows = filter.chunks_exact(patch);
+    let mut oc = 0;
+    while let Some(w0) = rows.next() {
+        // An odd last channel takes its own row twice; the second sums are not written.
+        let w1 = rows.next();
+        let [a00, a01, a10, a11] = mac_2x2(cols, groups, w0, w1.unwrap_or(w0));
+        let s0 = stage.channel(oc);
+        out0[oc] = s0.apply(a00);
+        if both {
+            out1[oc] = s0.apply(a10);
+        }
+        if w1.is_some() {
+            let s1 = stage.channel(oc + 1);
+            out0[oc + 1] = s1.apply(a01);
+            if both {
+                out1[oc + 1] = s1.apply(a11);
+            }
+        }
+        oc += 2;
+    }
+}
+
+/// Widens the patch of output pixel `q` (counted from row `row0`'s first: `at` is
+/// `(row0, q)`) into pixel `k`'s lanes of `cols`: each in-image tap's input channels, each
+/// value plus `offset`, and 0 for a tap in the padding (TFLM skips those). `staging` is
+/// the patch's length (scratch for taps gathered before widening).
+#[inline(always)]
+fn im2col(
+    p: &Conv2dS8,
+    (row0, q): (usize, usize),
+    input: &[i8],
+    offset: i16,
+    staging: &mut [i8],
+    cols: &mut Cols,
+    k: usize,
+) {
+    let s = &p.shape;
+    let w = &s.window;
+    let (ih, iw, id) = (s.input_height, s.input_width, s.input_depth);
+    let (fh, fw) = (s.filter_height, s.filter_width);
+    let row = row0 + q / s.output_width;
+    let (b, oy, ox) = (
+        row / s.output_height,
+        row % s.output_height,
+        q % s.output_width,
+    );
+    let y0 = (oy * w.stride_height) as isize - w.pad_height as isize;
+    let x0 = (ox * w.stride_width) as isize - w.pad_width as isize;
+    let at = |y: isize, x: isize| ((b * ih + y as usize) * iw + x as usize) * id;
+    let inside_x = |x: isize| x >= 0 && x < iw as isize;
+    if fh == 1 && fw == 1 && y0 >= 0 && y0 < ih as isize && inside_x(x0) {
+        // A 1×1 patch inside the image is the input pixel itself.
+        widen(&input[at(y0, x0)..][..id], offset, cols, k);
+        return;
+    }
+    // A padding tap's value: plus the offset, 0.
+    let pad = offset.wrapping_neg() as i8;
+    let dw = w.dilation_width;
+    let seg = fw * id;
+    if dw == 1 && seg % 4 == 0 {
+        // Each filter row's taps fill whole groups: a row inside the image is widened
+        // straight from the input, a row in the padding is zeros, and only a row cut by
+        // the left or right edge is gathered first.
+        let lanes = if k == 0 { 0 } else { 2 };
+        let first = (-x0).clamp(0, fw as isize) as usize;
+        let end = (iw as isize - x0).clamp(first as isize, fw as isize) as usize;
+        let rows = cols.groups.chunks_exact_mut(seg / 4);
+        for (fy, groups) in rows.take(fh).enumerate() {
+            let y = y0 + (w.dilation_height * fy) as isize;
+            if y < 0 || y >= ih as isize || first == end {
+                for g in groups.iter_mut() {
+                    g[lanes] = 0;
+                    g[lanes + 1] = 0;
+                }
+            } else if first == 0 && end == fw {
+                widen_groups(&input[at(y, x0)..][..seg], offset, groups, k);
+            } else {
+                let taps = &mut staging[..seg];
+                let (left, rest) = taps.split_at_mut(first * id);
+                let (run, right) = rest.split_at_mut((end - first) * id);
+                left.fill(pad);
+                run.copy_from_slice(&input[at(y, x0 + first as isize)..][..run.len()]);
+                right.fill(pad);
+                widen_groups(taps, offset, groups, k);
+            }
+        }
+        return;
+    }
+    for (fy, taps) in staging.chunks_exact_mut(seg).enumerate() {
+        let y = y0 + (w.dilation_height * fy) as isize;
+        if y < 0 || y >= ih as isize {
+            taps.fill(pad);
+        } else if dw == 1 {
+            // The row's in-image taps are one run of the input.
+            let first = (-x0).clamp(0, fw as isize) as usize;
+            let end = (iw as isize - x0).clamp(first as isize, fw as isize) as usize;
+            let (left, rest) = taps.split_at_mut(first * id);
+            let (run, right) = rest.split_at_mut((end - first) * id);
+            left.fill(pad);
+            if !run.is_empty() {
+                run.copy_from_slice(&input[at(y, x0 + first as isize)..][..run.len()]);
+            }
+            right.fill(pad);
+        } else {
+            for (fx, tap) in taps.chunks_exact_mut(id).enumerate() {
+                let x = x0 + (dw * fx) as isize;
+                if inside_x(x) {
+                    tap.copy_from_slice(&input[at(y, x)..][..id]);
+                } else {
+                    tap.fill(pad);
+                }
+            }
+        }
+    }
+    widen(staging, offset, cols, k);
+}
+
+/// `src` plus `offset`, widened into pixel `k`'s lanes of `cols` ([`Cols`]' layout).
+#[inline(always)]
+fn widen(src: &[i8], offset: i16, cols: &mut Cols, k: usize) {
+    let whole = src.len() / 4 * 4;
+    widen_groups(&src[..whole], offset, &mut cols.groups, k);
+    for (&x, t) in src[whole..].iter().zip(cols.tail.iter_mut()) {
+        t[k & 1] = u32::from((i16::from(x) + offset) as u16);
+    }
+}
+
+/// `src` (a multiple of four values) plus `offset`, widened into pixel `k`'s lanes of
+/// `groups`, one group per four values.
+#[inline(always)]
+fn widen_groups(src: &[i8], offset: i16, groups: &mut [[u32; 4]], k: usize) {
+    let offsets = splat16(offset);
+    let lanes = if k == 0 { 0 } else { 2 };
+    for (x, g) in src.chunks_exact(4).zip(groups.iter_mut()) {
+        let x = word(x);
+        g[lanes] = sxtab16(offsets, x);
+        g[lanes + 1] = sxtab16_ror8(offsets, x);
+    }
+}
+
+/// The four sums of two widened patches (`groups` groups of four values and the tail) by
+/// two filter rows (each the patch's length): `[p0·w0, p0·w1, p1·w0, p1·w1]`.
+#[inline(always)]
+fn mac_2x2(cols: &Cols, groups: usize, w0: &[i8], w1: &[i8]) -> [i32; 4] {
+    let g = cols.groups.get(..groups).unwrap_or_default();
+    let mut a = mac_2x2_groups(g, w0, w1);
+    let (t0, t1) = (&w0[w0.len() / 4 * 4..], &w1[w1.len() / 4 * 4..]);
+    for (x, (&f0, &f1)) in cols.tail.iter().zip(t0.iter().zip(t1)) {
+        let (x0, x1) = (lo(x[0]), lo(x[1]));
+        let (f0, f1) = (i32::from(f0), i32::from(f1));
+        a[0] = a[0].wrapping_add(x0 * f0);
+        a[1] = a[1].wrapping_add(x0 * f1);
+        a[2] = a[2].wrapping_add(x1 * f0);
+        a[3] = a[3].wrapping_add(x1 * f1);
+    }
+    a
+}
+
+/// The four sums of the interleaved patch groups `g` by the first `4 * g.len()` values of
+/// two filter rows (fewer groups where a row is shorter): `[p0·w0, p0·w1, p1·w0, p1·w1]`.
+///
+/// One `asm!` loop, 25 instructions a group of 16 products: each filter word is split once
+/// and meets both pixels' patch words, which are loaded again for the second row, so that
+/// the four sums, three pointers, the count and three scratch words stay in registers
+/// (the compiler's own schedule of the same loop spills).
+fn mac_2x2_groups(g: &[[u32; 4]], w0: &[i8], w1: &[i8]) -> [i32; 4] {
+    let n = g.len().min(w0.len() / 4).min(w1.len() / 4);
+    let (mut a00, mut a01, mut a10, mut a11) = (0i32, 0i32, 0i32, 0i32);
+    if n == 0 {
+        return [0; 4];
+    }
+    // SAFETY: the loop runs `n >= 1` times; each time it reads the 16 bytes of one group
+    // of `g` and one word of each filter row, then moves past them: `n` groups and `4 * n`
+    // bytes of each row, all inside their slices (`n` is the least of the three counts).
+    // It writes only its register operands, and no stack; it changes the flags (`subs`)
+    // and may set Q (`smlad`), neither of which is claimed preserved.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            "ldr {f}, [{w0}], #4",
+            "ldr {x}, [{xp}]",
+            "sxtb16 {fh}, {f}, ror #8",
+            "sxtb16 {f}, {f}",
+            "smlad {a00}, {x}, {f}, {a00}",
+            "ldr {x}, [{xp}, #8]",
+            "smlad {a10}, {x}, {f}, {a10}",
+            "ldr {x}, [{xp}, #4]",
+            "smlad {a00}, {x}, {fh}, {a00}",
+            "ldr {x}, [{xp}, #12]",
+            "smlad {a10}, {x}, {fh}, {a10}",
+            "ldr {f}, [{w1}], #4",
+            "ldr {x}, [{xp}]",
+            "sxtb16 {fh}, {f}, ror #8",
+            "sxtb16 {f}, {f}",
+            "smlad {a01}, {x}, {f}, {a01}",
+            "ldr {x}, [{xp}, #8]",
+            "smlad {a11}, {x}, {f}, {a11}",
+            "ldr {x}, [{xp}, #4]",
+            "smlad {a01}, {x}, {fh}, {a01}",
+            "ldr {x}, [{xp}, #12]",
+            "smlad {a11}, {x}, {fh}, {a11}",
+            "adds {xp}, #16",
+            "subs {n}, #1",
+            "bne 2b",
+            a00 = inout(reg) a00,
+            a01 = inout(reg) a01,
+            a10 = inout(reg) a10,
+            a11 = inout(reg) a11,
+            xp = inout(reg) g.as_ptr() => _,
+            w0 = inout(reg) w0.as_ptr() => _,
+            w1 = inout(reg) w1.as_ptr() => _,
+            n = inout(reg) n => _,
+            f = out(reg) _,
+            fh = out(reg) _,
+            x = out(reg) _,
+            options(readonly, nostack),
+        );
+    }
+    [a00, a01, a10, a11]
+}

@@ -1,0 +1,175 @@
+//! DEPTHWISE_CONV_2D int8 with a depth multiplier of 1, as CMSIS-NN's
+//! `arm_depthwise_conv_s8_opt`: per output pixel, four channels at a time, each in-image
+//! tap loads one word of four inputs and one of four weights, splits both into 16-bit lanes
+//! (the input offset added on the way) and multiply-accumulates each lane into its
+//! channel's sum (SMLABB, SMLATT); channels past the last multiple of four are summed one
+//! by one.
+
+use super::simd::{smlabb, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word_at};
+use crate::depthwise_conv2d::DepthwiseConv2dS8;
+use crate::quant::{narrow_offset, OutputStageS8};
+use core::ops::Range;
+
+/// Runs output rows `rows` of `p` into `output`, which holds just those rows, over bindings
+/// [`DepthwiseConv2dS8::check`] has accepted; `false` (nothing written) for a depth
+/// multiplier other than 1 or an input offset that does not fit 16-bit lanes: the portable
+/// loops cover those.
+pub(crate) fn run_rows(
+    p: &DepthwiseConv2dS8,
+    input: &[i8],
+    filter: &[i8],
+    stage: &OutputStageS8<'_>,
+    rows: Range<usize>,
+    output: &mut [i8],
+) -> bool {
+    let s = &p.shape;
+    if s.depth_multiplier != 1 {
+        return false;
+    }
+    let Some(offset) = narrow_offset(p.input_offset) else {
+        return false;
+    };
+    let w = &s.window;
+    let (ih, iw, id) = (s.input_height, s.input_width, s.input_depth);
+    let (fh, fw) = (s.filter_height, s.filter_width);
+    let offsets = splat16(offset);
+    // The filter taps `lo..hi` (of `n`) whose input coordinate `origin + dilation * tap`
+    // lies in `0..size`: a contiguous range, the coordinate rising with the tap.
+    let taps = |origin: isize, dilation: usize, n: usize, size: usize| {
+        let d = dilation as isize;
+        let lo = if origin >= 0 {
+            0
+        } else {
+            (-origin + d - 1) / d
+        };
+        let hi = if origin >= size as isize {
+            0
+        } else {
+            (size as isize - origin + d - 1) / d
+        };
+        let lo = (lo as usize).min(n);
+        (lo, (hi as usize).clamp(lo, n))
+    };
+    let mut o = 0;
+    for row in rows {
+        let (b, oy) = (row / s.output_height, row % s.output_height);
+        let y0 = (oy * w.stride_height) as isize - w.pad_height as isize;
+        let (fy0, fy1) = taps(y0, w.dilation_height, fh, ih);
+        for ox in 0..s.output_width {
+            let x0 = (ox * w.stride_width) as isize - w.pad_width as isize;
+            let (fx0, fx1) = taps(x0, w.dilation_width, fw, iw);
+            // Input index of tap (fy, fx), channel 0; filter index of the same.
+            let at = |fy: usize, fx: usize| {
+                let y = (y0 + (w.dilation_height * fy) as isize) as usize;
+                let x = (x0 + (w.dilation_width * fx) as isize) as usize;
+                ((b * ih + y) * iw + x) * id
+            };
+            let out = &mut output[o..][..id];
+            let (ny, nx) = (fy1 - fy0, fx1 - fx0);
+            let first = if ny == 0 || nx == 0 { 0 } else { at(fy0, fx0) };
+            let taps = Taps {
+                rows: ny,
+                cols: nx,
+                input_row: w.dilation_height * iw * id,
+                input_col: w.dilation_width * id,
+                filter_row: fw * id,
+                filter_col: id,
+            };
+            let f = (fy0 * fw + fx0) * id;
+            let c = blocks(
+                &input[first..],
+                &filter[f..],
+                &taps,
+                offsets,
+                stage,
+                &mut out[..id / 4 * 4],
+            );
+            for c in c..id {
+                let mut a = 0i32;
+                for fy in fy0..fy1 {
+                    for fx in fx0..fx1 {
+                        let x = i32::from(i16::from(input[at(fy, fx) + c]) + offset);
+                        a = a.wrapping_add(x * i32::from(filter[(fy * fw + fx) * id + c]));
+                    }
+                }
+                out[c] = stage.channel(c).apply(a);
+            }
+            o += id;
+        }
+    }
+    true
+}
+
+/// The in-image taps of one output pixel: `rows × cols` of them, and the index steps from
+/// one to the next in the input and in the filter.
+struct Taps {
+    rows: usize,
+    cols: usize,
+    input_row: usize,
+    input_col: usize,
+    filter_row: usize,
+    filter_col: usize,
+}
+
+/// Writes the channels of `out` (a multiple of four), four at a time, over `taps`: `x`
+/// starts at the first tap's channel 0, `f` at its weights. Returns the channels written:
+/// all, or none where a tap's word would leave either slice (the caller's slices always
+/// hold them). Kept out of line, so that its sums and pointers have the registers to
+/// themselves.
+#[inline(never)]
+fn blocks(
+    x: &[i8],
+    f: &[i8],
+    taps: &Taps,
+    offsets: u32,
+    stage: &OutputStageS8<'_>,
+    out: &mut [i8],
+) -> usize {
+    if taps.rows == 0 || taps.cols == 0 {
+        for (c, o) in out.iter_mut().enumerate() {
+            *o = stage.channel(c).apply(0);
+        }
+        return out.len();
+    }
+    // One past the last byte the loops read, from a slice's start.
+    let end = |row: usize, col: usize| {
+        (taps.rows - 1)
+            .checked_mul(row)?
+            .checked_add((taps.cols - 1).checked_mul(col)?)?
+            .checked_add(out.len())
+    };
+    let fits = |end: Option<usize>, len: usize| end.is_some_and(|e| e <= len);
+    if !fits(end(taps.input_row, taps.input_col), x.len())
+        || !fits(end(taps.filter_row, taps.filter_col), f.len())
+    {
+        return 0;
+    }
+    for (block, out) in out.chunks_exact_mut(4).enumerate() {
+        let c = 4 * block;
+        let (mut a0, mut a1, mut a2, mut a3) = (0i32, 0i32, 0i32, 0i32);
+        let (mut xr, mut fr) = (x.as_ptr().wrapping_add(c), f.as_ptr().wrapping_add(c));
+        for _ in 0..taps.rows {
+            let (mut xp, mut fp) = (xr, fr);
+            for _ in 0..taps.cols {
+                // SAFETY: `xp` and `fp` stay at `c + row * r + col * k` (r < rows,
+                // k < cols, c + 4 <= out.len()) from the starts of `x` and `f`, and the
+                // check above keeps those four bytes inside each slice.
+                let (x, f) = unsafe { (word_at(xp), word_at(fp)) };
+                let (xl, xh) = (sxtab16(offsets, x), sxtab16_ror8(offsets, x));
+                let (fl, fh) = (sxtb16(f), sxtb16_ror8(f));
+                a0 = smlabb(xl, fl, a0);
+                a2 = smlatt(xl, fl, a2);
+                a1 = smlabb(xh, fh, a1);
+                a3 = smlatt(xh, fh, a3);
+                xp = xp.wrapping_add(taps.input_col);
+                fp = fp.wrapping_add(taps.filter_col);
+            }
+            xr = xr.wrapping_add(taps.input_row);
+            fr = fr.wrapping_add(taps.filter_row);
+        }
+        for (k, (o, a)) in out.iter_mut().zip([a0, a1, a2, a3]).enumerate() {
+            *o = stage.channel(c + k).apply(a);
+        }
+    }
+    out.len()
+}
