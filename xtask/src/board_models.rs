@@ -214,6 +214,51 @@ pub fn run_all(only: Option<&[&str]>) -> Result<Vec<(&'static str, &'static str,
     Ok(all)
 }
 
+/// The tuned kernels against the portable ones on mps2-an386 (Cortex-M4, DSP): its
+/// `kernel-check` binary runs random cases through both, fails on any difference, and times
+/// each on layer shapes of the reference models. Returns (shape, tuned, portable)
+/// instructions.
+pub fn kernel_check() -> Result<Vec<(String, u64, u64)>> {
+    let board = boards::find("mps2-an386")?;
+    boards::build(board)?;
+    let elf = boards::elf(board, "kernel-check");
+    let (outcome, log) = boards::run_qemu_logged(
+        board,
+        &elf,
+        "kernel-check",
+        ICOUNT,
+        Duration::from_secs(300),
+    )?;
+    if outcome != Outcome::Exited(0) {
+        return Err(format!(
+            "the tuned kernels differ from the portable ones on mps2-an386: {}",
+            outcome.describe()
+        ));
+    }
+    let mut rows = Vec::new();
+    for line in log.lines() {
+        // `bench <shape>: tuned N instr, portable M instr, …`
+        let Some((shape, rest)) = line
+            .split_once("bench ")
+            .and_then(|(_, r)| r.split_once(": "))
+        else {
+            continue;
+        };
+        let number = |key: &str| -> Option<u64> {
+            rest.split_once(key)?
+                .1
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        };
+        if let (Some(tuned), Some(portable)) = (number("tuned "), number("portable ")) {
+            rows.push((shape.to_owned(), tuned, portable));
+        }
+    }
+    Ok(rows)
+}
+
 /// The models MicroFlow's peer firmware (`peers/microflow`) builds, on mps2-an386.
 pub const MICROFLOW_MODELS: &[&str] = &["sine", "micro_speech_quantized", "person_detect"];
 /// Its two builds: Cargo profile and what the bench calls it.
@@ -340,7 +385,22 @@ pub fn bench() -> Result {
             if i + 1 < BOARD_MODELS.len() { "," } else { "" }
         ));
     }
-    json.push_str("  }\n}\n");
+    json.push_str("  },\n  \"kernels_mps2_an386\": [\n");
+    table.push_str(
+        "\n| kernel on mps2-an386 | tuned | portable | tuned/portable |\n|---|---:|---:|---:|\n",
+    );
+    let kernels = kernel_check()?;
+    for (i, (shape, tuned, portable)) in kernels.iter().enumerate() {
+        let ratio = *tuned as f64 / (*portable).max(1) as f64;
+        json.push_str(&format!(
+            "    {{\"kernel\": \"{shape}\", \"tuned\": {tuned}, \"portable\": {portable}, \"ratio\": {ratio:.3}}}{}\n",
+            if i + 1 < kernels.len() { "," } else { "" }
+        ));
+        table.push_str(&format!(
+            "| {shape} | {tuned} | {portable} | {ratio:.3} |\n"
+        ));
+    }
+    json.push_str("  ]\n}\n");
     let path = bench_json();
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;

@@ -243,8 +243,10 @@ fn test_boards() -> Result {
     for board in boards::BOARDS {
         boards::run_board(*board)?;
     }
-    // Every board's reference models, each output checked against TFLM's on the device.
+    // Every board's reference models, each output checked against TFLM's on the device, and
+    // the tuned kernels against the portable ones.
     crate::board_models::run_all(None)?;
+    crate::board_models::kernel_check()?;
     boards::check_failures_are_caught()?;
     // The footprint table, and its check that static devices stay in `.bss`.
     crate::size::size()
