@@ -675,20 +675,43 @@ pub fn dispatch_payload(
 /// The driver looks each buffer up and checks it with
 /// [`BufferInfo::check_dispatch_binding`](crate::buffer::BufferInfo::check_dispatch_binding).
 #[inline]
-pub fn dispatch_spans<'a>(
-    refs: &'a [Command],
+pub fn dispatch_spans<'a>(refs: &'a [Command], table: &'a [BufferSpan]) -> DispatchSpans<'a> {
+    DispatchSpans {
+        slots: refs.iter(),
+        current: [].iter(),
+        table,
+    }
+}
+
+/// The iterator [`dispatch_spans`] returns: each binding of each slot, resolved in order; a
+/// slot that is not a [`Command::Bindings`] yields one error.
+#[derive(Debug, Clone)]
+pub struct DispatchSpans<'a> {
+    slots: core::slice::Iter<'a, Command>,
+    current: core::slice::Iter<'a, BufferRef>,
     table: &'a [BufferSpan],
-) -> impl Iterator<Item = Result<BufferSpan, Error>> + 'a {
-    refs.iter().flat_map(move |slot| {
-        let (refs, stray) = match slot {
-            Command::Bindings { refs, count } => {
-                (&refs[..usize::from(*count).min(BINDINGS_PER_SLOT)], false)
+}
+
+impl Iterator for DispatchSpans<'_> {
+    type Item = Result<BufferSpan, Error>;
+
+    /// Always inlined: it is the replay's per-binding step, and a size-optimized build would
+    /// otherwise call it.
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(r) = self.current.next() {
+                return Some(r.resolve(self.table));
             }
-            _ => (&[][..], true),
-        };
-        let stray = stray.then_some(Err(Error::Internal("dispatch payload is not a binding")));
-        refs.iter().map(move |r| r.resolve(table)).chain(stray)
-    })
+            match self.slots.next()? {
+                Command::Bindings { refs, count } => {
+                    let count = usize::from(*count).min(BINDINGS_PER_SLOT);
+                    self.current = refs[..count].iter();
+                }
+                _ => return Some(Err(Error::Internal("dispatch payload is not a binding"))),
+            }
+        }
+    }
 }
 
 /// Room for a dispatch's push constants when they span several slots.
