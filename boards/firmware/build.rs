@@ -93,9 +93,9 @@ fn model(out: &Path) {
                 bindings,
                 ..
             } => {
-                1 + u64::from(bindings.len())
-                    + u64::from(constants.len())
-                        .div_ceil(hal_core::command::CONSTANTS_PER_SLOT as u64)
+                let per_slot = |n: u32, per: usize| u64::from(n).div_ceil(per as u64);
+                1 + per_slot(bindings.len(), hal_core::command::BINDINGS_PER_SLOT)
+                    + per_slot(constants.len(), hal_core::command::CONSTANTS_PER_SLOT)
             }
             _ => 1,
         };
