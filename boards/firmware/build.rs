@@ -182,7 +182,7 @@ fn model(out: &Path) {
          pub const CONSTANTS: usize = {constants};\n\
          /// Command slots the function's recording takes.\n\
          pub const SLOTS: usize = {slots};\n\
-         /// Device memory: the arena, every input and output (64-byte aligned) and 1 KiB spare.\n\
+         /// Device memory: the arena, every input and output (64-byte aligned) and 256 bytes spare.\n\
          pub const DEVICE_BYTES: usize = {};\n",
         function.name,
         arguments.len(),
@@ -191,8 +191,8 @@ fn model(out: &Path) {
         list(&results),
         floats.len(),
         names.len(),
-        // The allocator rounds each block up and keeps a minimum free range: 1 KiB spare.
-        aligned(module.sizes().max_arena) + io_bytes + 1024,
+        // Room for the allocator's block headers and rounding: 256 bytes spare.
+        aligned(module.sizes().max_arena) + io_bytes + 256,
     );
     write(&out.join("model_config.rs"), config.as_bytes());
 }

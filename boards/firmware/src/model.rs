@@ -62,9 +62,16 @@ pub type ModelDevice<'d> = LocalDevice<'d, ModelAllocator>;
 /// memory is the host's, so the constant pool is imported in place as one buffer.
 pub type ModelSession = Session<'static, { max(config::EXECUTABLES, 1) }, 0, 1>;
 
-/// The device's memory: the arena and every input and output.
-#[repr(C, align(64))]
-struct DeviceMemory([u8; config::DEVICE_BYTES]);
+/// The device's memory (the arena and every input and output) at [`MEMORY_OFFSET`] into a
+/// 128-byte aligned block: its start is then exactly 64-byte aligned. The device rounds the
+/// arena's start down to its region's alignment (up to 4 KiB); at exactly 64 the arena
+/// starts where the plan put it and the rest of the memory keeps its size, wherever the
+/// linker places the block.
+#[repr(C, align(128))]
+struct DeviceMemory([u8; MEMORY_OFFSET + config::DEVICE_BYTES]);
+
+/// Where the device's memory starts in [`DeviceMemory`].
+const MEMORY_OFFSET: usize = 64;
 
 /// What one run measured.
 #[derive(Debug, Clone, Copy, Default)]
@@ -77,6 +84,14 @@ pub struct ModelReport {
     pub instructions: u64,
     /// Peak stack bytes over the whole run.
     pub stack: usize,
+}
+
+/// Logs why `step` failed and returns it, for `map_err`.
+fn step_failed<E: defmt::Format>(step: &'static str) -> impl Fn(E) -> &'static str {
+    move |e| {
+        say!("model: {} failed: {}", step, e);
+        step
+    }
 }
 
 /// Whole-buffer spans of the first `N` of `buffers`; `None` if there are fewer.
@@ -109,7 +124,7 @@ fn mismatches(got: &[u8], want: &[u8], float: bool) -> u32 {
 /// step failed.
 fn check(dev: &mut ModelDevice<'_>) -> Result<ModelReport, &'static str> {
     let mut session = ModelSession::load(dev, module::MODULE, LoadOptions::default())
-        .map_err(|_| "load the module")?;
+        .map_err(step_failed("load the module"))?;
     let function = session
         .function(config::FUNCTION)
         .ok_or("find the model's function")?;
@@ -117,12 +132,12 @@ fn check(dev: &mut ModelDevice<'_>) -> Result<ModelReport, &'static str> {
     for (buffer, &bytes) in inputs.iter_mut().zip(&config::INPUT_BYTES) {
         *buffer = Some(
             dev.allocate_buffer(BufferParams::device_local(), bytes as u64)
-                .map_err(|_| "allocate an input")?,
+                .map_err(step_failed("allocate an input"))?,
         );
     }
     let results = session
         .allocate_results(dev, function, ResultMemory::DeviceLocal)
-        .map_err(|_| "allocate the outputs")?;
+        .map_err(step_failed("allocate the outputs"))?;
     let input_spans: [BufferSpan; INPUT_COUNT] =
         whole(inputs.iter().flatten().copied()).ok_or("allocate the inputs")?;
     let output_spans: [BufferSpan; OUTPUT_COUNT] =
@@ -138,7 +153,7 @@ fn check(dev: &mut ModelDevice<'_>) -> Result<ModelReport, &'static str> {
         let mut at = 0;
         for (&span, &bytes) in input_spans.iter().zip(&config::INPUT_BYTES) {
             dev.write_buffer(span, &case_inputs[at..at + bytes])
-                .map_err(|_| "write an input")?;
+                .map_err(step_failed("write an input"))?;
             at += bytes;
         }
         session
@@ -149,7 +164,7 @@ fn check(dev: &mut ModelDevice<'_>) -> Result<ModelReport, &'static str> {
                 &output_spans,
                 QueueAffinity::ANY,
             )
-            .map_err(|_| "invoke the model")?;
+            .map_err(step_failed("invoke the model"))?;
         let mut at = 0;
         for ((span, &bytes), &float) in output_spans
             .iter()
@@ -166,7 +181,7 @@ fn check(dev: &mut ModelDevice<'_>) -> Result<ModelReport, &'static str> {
                     length: n as u64,
                 };
                 dev.read_buffer(piece, &mut got[..n])
-                    .map_err(|_| "read an output")?;
+                    .map_err(step_failed("read an output"))?;
                 let want = &case_outputs[at + done..at + done + n];
                 report.mismatches += mismatches(&got[..n], want, float);
                 done += n;
@@ -192,9 +207,12 @@ fn check(dev: &mut ModelDevice<'_>) -> Result<ModelReport, &'static str> {
         return Err("invoke the model while timing it");
     }
     for buffer in input_spans.iter().chain(&output_spans).map(|s| s.buffer) {
-        dev.release_buffer(buffer).map_err(|_| "release a buffer")?;
+        dev.release_buffer(buffer)
+            .map_err(step_failed("release a buffer"))?;
     }
-    session.release(dev).map_err(|_| "release the session")?;
+    session
+        .release(dev)
+        .map_err(step_failed("release the session"))?;
     if dev.object_counts() != Default::default() {
         return Err("release everything: objects were left on the device");
     }
@@ -230,7 +248,7 @@ static NOOP_KERNELS: [Kernel; module::KERNELS.len()] = {
 /// buffer's replay (bindings resolved and checked), `queue_dealloca`, the semaphore waits.
 fn overhead(dev: &mut ModelDevice<'_>) -> Result<u64, &'static str> {
     let mut session = ModelSession::load(dev, module::MODULE, LoadOptions::default())
-        .map_err(|_| "load the module (no-op kernels)")?;
+        .map_err(step_failed("load the module (no-op kernels)"))?;
     let function = session
         .function(config::FUNCTION)
         .ok_or("find the model's function")?;
@@ -238,12 +256,12 @@ fn overhead(dev: &mut ModelDevice<'_>) -> Result<u64, &'static str> {
     for (buffer, &bytes) in inputs.iter_mut().zip(&config::INPUT_BYTES) {
         *buffer = Some(
             dev.allocate_buffer(BufferParams::device_local(), bytes as u64)
-                .map_err(|_| "allocate an input")?,
+                .map_err(step_failed("allocate an input"))?,
         );
     }
     let results = session
         .allocate_results(dev, function, ResultMemory::DeviceLocal)
-        .map_err(|_| "allocate the outputs")?;
+        .map_err(step_failed("allocate the outputs"))?;
     let input_spans: [BufferSpan; INPUT_COUNT] =
         whole(inputs.iter().flatten().copied()).ok_or("allocate the inputs")?;
     let output_spans: [BufferSpan; OUTPUT_COUNT] =
@@ -264,9 +282,12 @@ fn overhead(dev: &mut ModelDevice<'_>) -> Result<u64, &'static str> {
         return Err("invoke the model with no-op kernels");
     }
     for buffer in input_spans.iter().chain(&output_spans).map(|s| s.buffer) {
-        dev.release_buffer(buffer).map_err(|_| "release a buffer")?;
+        dev.release_buffer(buffer)
+            .map_err(step_failed("release a buffer"))?;
     }
-    session.release(dev).map_err(|_| "release the session")?;
+    session
+        .release(dev)
+        .map_err(step_failed("release the session"))?;
     Ok(instructions)
 }
 
@@ -275,7 +296,7 @@ fn overhead(dev: &mut ModelDevice<'_>) -> Result<u64, &'static str> {
 pub fn run(board: &str) -> bool {
     static STORAGE: ConstStaticCell<ModelStorage> = ConstStaticCell::new(ModelStorage::EMPTY);
     static MEMORY: ConstStaticCell<DeviceMemory> =
-        ConstStaticCell::new(DeviceMemory([0; config::DEVICE_BYTES]));
+        ConstStaticCell::new(DeviceMemory([0; MEMORY_OFFSET + config::DEVICE_BYTES]));
     let painted = crate::stack::paint();
     say!("model {} on {}", config::NAME, board);
     let (Some(memory), Some(storage)) = (MEMORY.try_take(), STORAGE.try_take()) else {
@@ -288,7 +309,11 @@ pub fn run(board: &str) -> bool {
         ..LocalConfig::DEFAULT
     };
     // The model's own kernels, then the same tables and memory again with no-op kernels.
-    let report = match LocalDevice::new(storage, &mut memory.0, config(&module::KERNELS)) {
+    let report = match LocalDevice::new(
+        storage,
+        &mut memory.0[MEMORY_OFFSET..],
+        config(&module::KERNELS),
+    ) {
         Ok(mut dev) => check(&mut dev),
         Err(_) => Err("create the device"),
     };
@@ -299,7 +324,11 @@ pub fn run(board: &str) -> bool {
             return false;
         }
     };
-    let overhead = match LocalDevice::new(storage, &mut memory.0, config(&NOOP_KERNELS)) {
+    let overhead = match LocalDevice::new(
+        storage,
+        &mut memory.0[MEMORY_OFFSET..],
+        config(&NOOP_KERNELS),
+    ) {
         Ok(mut dev) => overhead(&mut dev),
         Err(_) => Err("create the device (no-op kernels)"),
     };
