@@ -72,13 +72,13 @@ fn model(out: &Path) {
         .unwrap_or_else(|e| fail(format!("{}: {e}", manifest_path.display())));
     // Every function's arena must fit the board's: the firmware gives the device exactly
     // the largest one, so any size the import needs is accepted here.
-    let source = out.join("model_module.rs");
     Embed::new(&manifest.model)
         .arena_bytes(u64::from(u32::MAX))
         .tflite_kernels()
         .build_rs("model_module.rs");
-    let module_bytes = std::fs::read(out.join("model_module.rs.bin"))
-        .unwrap_or_else(|e| fail(format!("{}: {e}", source.display())));
+    let module_file = out.join("model_module.rs.bin");
+    let module_bytes = std::fs::read(&module_file)
+        .unwrap_or_else(|e| fail(format!("{}: {e}", module_file.display())));
     let module = hal_core::module::Module::parse(&module_bytes)
         .unwrap_or_else(|e| fail(format!("the embedded module: {e:?}")));
     let Some(function) = module.functions().iter().next() else {
@@ -93,9 +93,8 @@ fn model(out: &Path) {
                 bindings,
                 ..
             } => {
-                let per_slot = |n: u32, per: usize| u64::from(n).div_ceil(per as u64);
-                1 + per_slot(bindings.len(), hal_core::command::BINDINGS_PER_SLOT)
-                    + per_slot(constants.len(), hal_core::command::CONSTANTS_PER_SLOT)
+                hal_core::command::dispatch_slots(bindings.len() as usize, constants.len() as usize)
+                    as u64
             }
             _ => 1,
         };

@@ -46,6 +46,12 @@ pub const CONSTANTS_PER_SLOT: usize = 16;
 /// tables).
 pub const BINDINGS_PER_SLOT: usize = 2;
 
+/// Slots one dispatch takes in a command list: its command, its bindings
+/// ([`BINDINGS_PER_SLOT`] a slot) and its push constants ([`CONSTANTS_PER_SLOT`] a slot).
+pub const fn dispatch_slots(bindings: usize, constants: usize) -> usize {
+    1 + bindings.div_ceil(BINDINGS_PER_SLOT) + constants.div_ceil(CONSTANTS_PER_SLOT)
+}
+
 /// Bytes of update data each [`Command::Data`] slot carries.
 pub const DATA_SLOT_BYTES: usize = 32;
 
@@ -575,9 +581,7 @@ impl CommandList {
                         MemoryAccess::READ,
                     )?;
                 }
-                let binding_slots = bindings.len().div_ceil(BINDINGS_PER_SLOT);
-                let constant_slots = constants.len().div_ceil(CONSTANTS_PER_SLOT);
-                need(1 + binding_slots + constant_slots)?;
+                need(dispatch_slots(bindings.len(), constants.len()))?;
                 out[0] = Command::Dispatch {
                     executable,
                     workgroups,
@@ -963,5 +967,79 @@ impl<'s> Iterator for Ops<'s> {
         };
         self.slots = &rest[payload..];
         Some(op)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::buffer::Buffer;
+
+    /// A binding table of `n` spans, span `i` at offset `i`.
+    fn table(n: usize) -> [BufferSpan; 8] {
+        core::array::from_fn(|i| {
+            BufferSpan::new(
+                Buffer::from_parts(i as u32, 0),
+                i as u64,
+                if i < n { 4 } else { 0 },
+            )
+        })
+    }
+
+    /// Bindings of slots `0..n`, packed as a recording packs them.
+    fn packed(n: usize) -> ([Command; 8], usize) {
+        let mut slots = [Command::EMPTY; 8];
+        let refs: [BufferRef; 8] = core::array::from_fn(|i| BufferRef::slot(i as u16));
+        let mut used = 0;
+        for (slot, chunk) in slots.iter_mut().zip(refs[..n].chunks(BINDINGS_PER_SLOT)) {
+            let mut packed = [BufferRef::slot(0); BINDINGS_PER_SLOT];
+            packed[..chunk.len()].copy_from_slice(chunk);
+            *slot = Command::Bindings {
+                refs: packed,
+                count: chunk.len() as u8,
+            };
+            used += 1;
+        }
+        (slots, used)
+    }
+
+    #[test]
+    fn packed_bindings_come_back_in_order() {
+        for n in 0..=7 {
+            let (slots, used) = packed(n);
+            assert_eq!(used, n.div_ceil(BINDINGS_PER_SLOT));
+            assert_eq!(dispatch_slots(n, 0), 1 + used);
+            let t = table(n);
+            let got: heapless::Vec<BufferSpan, 8> = dispatch_spans(&slots[..used], &t)
+                .map(|s| s.expect("resolves"))
+                .collect();
+            assert_eq!(got.as_slice(), &t[..n], "{n} bindings");
+        }
+    }
+
+    #[test]
+    fn counts_are_bounded_and_strays_are_errors() {
+        let t = table(4);
+        let over = Command::Bindings {
+            refs: [BufferRef::slot(0), BufferRef::slot(1)],
+            count: 9,
+        };
+        let empty = Command::Bindings {
+            refs: [BufferRef::slot(2), BufferRef::slot(3)],
+            count: 0,
+        };
+        let slots = [over, empty, Command::Constants([0; CONSTANTS_PER_SLOT])];
+        let mut spans = dispatch_spans(&slots, &t);
+        assert_eq!(spans.next(), Some(Ok(t[0])));
+        assert_eq!(spans.next(), Some(Ok(t[1])));
+        assert!(matches!(spans.next(), Some(Err(Error::Internal(_)))));
+        assert_eq!(spans.next(), None);
+    }
+
+    #[test]
+    fn two_bindings_fit_the_room_a_copy_takes() {
+        let copy = size_of::<BufferRef>() * 2 + size_of::<u64>();
+        assert!(size_of::<[BufferRef; BINDINGS_PER_SLOT]>() + 1 <= copy + 1);
+        assert!(size_of::<Command>() <= copy + 8);
     }
 }

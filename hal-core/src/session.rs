@@ -11,10 +11,8 @@
 //! then (if it has transients) the arena; constants are bound at record time.
 
 use crate::buffer::{Buffer, BufferSpan, WHOLE};
+use crate::command::{dispatch_slots, MAX_BINDINGS, MAX_BINDING_SLOTS, MAX_CONSTANTS};
 use crate::command::{BufferRef, CommandBuffer, CommandBufferMode, Record, Workgroups};
-use crate::command::{
-    BINDINGS_PER_SLOT, CONSTANTS_PER_SLOT, MAX_BINDINGS, MAX_BINDING_SLOTS, MAX_CONSTANTS,
-};
 use crate::connection::MemoryConnection;
 use crate::device::Device;
 use crate::device::DeviceId;
@@ -524,10 +522,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
                     constants,
                     bindings,
                     ..
-                } => {
-                    1 + bindings.len().div_ceil(BINDINGS_PER_SLOT as u32)
-                        + constants.len().div_ceil(CONSTANTS_PER_SLOT as u32)
-                }
+                } => dispatch_slots(bindings.len() as usize, constants.len() as usize) as u32,
                 _ => 1,
             };
         }
@@ -560,7 +555,11 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
                     Some(pool) => {
                         let c = self.module.constants().get(i).ok_or(missing)?;
                         let rest = c.data.length.checked_sub(op.offset).ok_or(missing)?;
-                        let length = if op.length == WHOLE { rest } else { op.length };
+                        let length = match op.length {
+                            WHOLE => rest,
+                            n if n <= rest => n,
+                            _ => return Err(missing),
+                        };
                         BufferRef::buffer(pool).at(c.data.offset + op.offset, length)
                     }
                     None => {

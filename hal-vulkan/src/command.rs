@@ -18,7 +18,7 @@ use ash::vk;
 use ember_kernels_wgsl::PushConstants;
 use hal_core::command::{
     dispatch_constants, dispatch_spans, BufferRef, Command, CommandBufferMode, CommandList,
-    ConstantScratch, Op, Workgroups, MAX_BINDINGS,
+    ConstantScratch, Op, Workgroups, BINDINGS_PER_SLOT, MAX_BINDINGS,
 };
 use hal_core::contract::BindingFacts;
 use hal_core::kernel::KernelError;
@@ -350,8 +350,8 @@ impl VulkanDevice<'_> {
                 Grid::Indirect(piece.buffer, piece.offset)
             }
         };
-        let mut facts = Vec::with_capacity(refs.len());
-        let mut pieces = Vec::with_capacity(refs.len());
+        let mut facts = Vec::with_capacity(refs.len() * BINDINGS_PER_SLOT);
+        let mut pieces = Vec::with_capacity(refs.len() * BINDINGS_PER_SLOT);
         for span in dispatch_spans(refs, table) {
             let span = span?;
             let (piece, info) = self.single_piece(span, "dispatch binding")?;

@@ -99,6 +99,25 @@ pub fn model_file(model: &str) -> Result<PathBuf> {
         })
 }
 
+/// Whether every board's reference models are there; says SKIPPED, loudly, when not (the
+/// boards' model runs and the runner's lint need them).
+pub fn models_present() -> bool {
+    let missing: Vec<&str> = BOARD_MODELS
+        .iter()
+        .flat_map(|(_, models)| models.iter())
+        .filter(|m| model_file(m).is_err())
+        .copied()
+        .collect();
+    if !missing.is_empty() {
+        oracle::skipped(&format!(
+            "the reference models on the boards: no {} under {} (set EMBER_MODELS to their folder)",
+            missing.join(", "),
+            oracle::models_dir().display()
+        ));
+    }
+    missing.is_empty()
+}
+
 /// Builds `board`'s `model` firmware for `model`, TFLM's cases embedded; returns the ELF.
 pub fn build(board: Board, model: &str) -> Result<PathBuf> {
     let file = model_file(model)?;
@@ -365,8 +384,12 @@ pub fn bench() -> Result {
                         f.field("stack"),
                         f.field("arena")
                     ));
-                    let mut fields =
-                        format!("\"flash\": {}, \"static_ram\": {}", f.flash, f.static_ram);
+                    let mut fields = format!(
+                        "\"flash\": {}, \"flash_without_cases\": {}, \"static_ram\": {}",
+                        f.flash,
+                        f.flash - f.cases,
+                        f.static_ram
+                    );
                     for (k, v) in &f.fields {
                         fields.push_str(&format!(", \"{k}\": {v}"));
                     }

@@ -11,34 +11,17 @@ use static_cell::ConstStaticCell;
 
 /// Takes `cell`'s storage and makes a device of it with `memory`, a module's `kernels` and
 /// the firmware's arena ([`TRANSIENT_BYTES`]); `None` if the storage was taken before.
+/// Always inlined: as a call, LTO keeps `init` out of line and `minimal` grows by 1.4 KB.
 #[inline(always)]
 pub fn take<const O: usize, const S: usize, const N: usize, const P: usize, A: DeviceAllocator>(
     cell: &'static ConstStaticCell<LocalStorage<O, S, N, P, A>>,
     memory: &'static mut [u8],
     kernels: &'static [Kernel],
 ) -> Option<Result<LocalDevice<'static, A>, hal_core::Error>> {
-    take_with_arena(cell, memory, kernels, TRANSIENT_BYTES)
-}
-
-/// [`take`] with an arena of `transient_bytes` at the end of `memory`.
-/// Always inlined: as a call, LTO keeps `init` out of line and `minimal` grows by 1.4 KB.
-#[inline(always)]
-pub fn take_with_arena<
-    const O: usize,
-    const S: usize,
-    const N: usize,
-    const P: usize,
-    A: DeviceAllocator,
->(
-    cell: &'static ConstStaticCell<LocalStorage<O, S, N, P, A>>,
-    memory: &'static mut [u8],
-    kernels: &'static [Kernel],
-    transient_bytes: u64,
-) -> Option<Result<LocalDevice<'static, A>, hal_core::Error>> {
     let storage = cell.try_take()?;
     let config = LocalConfig {
         kernels,
-        transient_bytes,
+        transient_bytes: TRANSIENT_BYTES,
         ..LocalConfig::DEFAULT
     };
     Some(LocalDevice::new(storage, memory, config))

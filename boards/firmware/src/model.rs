@@ -120,28 +120,76 @@ fn mismatches(got: &[u8], want: &[u8], float: bool) -> u32 {
         .count() as u32
 }
 
+/// The model loaded on a device, with its inputs and outputs allocated.
+struct Loaded {
+    session: ModelSession,
+    function: u32,
+    inputs: [BufferSpan; INPUT_COUNT],
+    outputs: [BufferSpan; OUTPUT_COUNT],
+}
+
+impl Loaded {
+    fn new(dev: &mut ModelDevice<'_>) -> Result<Self, &'static str> {
+        let session = ModelSession::load(dev, module::MODULE, LoadOptions::default())
+            .map_err(step_failed("load the module"))?;
+        let function = session
+            .function(config::FUNCTION)
+            .ok_or("find the model's function")?;
+        let mut inputs = [None; INPUT_COUNT];
+        for (buffer, &bytes) in inputs.iter_mut().zip(&config::INPUT_BYTES) {
+            *buffer = Some(
+                dev.allocate_buffer(BufferParams::device_local(), bytes as u64)
+                    .map_err(step_failed("allocate an input"))?,
+            );
+        }
+        let results = session
+            .allocate_results(dev, function, ResultMemory::DeviceLocal)
+            .map_err(step_failed("allocate the outputs"))?;
+        Ok(Self {
+            inputs: whole(inputs.iter().flatten().copied()).ok_or("allocate the inputs")?,
+            outputs: whole(results.iter().copied()).ok_or("allocate the outputs")?,
+            session,
+            function,
+        })
+    }
+
+    fn invoke(&mut self, dev: &mut ModelDevice<'_>) -> Result<(), hal_core::Error> {
+        let (inputs, outputs) = (&self.inputs, &self.outputs);
+        self.session
+            .invoke(dev, self.function, inputs, outputs, QueueAffinity::ANY)
+    }
+
+    /// Instructions of one invocation on the inputs in place: the median of 5 after a
+    /// warm-up.
+    fn time(&mut self, dev: &mut ModelDevice<'_>) -> Result<u64, &'static str> {
+        let mut failed = false;
+        let instructions = icount::median(5, &mut || failed |= self.invoke(dev).is_err());
+        if failed {
+            return Err("invoke the model while timing it");
+        }
+        Ok(instructions)
+    }
+
+    /// Releases everything; fails if the device still holds an object.
+    fn release(self, dev: &mut ModelDevice<'_>) -> Result<(), &'static str> {
+        for buffer in self.inputs.iter().chain(&self.outputs).map(|s| s.buffer) {
+            dev.release_buffer(buffer)
+                .map_err(step_failed("release a buffer"))?;
+        }
+        self.session
+            .release(dev)
+            .map_err(step_failed("release the session"))?;
+        if dev.object_counts() != Default::default() {
+            return Err("release everything: objects were left on the device");
+        }
+        Ok(())
+    }
+}
+
 /// Loads the model, runs every case and times one; logs the figures. `Err` says which
 /// step failed.
 fn check(dev: &mut ModelDevice<'_>) -> Result<ModelReport, &'static str> {
-    let mut session = ModelSession::load(dev, module::MODULE, LoadOptions::default())
-        .map_err(step_failed("load the module"))?;
-    let function = session
-        .function(config::FUNCTION)
-        .ok_or("find the model's function")?;
-    let mut inputs = [None; INPUT_COUNT];
-    for (buffer, &bytes) in inputs.iter_mut().zip(&config::INPUT_BYTES) {
-        *buffer = Some(
-            dev.allocate_buffer(BufferParams::device_local(), bytes as u64)
-                .map_err(step_failed("allocate an input"))?,
-        );
-    }
-    let results = session
-        .allocate_results(dev, function, ResultMemory::DeviceLocal)
-        .map_err(step_failed("allocate the outputs"))?;
-    let input_spans: [BufferSpan; INPUT_COUNT] =
-        whole(inputs.iter().flatten().copied()).ok_or("allocate the inputs")?;
-    let output_spans: [BufferSpan; OUTPUT_COUNT] =
-        whole(results.iter().copied()).ok_or("allocate the outputs")?;
+    let mut model = Loaded::new(dev)?;
     let case_in: usize = config::INPUT_BYTES.iter().sum();
     let case_out: usize = config::OUTPUT_BYTES.iter().sum();
     let mut report = ModelReport::default();
@@ -151,22 +199,15 @@ fn check(dev: &mut ModelDevice<'_>) -> Result<ModelReport, &'static str> {
         .zip(OUTPUTS.chunks_exact(case_out.max(1)))
     {
         let mut at = 0;
-        for (&span, &bytes) in input_spans.iter().zip(&config::INPUT_BYTES) {
+        for (&span, &bytes) in model.inputs.iter().zip(&config::INPUT_BYTES) {
             dev.write_buffer(span, &case_inputs[at..at + bytes])
                 .map_err(step_failed("write an input"))?;
             at += bytes;
         }
-        session
-            .invoke(
-                dev,
-                function,
-                &input_spans,
-                &output_spans,
-                QueueAffinity::ANY,
-            )
-            .map_err(step_failed("invoke the model"))?;
+        model.invoke(dev).map_err(step_failed("invoke the model"))?;
         let mut at = 0;
-        for ((span, &bytes), &float) in output_spans
+        for ((span, &bytes), &float) in model
+            .outputs
             .iter()
             .zip(&config::OUTPUT_BYTES)
             .zip(&config::FLOAT_OUTPUTS)
@@ -190,32 +231,9 @@ fn check(dev: &mut ModelDevice<'_>) -> Result<ModelReport, &'static str> {
         }
         report.cases += 1;
     }
-    // Time the last case's inputs, which are still in place.
-    let mut failed = false;
-    report.instructions = icount::median(5, &mut || {
-        failed |= session
-            .invoke(
-                dev,
-                function,
-                &input_spans,
-                &output_spans,
-                QueueAffinity::ANY,
-            )
-            .is_err();
-    });
-    if failed {
-        return Err("invoke the model while timing it");
-    }
-    for buffer in input_spans.iter().chain(&output_spans).map(|s| s.buffer) {
-        dev.release_buffer(buffer)
-            .map_err(step_failed("release a buffer"))?;
-    }
-    session
-        .release(dev)
-        .map_err(step_failed("release the session"))?;
-    if dev.object_counts() != Default::default() {
-        return Err("release everything: objects were left on the device");
-    }
+    // The last case's inputs are still in place.
+    report.instructions = model.time(dev)?;
+    model.release(dev)?;
     Ok(report)
 }
 
@@ -247,47 +265,9 @@ static NOOP_KERNELS: [Kernel; module::KERNELS.len()] = {
 /// the runtime's own cost per inference — the arena's `queue_alloca`, the recorded command
 /// buffer's replay (bindings resolved and checked), `queue_dealloca`, the semaphore waits.
 fn overhead(dev: &mut ModelDevice<'_>) -> Result<u64, &'static str> {
-    let mut session = ModelSession::load(dev, module::MODULE, LoadOptions::default())
-        .map_err(step_failed("load the module (no-op kernels)"))?;
-    let function = session
-        .function(config::FUNCTION)
-        .ok_or("find the model's function")?;
-    let mut inputs = [None; INPUT_COUNT];
-    for (buffer, &bytes) in inputs.iter_mut().zip(&config::INPUT_BYTES) {
-        *buffer = Some(
-            dev.allocate_buffer(BufferParams::device_local(), bytes as u64)
-                .map_err(step_failed("allocate an input"))?,
-        );
-    }
-    let results = session
-        .allocate_results(dev, function, ResultMemory::DeviceLocal)
-        .map_err(step_failed("allocate the outputs"))?;
-    let input_spans: [BufferSpan; INPUT_COUNT] =
-        whole(inputs.iter().flatten().copied()).ok_or("allocate the inputs")?;
-    let output_spans: [BufferSpan; OUTPUT_COUNT] =
-        whole(results.iter().copied()).ok_or("allocate the outputs")?;
-    let mut failed = false;
-    let instructions = icount::median(5, &mut || {
-        failed |= session
-            .invoke(
-                dev,
-                function,
-                &input_spans,
-                &output_spans,
-                QueueAffinity::ANY,
-            )
-            .is_err();
-    });
-    if failed {
-        return Err("invoke the model with no-op kernels");
-    }
-    for buffer in input_spans.iter().chain(&output_spans).map(|s| s.buffer) {
-        dev.release_buffer(buffer)
-            .map_err(step_failed("release a buffer"))?;
-    }
-    session
-        .release(dev)
-        .map_err(step_failed("release the session"))?;
+    let mut model = Loaded::new(dev)?;
+    let instructions = model.time(dev)?;
+    model.release(dev)?;
     Ok(instructions)
 }
 

@@ -41,8 +41,10 @@ pub fn paint() -> usize {
     let mut at = low;
     while at < high {
         // SAFETY: `low..high` lies between the linker's stack bottom and 256 bytes below this
-        // function's frame: stack memory no live frame uses, and no static (the linker puts
-        // every static below the stack's bottom). Volatile writes of whole aligned words.
+        // function's frame: stack memory no live frame uses (the firmware runs with every
+        // interrupt off, so no handler's frame can be below this one), and no static (the
+        // linker puts every static below the stack's bottom). Volatile writes of whole
+        // aligned words.
         unsafe { (at as *mut u32).write_volatile(PATTERN) };
         at += 4;
     }
@@ -50,8 +52,8 @@ pub fn paint() -> usize {
 }
 
 /// Bytes of stack used below `top` (what [`paint`] returned) since it painted; `None` if the
-/// lowest painted word was overwritten too: the stack may have run past its low end, into
-/// the statics.
+/// lowest painted word was overwritten too: the stack may have run past its low end into
+/// the statics, or past [`PAINT_LIMIT`].
 pub fn peak(top: usize) -> Option<usize> {
     let (low, high) = range(top);
     let mut at = low;

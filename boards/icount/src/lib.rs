@@ -9,7 +9,8 @@
 //!   instructions ([`tick`]). A measurement starts on a tick edge and ends by counting the
 //!   turns of a loop of known length up to the next edge, then subtracts a fixed overhead
 //!   calibrated from a loop of exactly `10n + 3` instructions; the result is within a few
-//!   instructions.
+//!   instructions. The calibration's own call counts as overhead, so there a count is of
+//!   the function's body, where the exact counters include the call (a few instructions).
 //!
 //! The same measure times every engine (Ember and its peers) on a board. Without `-icount`
 //! the figures are wall-clock noise.

@@ -419,41 +419,14 @@ fn run_depthwise(
     .map(|()| out)
 }
 
-/// The CMSDK dual timer's Timer1 (`0x4000_2000`), free-running down from `u32::MAX` at
-/// 25 MHz: under `-icount shift=0`, one tick per 40 instructions.
-mod timer {
-    const LOAD: *mut u32 = 0x4000_2000 as *mut u32;
-    const VALUE: *const u32 = 0x4000_2004 as *const u32;
-    const CONTROL: *mut u32 = 0x4000_2008 as *mut u32;
-
-    /// Instructions per tick.
-    pub const INSTRUCTIONS_PER_TICK: u64 = 40;
-
-    /// Starts the timer: enabled, 32-bit, free-running.
-    pub fn start() {
-        // SAFETY: LOAD and CONTROL are the MPS2 AN386 dual timer's registers (device memory
-        // QEMU models); writing them touches no Rust-visible memory.
-        unsafe {
-            LOAD.write_volatile(u32::MAX);
-            CONTROL.write_volatile(0x82);
-        }
-    }
-
-    /// The counter, counting down.
-    pub fn now() -> u32 {
-        // SAFETY: VALUE is the timer's read-only counter register (see `start`).
-        unsafe { VALUE.read_volatile() }
-    }
-}
-
-/// Instructions per run of `f`, over `reps` runs.
+/// Instructions per run of `f` (boards/icount's measure), over `reps` runs.
 fn instructions(reps: u32, mut f: impl FnMut()) -> u64 {
-    let start = timer::now();
-    for _ in 0..reps {
-        f();
-    }
-    let ticks = start.wrapping_sub(timer::now());
-    u64::from(ticks) * timer::INSTRUCTIONS_PER_TICK / u64::from(reps)
+    let total = icount::instructions(&mut || {
+        for _ in 0..reps {
+            f();
+        }
+    });
+    total / u64::from(reps.max(1))
 }
 
 /// Drops a timed run's result: its output is checked above, at small shapes.
@@ -715,7 +688,6 @@ fn main() -> ! {
         tally.failed
     );
 
-    timer::start();
     let mut rng = Rng(0xdead_beef);
     bench_fc(&mut rng, "fc 4000->4 (micro_speech)", 4000, 4, 0);
     bench_fc(&mut rng, "fc 64->12 (kws)", 64, 12, 0);
