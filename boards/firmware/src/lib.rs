@@ -10,11 +10,14 @@
 //! - [`selftest`]: the on-target tests (hal-core's allocator checks, and on boards with a
 //!   heap a subset of the HAL conformance suite);
 //! - [`minimal`]: the runtime alone (one `fill_u32` dispatch), the footprint probe that
-//!   `cargo xtask size` measures.
+//!   `cargo xtask size` measures;
+//! - `model` (feature `model`): a TFLite model and TensorFlow Lite Micro's outputs for its
+//!   cases, embedded by `build.rs`, every output checked on the device and each inference's
+//!   instructions counted (`boards/icount`), its stack painted ([`stack`]).
 //!
 //! Features: `semihosting` (QEMU boards: defmt logs, exit codes and the panic handler over
 //! semihosting, decoded on the host by `defmt-print`), `std` (the host board), `heap` (an
-//! `embedded-alloc` heap as the global allocator).
+//! `embedded-alloc` heap as the global allocator), `model` (the model runner; QEMU boards).
 #![cfg_attr(not(feature = "std"), no_std)]
 #![cfg_attr(
     not(test),
