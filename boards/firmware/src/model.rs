@@ -3,6 +3,9 @@
 //! output checked on the device against TFLM's — int8 bit for bit, `f32` within 1e-5
 //! relative — and timed in instructions per inference (the `icount` measure).
 //!
+//! An image case (`bmp-…`, person_detect's two BMPs) also logs its class: the first
+//! output's largest score (person_detect: 1 is "person").
+//!
 //! One line reports the figures the host's bench reads:
 //! `EMBER-BENCH engine=ember model=M instructions=N stack=N device_memory=N arena=N cases=N mismatches=N
 //! measure_error=N runtime_overhead=N`: the measure's worst error on loops of known length,
@@ -104,6 +107,17 @@ fn whole<const N: usize>(mut buffers: impl Iterator<Item = Buffer>) -> Option<[B
     Some(spans.map(|s| s.unwrap_or(first)))
 }
 
+/// The index of the first largest of `scores`, read as int8.
+fn argmax_s8(scores: &[u8]) -> usize {
+    let mut best = 0;
+    for (i, &s) in scores.iter().enumerate() {
+        if (s as i8) > (scores[best] as i8) {
+            best = i;
+        }
+    }
+    best
+}
+
 /// Whether `got` equals TFLM's `want`: bit for bit, or for `f32` within 1e-5 relative.
 fn mismatches(got: &[u8], want: &[u8], float: bool) -> u32 {
     if !float {
@@ -194,9 +208,10 @@ fn check(dev: &mut ModelDevice<'_>) -> Result<ModelReport, &'static str> {
     let case_out: usize = config::OUTPUT_BYTES.iter().sum();
     let mut report = ModelReport::default();
     let mut got = [0u8; 64];
-    for (case_inputs, case_outputs) in INPUTS
+    for ((case_inputs, case_outputs), name) in INPUTS
         .chunks_exact(case_in.max(1))
         .zip(OUTPUTS.chunks_exact(case_out.max(1)))
+        .zip(config::CASES)
     {
         let mut at = 0;
         for (&span, &bytes) in model.inputs.iter().zip(&config::INPUT_BYTES) {
@@ -228,6 +243,16 @@ fn check(dev: &mut ModelDevice<'_>) -> Result<ModelReport, &'static str> {
                 done += n;
             }
             at += bytes;
+        }
+        if name.starts_with("bmp-") && !config::FLOAT_OUTPUTS[0] {
+            // An image's class: the first output's largest score, as read back.
+            let n = config::OUTPUT_BYTES[0].min(got.len());
+            dev.read_buffer(
+                BufferSpan::new(model.outputs[0].buffer, 0, n as u64),
+                &mut got[..n],
+            )
+            .map_err(step_failed("read an output"))?;
+            say!("model: case {}: class {}", name, argmax_s8(&got[..n]));
         }
         report.cases += 1;
     }
