@@ -217,7 +217,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
             return Ok(());
         }
         let pool = self.module.pool();
-        if let Some(buffer) = self.import_in_place(device, pool, options) {
+        if let Some(buffer) = Self::import_in_place(device, pool, options) {
             self.pool = Some(buffer);
             self.stats.imported_bytes += self
                 .module
@@ -241,7 +241,6 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
     /// `bytes` imported in place as a read-only buffer, where `options` allow it, the device's
     /// memory is the host's and `bytes` start on a 64-byte boundary; `None` otherwise.
     fn import_in_place<D>(
-        &mut self,
         device: &mut D,
         bytes: &'m [u8],
         options: LoadOptions,
@@ -274,7 +273,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         D: Device,
         D::HostMemory: From<&'m [u8]>,
     {
-        if let Some(buffer) = self.import_in_place(device, bytes, options) {
+        if let Some(buffer) = Self::import_in_place(device, bytes, options) {
             self.stats.imported_bytes += bytes.len() as u64;
             return Ok(buffer);
         }
