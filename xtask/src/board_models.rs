@@ -304,8 +304,10 @@ pub fn microflow(model: &str, profile: &str) -> Result<Figures> {
             model,
         ],
     );
+    // Its own target folder, whatever the caller's CARGO_TARGET_DIR: the ELF's path below.
     build
         .current_dir(&dir)
+        .env_remove("CARGO_TARGET_DIR")
         .env("EMBER_ORACLE_DIR", root().join("target").join("oracle"));
     run(&format!("build MicroFlow's {model} ({profile})"), build)?;
     let elf = dir.join("target").join(target).join(profile).join(model);
@@ -355,7 +357,7 @@ pub fn bench() -> Result {
     let mut table = String::from(
         "\n| board | model | engine | instructions | runtime's own | flash B (without cases) | static RAM B | peak stack B | arena B |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n",
     );
-    for (i, (board, models)) in BOARD_MODELS.iter().enumerate() {
+    for (i, (board, _)) in BOARD_MODELS.iter().enumerate() {
         let b = boards::find(board)?;
         boards::build(b)?;
         let bare = footprint(&boards::elf(b, "bare"))?;
@@ -402,7 +404,6 @@ pub fn bench() -> Result {
                 if j + 1 < rows.len() { "," } else { "" }
             ));
         }
-        let _ = models;
         json.push_str(&format!(
             "      }}\n    }}{}\n",
             if i + 1 < BOARD_MODELS.len() { "," } else { "" }
