@@ -240,11 +240,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
 
     /// `bytes` imported in place as a read-only buffer, where `options` allow it, the device's
     /// memory is the host's and `bytes` start on a 64-byte boundary; `None` otherwise.
-    fn import_in_place<D>(
-        device: &mut D,
-        bytes: &'m [u8],
-        options: LoadOptions,
-    ) -> Option<Buffer>
+    fn import_in_place<D>(device: &mut D, bytes: &'m [u8], options: LoadOptions) -> Option<Buffer>
     where
         D: Device,
         D::HostMemory: From<&'m [u8]>,
