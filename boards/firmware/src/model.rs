@@ -302,7 +302,7 @@ pub fn run(board: &str) -> bool {
     static STORAGE: ConstStaticCell<ModelStorage> = ConstStaticCell::new(ModelStorage::EMPTY);
     static MEMORY: ConstStaticCell<DeviceMemory> =
         ConstStaticCell::new(DeviceMemory([0; MEMORY_OFFSET + config::DEVICE_BYTES]));
-    let painted = crate::stack::paint();
+    let painted = icount::stack::paint();
     say!("model {} on {}", config::NAME, board);
     let (Some(memory), Some(storage)) = (MEMORY.try_take(), STORAGE.try_take()) else {
         say!("model: FAIL: the runner ran twice");
@@ -344,7 +344,7 @@ pub fn run(board: &str) -> bool {
             return false;
         }
     };
-    let Some(stack) = crate::stack::peak(painted) else {
+    let Some(stack) = icount::stack::peak(painted) else {
         say!("model: FAIL: the stack reached its low end (or the paint's limit)");
         return false;
     };

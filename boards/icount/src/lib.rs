@@ -16,6 +16,7 @@
 //! the figures are wall-clock noise.
 #![no_std]
 
+pub mod stack;
 #[cfg(target_arch = "arm")]
 pub mod tick;
 

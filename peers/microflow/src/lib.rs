@@ -3,8 +3,6 @@
 //! stack, and print one `EMBER-BENCH key=value …` line (Ember's format) over semihosting.
 #![no_std]
 
-pub mod stack;
-
 use core::hint::black_box;
 
 use cortex_m_rt::{exception, ExceptionFrame};
@@ -45,7 +43,7 @@ pub struct Oracle {
 /// (`icount::median`: one warm-up, the median of 5, each within a few instructions); prints
 /// the result line and exits 0.
 pub fn run<const OUT: usize>(oracle: &Oracle, infer: fn(&[u8], &mut [i8; OUT])) -> ! {
-    let painted = stack::paint();
+    let painted = icount::stack::paint();
     let cases = oracle.names.len();
     if cases == 0
         || oracle.outputs.len() != cases * OUT
@@ -75,7 +73,9 @@ pub fn run<const OUT: usize>(oracle: &Oracle, infer: fn(&[u8], &mut [i8; OUT])) 
         infer(black_box(input), black_box(&mut output))
     });
 
-    let stack_peak = stack::peak(painted);
+    let Some(stack_peak) = icount::stack::peak(painted) else {
+        fail("the stack reached the painted region's low end");
+    };
     semihosting::println!(
         "EMBER-BENCH engine=microflow model={} instructions={} stack={} mismatches={} max_abs_diff={} cases={}",
         oracle.model,

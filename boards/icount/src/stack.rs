@@ -1,4 +1,5 @@
-//! The stack's peak depth, painted and read back.
+//! The stack's peak depth, painted and read back: the measure's other half, the same for
+//! every engine's firmware.
 //!
 //! [`paint`] fills the unused stack below the caller's frame with a pattern; [`peak`] finds
 //! the deepest word since overwritten. The stack's low end is the linker's symbol on each
@@ -6,8 +7,9 @@
 //! AArch64 board's `link.x`. Painting stops [`PAINT_LIMIT`] bytes below the caller, so a
 //! board with a huge stack is not painted whole.
 
-/// The deepest the paint reaches below the caller's frame.
-pub const PAINT_LIMIT: usize = 256 * 1024;
+/// The deepest the paint reaches below the caller's frame (a board's whole stack region may
+/// be most of its memory).
+pub const PAINT_LIMIT: usize = 1024 * 1024;
 
 const PATTERN: u32 = 0x5AC3_F00D;
 
