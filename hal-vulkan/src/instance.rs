@@ -7,7 +7,7 @@ use ash::vk;
 use hal_core::Error;
 use std::ffi::{c_void, CStr};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The `VkResult` of a failed call as a HAL error.
 pub(crate) fn vk_error(what: &'static str) -> impl Fn(vk::Result) -> Error {
@@ -158,13 +158,25 @@ fn pick_device(
         .ok_or(Error::Unsupported("no Vulkan 1.2 physical device"))
 }
 
+/// The system's Vulkan loader, loaded once for the process and never unloaded: devices made
+/// and dropped from several threads do not load and unload it (and the drivers it loads)
+/// under each other.
+fn loader() -> Result<&'static ash::Entry, Error> {
+    static LOADER: OnceLock<Option<ash::Entry>> = OnceLock::new();
+    LOADER
+        .get_or_init(|| {
+            // SAFETY: loading the system's Vulkan loader; its functions are only called
+            // through ash with valid arguments.
+            unsafe { ash::Entry::load() }.ok()
+        })
+        .as_ref()
+        .ok_or(Error::Unsupported("no Vulkan loader (libvulkan.so.1)"))
+}
+
 impl Context {
     /// Creates the instance (with validation if asked), picks a device and creates it.
     pub(crate) fn new(config: &VulkanConfig) -> Result<Self, Error> {
-        // SAFETY: loading the system's Vulkan loader; its functions are only called through
-        // ash with valid arguments.
-        let entry = unsafe { ash::Entry::load() }
-            .map_err(|_| Error::Unsupported("no Vulkan loader (libvulkan.so.1)"))?;
+        let entry = loader()?.clone();
         let validation = config.validation_enabled();
         let layer_name = c"VK_LAYER_KHRONOS_validation";
         let mut layers = Vec::new();

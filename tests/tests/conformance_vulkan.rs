@@ -26,6 +26,7 @@ const NO_PUSH: u8 = 4;
 /// heap in 4 MiB blocks, validation on unless `EMBER_VULKAN_VALIDATION=0`; `flags` as above.
 fn vulkan_device(flags: u8) -> VulkanDevice<'static> {
     let validation = std::env::var("EMBER_VULKAN_VALIDATION").map_or(true, |v| v != "0");
+    keep_driver_loaded(validation);
     let config = VulkanConfig {
         validation,
         max_allocation_size: 256 << 10,
@@ -38,6 +39,21 @@ fn vulkan_device(flags: u8) -> VulkanDevice<'static> {
         ..VulkanConfig::default()
     };
     VulkanDevice::new(config).expect("a Vulkan device")
+}
+
+/// Keeps one device alive for the whole run, so that the Vulkan driver (lavapipe and the LLVM
+/// it links) and the validation layer, which the loader loads at the first instance and
+/// unloads at the last one's destruction, are not unloaded and reloaded while cases on other
+/// threads make and drop their devices.
+fn keep_driver_loaded(validation: bool) {
+    static KEEPER: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    KEEPER.get_or_init(|| {
+        let config = VulkanConfig {
+            validation,
+            ..VulkanConfig::default()
+        };
+        std::mem::forget(VulkanDevice::new(config).expect("a Vulkan device"));
+    });
 }
 
 /// The Vulkan driver, configured by `FLAGS` ([`NO_SPARSE`], [`DEVICE_ONLY`], [`NO_PUSH`]).
