@@ -6,6 +6,7 @@
 //! for the traces, the peers and how the figures are taken.
 
 use ember_tests::adapter::BenchAllocator;
+use ember_tests::baseline::Baseline;
 use ember_tests::harness::{self, Row};
 use ember_tests::suite::{self, Visitor};
 use ember_tests::traces::{Scale, Trace, TraceConfig, TraceKind};
@@ -22,7 +23,7 @@ impl Visitor for Run<'_> {
     fn visit<A: BenchAllocator>(&mut self, mut alloc: A) {
         let kind = self.trace.config.kind;
         let name = alloc.name();
-        if self.filter.is_some_and(|f| !matches(f, name)) {
+        if self.filter.is_some_and(|f| !matches(f, name)) && name != ember_tests::baseline::NAME {
             return;
         }
         let row = if kind == TraceKind::Efficiency {
@@ -40,6 +41,7 @@ impl Visitor for Run<'_> {
                 allocator: name.into(),
                 median_ns_per_pair: None,
                 p99_ns_per_pair: None,
+                net_ns_per_pair: None,
                 efficiency_pct: Some(e.efficiency_pct),
             }
         } else {
@@ -63,6 +65,7 @@ impl Visitor for Run<'_> {
                 allocator: name.into(),
                 median_ns_per_pair: Some(t.median_ns_per_pair),
                 p99_ns_per_pair: Some(t.p99_ns_per_pair),
+                net_ns_per_pair: None,
                 efficiency_pct: None,
             }
         };
@@ -92,6 +95,10 @@ fn run(scale: Scale, filter: Option<&str>) -> Vec<Row> {
             filter,
             rows: Vec::new(),
         };
+        if kind != TraceKind::Efficiency {
+            // The harness alone, first, on the same trace: the rows' net figures subtract it.
+            run.visit(Baseline::new(trace.config.block_size));
+        }
         suite::visit_all(trace.config.block_size, &mut run);
         rows.extend(run.rows);
     }
@@ -107,6 +114,7 @@ fn run(scale: Scale, filter: Option<&str>) -> Vec<Row> {
             allocator: "ember::Arena".into(),
             median_ns_per_pair: Some(ns),
             p99_ns_per_pair: None,
+            net_ns_per_pair: None,
             efficiency_pct: None,
         });
     }
@@ -120,13 +128,14 @@ fn main() {
         .ok()
         .filter(|f| !f.is_empty());
     // Ember's allocators keep their metadata inline; give construction room to spare.
-    let rows = std::thread::Builder::new()
+    let mut rows = std::thread::Builder::new()
         .name("alloc-bench".into())
         .stack_size(256 << 20)
         .spawn(move || run(scale, filter.as_deref()))
         .expect("spawn bench thread")
         .join()
         .expect("bench thread panicked");
+    harness::net_of_baseline(&mut rows);
     println!();
     print!("{}", harness::format_table(&rows, &suite::PEERS));
     println!(

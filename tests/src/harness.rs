@@ -242,32 +242,57 @@ pub struct Row {
     pub median_ns_per_pair: Option<f64>,
     /// 99th percentile over batches of 64 pairs of ns per pair.
     pub p99_ns_per_pair: Option<f64>,
+    /// The median less the same run's baseline median on the same trace: what the allocator
+    /// itself costs (set by [`net_of_baseline`]).
+    pub net_ns_per_pair: Option<f64>,
     /// Heap efficiency in % (`efficiency` only).
     pub efficiency_pct: Option<f64>,
 }
 
+/// Sets every timed row's [`Row::net_ns_per_pair`] from the [`baseline`](crate::baseline) row
+/// of its trace (rows of traces without one keep `None`).
+pub fn net_of_baseline(rows: &mut [Row]) {
+    let baselines: Vec<(String, f64)> = rows
+        .iter()
+        .filter(|r| r.allocator == crate::baseline::NAME)
+        .filter_map(|r| Some((r.trace.clone(), r.median_ns_per_pair?)))
+        .collect();
+    for row in rows.iter_mut() {
+        let base = baselines.iter().find(|(t, _)| *t == row.trace);
+        row.net_ns_per_pair = match (row.median_ns_per_pair, base) {
+            (Some(m), Some((_, b))) => Some(m - b),
+            _ => None,
+        };
+    }
+}
+
 /// For every row, its figure (median time, or efficiency) over the best peer's on the same
-/// trace: below 1 is faster (time); above 1 is more efficient (efficiency).
-pub fn ratios_vs_best_peer(rows: &[Row], peers: &[&str]) -> Vec<Option<f64>> {
+/// trace: below 1 is faster (time); above 1 is more efficient (efficiency). With `net`, the
+/// times are net of the baseline ([`Row::net_ns_per_pair`]).
+pub fn ratios_vs_best_peer(rows: &[Row], peers: &[&str], net: bool) -> Vec<Option<f64>> {
+    let time = |r: &Row| {
+        if net {
+            r.net_ns_per_pair
+        } else {
+            r.median_ns_per_pair
+        }
+    };
     let best = |trace: &str| -> (Option<f64>, Option<f64>) {
         let peer_rows = rows
             .iter()
             .filter(|r| r.trace == trace && peers.contains(&r.allocator.as_str()));
-        let time = peer_rows
-            .clone()
-            .filter_map(|r| r.median_ns_per_pair)
-            .min_by(f64::total_cmp);
+        let fastest = peer_rows.clone().filter_map(time).min_by(f64::total_cmp);
         let eff = peer_rows
             .filter_map(|r| r.efficiency_pct)
             .max_by(f64::total_cmp);
-        (time, eff)
+        (fastest, eff)
     };
     rows.iter()
         .map(|r| {
-            let (time, eff) = best(&r.trace);
-            match (r.median_ns_per_pair, r.efficiency_pct) {
-                (Some(m), _) => time.map(|t| m / t),
-                (None, Some(e)) => eff.map(|b| e / b),
+            let (fastest, eff) = best(&r.trace);
+            match (time(r), r.efficiency_pct) {
+                (Some(m), _) => fastest.map(|t| m / t),
+                (None, Some(e)) if !net => eff.map(|b| e / b),
                 _ => None,
             }
         })
@@ -280,24 +305,35 @@ pub fn format_table(rows: &[Row], peers: &[&str]) -> String {
     let fmt = |v: Option<f64>, digits: usize| {
         v.map_or_else(|| "-".to_owned(), |v| format!("{v:.digits$}"))
     };
-    let ratios = ratios_vs_best_peer(rows, peers);
+    let ratio = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |x| format!("{x:.3}x"));
+    let raw = ratios_vs_best_peer(rows, peers, false);
+    let net = ratios_vs_best_peer(rows, peers, true);
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<24} {:<24} {:>14} {:>14} {:>12} {:>16}",
-        "trace", "allocator", "median ns/pair", "p99 ns/pair", "efficiency %", "vs fastest peer"
+        "{:<24} {:<24} {:>14} {:>12} {:>12} {:>12} {:>12} {:>12}",
+        "trace",
+        "allocator",
+        "median ns/pair",
+        "p99 ns/pair",
+        "net ns/pair",
+        "efficiency %",
+        "vs peer raw",
+        "vs peer net"
     );
-    let _ = writeln!(out, "{}", "-".repeat(109));
-    for (r, ratio) in rows.iter().zip(ratios) {
+    let _ = writeln!(out, "{}", "-".repeat(130));
+    for ((r, raw), net) in rows.iter().zip(raw).zip(net) {
         let _ = writeln!(
             out,
-            "{:<24} {:<24} {:>14} {:>14} {:>12} {:>16}",
+            "{:<24} {:<24} {:>14} {:>12} {:>12} {:>12} {:>12} {:>12}",
             r.trace,
             r.allocator,
             fmt(r.median_ns_per_pair, 2),
             fmt(r.p99_ns_per_pair, 2),
+            fmt(r.net_ns_per_pair, 2),
             fmt(r.efficiency_pct, 2),
-            ratio.map_or_else(|| "-".to_owned(), |x| format!("{x:.3}x")),
+            ratio(raw),
+            ratio(net),
         );
     }
     out

@@ -21,6 +21,8 @@
 //! - [`peers`]: adapters for `offset-allocator`, `rlsf`, `talc` and `linked_list_allocator`
 //!   (the last three over a real, pre-faulted memory region of the same size as the block);
 //! - [`suite`]: the list of allocators under test, built per trace;
+//! - [`baseline`]: an allocator that does nothing, run first on every timed trace, so that
+//!   every figure is also reported net of the harness's own cost;
 //! - [`harness`]: timing (batches of pairs), statistics, the checked run used by the smoke
 //!   test, the result table and the JSON report.
 //!
@@ -31,6 +33,7 @@ pub use ember_conformance as conformance;
 pub use ember_conformance::conformance_tests;
 
 pub mod adapter;
+pub mod baseline;
 pub mod harness;
 pub mod peers;
 pub mod rng;

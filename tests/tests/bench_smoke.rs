@@ -57,6 +57,11 @@ fn smoke() {
             seen: Vec::new(),
         };
         suite::visit_all(trace.config.block_size, &mut check);
+        if kind != TraceKind::Efficiency {
+            let mut baseline = ember_tests::baseline::Baseline::new(trace.config.block_size);
+            let t = harness::replay_timed(&mut baseline, &trace);
+            assert_eq!(t.failures, 0, "the baseline never fails");
+        }
         for peer in suite::PEERS {
             assert!(check.seen.contains(&peer), "{peer} not run");
         }
@@ -80,39 +85,43 @@ fn every_trace_on_every_allocator() {
 
 #[test]
 fn report_table_and_json() {
-    let rows = vec![
-        Row {
-            trace: "fixed256".into(),
-            allocator: "talc".into(),
-            median_ns_per_pair: Some(20.0),
-            p99_ns_per_pair: Some(30.0),
-            efficiency_pct: None,
-        },
-        Row {
-            trace: "fixed256".into(),
-            allocator: "ember::Tlsf".into(),
-            median_ns_per_pair: Some(10.0),
-            p99_ns_per_pair: Some(12.0),
-            efficiency_pct: None,
-        },
+    let timed = |allocator: &str, median: f64| Row {
+        trace: "fixed256".into(),
+        allocator: allocator.into(),
+        median_ns_per_pair: Some(median),
+        p99_ns_per_pair: Some(median * 1.5),
+        net_ns_per_pair: None,
+        efficiency_pct: None,
+    };
+    let mut rows = vec![
+        timed(ember_tests::baseline::NAME, 4.0),
+        timed("talc", 20.0),
+        timed("ember::Tlsf", 10.0),
         Row {
             trace: "efficiency".into(),
             allocator: "talc".into(),
             median_ns_per_pair: None,
             p99_ns_per_pair: None,
+            net_ns_per_pair: None,
             efficiency_pct: Some(90.0),
         },
     ];
-    let ratios = harness::ratios_vs_best_peer(&rows, &suite::PEERS);
-    assert_eq!(ratios, vec![Some(1.0), Some(0.5), Some(1.0)]);
+    harness::net_of_baseline(&mut rows);
+    assert_eq!(rows[1].net_ns_per_pair, Some(16.0));
+    assert_eq!(rows[3].net_ns_per_pair, None);
+    let raw = harness::ratios_vs_best_peer(&rows, &suite::PEERS, false);
+    assert_eq!(raw, vec![Some(0.2), Some(1.0), Some(0.5), Some(1.0)]);
+    let net = harness::ratios_vs_best_peer(&rows, &suite::PEERS, true);
+    assert_eq!(net, vec![Some(0.0), Some(1.0), Some(0.375), None]);
     assert!(harness::format_table(&rows, &suite::PEERS).contains("ember::Tlsf"));
     let dir = std::env::temp_dir().join(format!("ember-bench-smoke-{}", std::process::id()));
     let path = dir.join("alloc.json");
     harness::write_json(&rows, &path).unwrap();
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    assert_eq!(v[0]["median_ns_per_pair"], 20.0);
-    assert!(v[2]["median_ns_per_pair"].is_null());
-    assert_eq!(v[2]["efficiency_pct"], 90.0);
+    assert_eq!(v[1]["median_ns_per_pair"], 20.0);
+    assert_eq!(v[1]["net_ns_per_pair"], 16.0);
+    assert!(v[3]["median_ns_per_pair"].is_null());
+    assert_eq!(v[3]["efficiency_pct"], 90.0);
     std::fs::remove_dir_all(dir).unwrap();
 }
