@@ -1,7 +1,8 @@
 //! Allocator benchmark: Ember's allocators and four peers on the same traces.
 //!
 //! `cargo bench -p ember-tests --bench alloc` (`EMBER_BENCH_QUICK=1` for a tiny run,
-//! `EMBER_BENCH_FILTER=talc,rlsf` to run only allocators whose name contains `talc` or `rlsf`). Prints
+//! `EMBER_BENCH_FILTER=talc,rlsf` to run only allocators whose name contains `talc` or `rlsf`,
+//! `EMBER_BENCH_TRACE=fixed256` to run only that trace and `arena` for the arena). Prints
 //! a table and writes `target/bench/alloc.json`. See the `ember_tests` crate documentation
 //! for the traces, the peers and how the figures are taken.
 
@@ -80,8 +81,10 @@ fn matches(filter: &str, name: &str) -> bool {
 }
 
 fn run(scale: Scale, filter: Option<&str>) -> Vec<Row> {
+    let traces = std::env::var("EMBER_BENCH_TRACE").ok().filter(|t| !t.is_empty());
+    let wanted = |name: &str| traces.as_deref().map_or(true, |t| matches(t, name));
     let mut rows = Vec::new();
-    for kind in TraceKind::ALL {
+    for kind in TraceKind::ALL.into_iter().filter(|k| wanted(k.name())) {
         let trace = Trace::generate(TraceConfig::new(kind, scale));
         eprintln!(
             "{}: {} prefill + {} ops, block {} MiB",
@@ -102,7 +105,7 @@ fn run(scale: Scale, filter: Option<&str>) -> Vec<Row> {
         suite::visit_all(trace.config.block_size, &mut run);
         rows.extend(run.rows);
     }
-    if filter.is_some_and(|f| !matches(f, "ember::Arena")) {
+    if filter.is_some_and(|f| !matches(f, "ember::Arena")) || !wanted("arena") {
         return rows;
     }
     let rounds = if scale == Scale::Quick { 100 } else { 20_000 };

@@ -67,7 +67,7 @@ impl<A: RangeAllocator> BenchAllocator for Ember<A> {
         self.inner.capacity()
     }
 
-    #[inline]
+    #[inline(always)]
     fn alloc(&mut self, size: u64, align: u64) -> Option<Range> {
         match self.inner.allocate(size, align) {
             Ok(r) => Some(r),
@@ -78,7 +78,7 @@ impl<A: RangeAllocator> BenchAllocator for Ember<A> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn free(&mut self, handle: Range) {
         let freed = self.inner.free(handle);
         debug_assert!(freed.is_ok(), "{}: free failed: {freed:?}", self.name);

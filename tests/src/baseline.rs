@@ -31,12 +31,12 @@ impl BenchAllocator for Baseline {
         self.capacity
     }
 
-    #[inline]
+    #[inline(always)]
     fn alloc(&mut self, _size: u64, _align: u64) -> Option<u64> {
         Some(0)
     }
 
-    #[inline]
+    #[inline(always)]
     fn free(&mut self, _handle: u64) {}
 
     fn offset(&self, handle: &u64) -> u64 {

@@ -289,6 +289,9 @@ pub fn ratios_vs_best_peer(rows: &[Row], peers: &[&str], net: bool) -> Vec<Optio
     };
     rows.iter()
         .map(|r| {
+            if r.allocator == crate::baseline::NAME {
+                return None;
+            }
             let (fastest, eff) = best(&r.trace);
             match (time(r), r.efficiency_pct) {
                 (Some(m), _) => fastest.map(|t| m / t),

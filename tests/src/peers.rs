@@ -107,7 +107,7 @@ impl BenchAllocator for OffsetAlloc {
         self.capacity
     }
 
-    #[inline]
+    #[inline(always)]
     fn alloc(&mut self, size: u64, align: u64) -> Option<Self::Handle> {
         let padded = u32::try_from(size + align - 1).ok()?;
         let a = self.inner.allocate(padded)?;
@@ -115,7 +115,7 @@ impl BenchAllocator for OffsetAlloc {
         Some((a, aligned))
     }
 
-    #[inline]
+    #[inline(always)]
     fn free(&mut self, handle: Self::Handle) {
         self.inner.free(handle.0);
     }
@@ -163,13 +163,13 @@ impl BenchAllocator for RlsfTlsf {
         self.region.len() as u64
     }
 
-    #[inline]
+    #[inline(always)]
     fn alloc(&mut self, size: u64, align: u64) -> Option<Self::Handle> {
         let layout = Layout::from_size_align(size as usize, align as usize).ok()?;
         self.tlsf.allocate(layout).map(|p| (p, align as usize))
     }
 
-    #[inline]
+    #[inline(always)]
     fn free(&mut self, (ptr, align): Self::Handle) {
         // SAFETY: the harness frees each handle once, and handles come from `alloc`, which
         // allocated them from `self.tlsf` with this alignment.
@@ -215,14 +215,14 @@ impl BenchAllocator for TalcHeap {
         self.region.len() as u64
     }
 
-    #[inline]
+    #[inline(always)]
     fn alloc(&mut self, size: u64, align: u64) -> Option<Self::Handle> {
         let layout = Layout::from_size_align(size as usize, align as usize).ok()?;
         // SAFETY: every trace size is non-zero.
         unsafe { self.talc.try_allocate(layout) }.map(|p| (p, layout))
     }
 
-    #[inline]
+    #[inline(always)]
     fn free(&mut self, (ptr, layout): Self::Handle) {
         // SAFETY: the harness frees each handle once; it was allocated by `self.talc` with
         // this layout.
@@ -265,7 +265,7 @@ impl BenchAllocator for LinkedListHeap {
         self.region.len() as u64
     }
 
-    #[inline]
+    #[inline(always)]
     fn alloc(&mut self, size: u64, align: u64) -> Option<Self::Handle> {
         let layout = Layout::from_size_align(size as usize, align as usize).ok()?;
         self.heap
@@ -274,7 +274,7 @@ impl BenchAllocator for LinkedListHeap {
             .map(|p| (p, layout))
     }
 
-    #[inline]
+    #[inline(always)]
     fn free(&mut self, (ptr, layout): Self::Handle) {
         // SAFETY: the harness frees each handle once; it was allocated by `self.heap` with
         // this layout.

@@ -110,9 +110,9 @@ fn report_table_and_json() {
     assert_eq!(rows[1].net_ns_per_pair, Some(16.0));
     assert_eq!(rows[3].net_ns_per_pair, None);
     let raw = harness::ratios_vs_best_peer(&rows, &suite::PEERS, false);
-    assert_eq!(raw, vec![Some(0.2), Some(1.0), Some(0.5), Some(1.0)]);
+    assert_eq!(raw, vec![None, Some(1.0), Some(0.5), Some(1.0)]);
     let net = harness::ratios_vs_best_peer(&rows, &suite::PEERS, true);
-    assert_eq!(net, vec![Some(0.0), Some(1.0), Some(0.375), None]);
+    assert_eq!(net, vec![None, Some(1.0), Some(0.375), None]);
     assert!(harness::format_table(&rows, &suite::PEERS).contains("ember::Tlsf"));
     let dir = std::env::temp_dir().join(format!("ember-bench-smoke-{}", std::process::id()));
     let path = dir.join("alloc.json");

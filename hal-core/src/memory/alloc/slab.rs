@@ -24,15 +24,20 @@ const MAX_SPANS: usize = 1 << (32 - SLOT_BITS);
 /// Largest alignment a span is requested with.
 const MAX_SPAN_ALIGN_LOG2: u32 = 12;
 
-/// One entry of the span table.
+/// One entry of the span table: one cache line, all that allocating a slot and freeing it
+/// read and write when the requested size is the class size.
 #[derive(Clone, Copy)]
+#[repr(C, align(64))]
 struct Span {
+    /// Bit `i` set when slot `i` is free.
+    free: u64,
+    /// Bit `i` set when live slot `i` was asked for exactly the slot size; the requested
+    /// size of a live slot whose bit is clear is in the slab's `sizes`.
+    exact: u64,
     /// The backing allocator's range (the span, or the pass-through allocation).
     backing: Range,
     /// Size of one slot (the class size); 0 for unused and pass-through entries.
-    slot_size: u64,
-    /// Bit `i` set when slot `i` is free.
-    free: u64,
+    slot_size: u32,
     /// Next span of the class list, or next unused entry on the free-entry stack.
     next: u32,
     /// Previous span of the class list.
@@ -45,9 +50,10 @@ struct Span {
 
 impl Span {
     const EMPTY: Span = Span {
+        free: u64::MAX,
+        exact: 0,
         backing: Range::new(0, 0, 0),
         slot_size: 0,
-        free: u64::MAX,
         next: NIL,
         prev: NIL,
         generation: 0,
@@ -92,8 +98,11 @@ impl Class {
 ///
 /// - each entry holds the span's backing [`Range`], its class, a `u64` bitmap of free slots
 ///   (allocation takes `trailing_zeros`), links in its class's doubly-linked list of spans that
-///   have a free slot, a generation, and the requested size of each live slot (so statistics
-///   are exact and `free` checks the size);
+///   have a free slot, a generation, and a bitmap of the live slots asked for exactly the
+///   class size. An entry is one 64-byte cache line: allocating and freeing such a slot
+///   touch only it and the slab's header;
+/// - the requested size of every other live slot is kept in a side table, `sizes`, so
+///   statistics are exact and `free` checks the size whatever was asked;
 /// - unused entries form an intrusive stack, so taking and releasing an entry is O(1);
 /// - a request that fits no class (larger than the largest class, or aligned beyond what the
 ///   classes guarantee) is passed straight to the backing allocator and recorded in an entry
@@ -116,7 +125,8 @@ impl Class {
 ///   class's list exactly when it has a free slot (`free != 0`).
 /// - Unused and pass-through entries are never linked in a class list; unused entries have
 ///   `free == u64::MAX`, pass-through entries have only slot 0 live.
-/// - `bytes_in_use` and `allocation_count` are the sums over live slots and pass-through
+/// - `bytes_in_use` is the sum over live slots and pass-through allocations (the
+///   allocation count is not kept: [`stats`](RangeAllocator::stats) counts the live slots);
 ///   allocations.
 /// - Errors are detected before anything is changed, so a refused call leaves the slab (and
 ///   its backing allocator) as it was.
@@ -145,15 +155,17 @@ pub struct Slab<A: RangeAllocator, const SPANS: usize> {
     last_align: u64,
     last_class: usize,
     spans: [Span; SPANS],
-    /// Requested size of each live slot, by entry.
+    /// Requested size of each live slot whose `exact` bit is clear, by entry.
     sizes: [[u32; SLOTS_PER_SPAN as usize]; SPANS],
     /// Top of the stack of released entries, linked through `next`.
     free_entries: u32,
     /// Entries at or above this index have never been used since construction or reset.
     high_water: u32,
     bytes_in_use: u64,
+    /// The peak before the latest growth of `bytes_in_use`: the true peak is
+    /// `max(peak_bytes_in_use, bytes_in_use)`, folded in just before `bytes_in_use` falls, so
+    /// allocating only adds.
     peak_bytes_in_use: u64,
-    allocation_count: u64,
 }
 
 impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
@@ -223,7 +235,6 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
             high_water: 0,
             bytes_in_use: 0,
             peak_bytes_in_use: 0,
-            allocation_count: 0,
         })
     }
 
@@ -251,9 +262,12 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
             .iter()
             .position(|c| size <= c.size && alignment <= c.align)
             .unwrap_or(count);
-        self.last_size = size;
-        self.last_align = alignment;
-        self.last_class = class;
+        if class < count {
+            // Only classes are cached, so a cached class indexes `classes` as it is.
+            self.last_size = size;
+            self.last_align = alignment;
+            self.last_class = class;
+        }
         Ok(class)
     }
 
@@ -289,6 +303,7 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
         span.class = UNUSED;
         span.slot_size = 0;
         span.free = u64::MAX;
+        span.exact = 0;
         span.prev = NIL;
         span.next = self.free_entries;
         self.free_entries = index;
@@ -305,8 +320,10 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
         self.take_entry(index);
         let span = &mut self.spans[index as usize];
         span.backing = backing;
-        span.slot_size = size;
+        // `size <= u32::MAX`, checked by `new`.
+        span.slot_size = size as u32;
         span.free = u64::MAX;
+        span.exact = 0;
         span.next = head;
         span.prev = NIL;
         span.class = class as u8;
@@ -373,58 +390,68 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
         Ok(())
     }
 
-    #[inline]
-    fn account_alloc(&mut self, size: u64) {
-        self.bytes_in_use += size;
-        self.allocation_count += 1;
-        if self.bytes_in_use > self.peak_bytes_in_use {
-            self.peak_bytes_in_use = self.bytes_in_use;
-        }
-    }
-
-    #[inline]
-    fn account_free(&mut self, size: u64) {
-        self.bytes_in_use -= size;
-        self.allocation_count -= 1;
-    }
-}
-
-impl<A: RangeAllocator, const SPANS: usize> RangeAllocator for Slab<A, SPANS> {
-    #[inline]
-    fn capacity(&self) -> u64 {
-        self.capacity
-    }
-
+    /// Takes the first free slot of span `index`, the head of `class`'s list, for a request
+    /// of `size` bytes, and unlinks the span if that filled it.
     #[inline(always)]
-    fn allocate(&mut self, size: u64, alignment: u64) -> Result<Range, AllocError> {
+    fn take_slot(&mut self, class: usize, index: u32, size: u64) -> Range {
+        let span = &mut self.spans[index as usize];
+        let slot = span.free.trailing_zeros();
+        span.free &= span.free - 1;
+        let slot_size = u64::from(span.slot_size);
+        let offset = span.backing.offset + u64::from(slot) * slot_size;
+        let token =
+            u64::from(span.generation) << 32 | u64::from(index) << SLOT_BITS | u64::from(slot);
+        let bit = 1u64 << slot;
+        if size == slot_size {
+            span.exact |= bit;
+        } else {
+            span.exact &= !bit;
+            // `size <= class size <= u32::MAX`, checked by `new`.
+            self.sizes[index as usize][slot as usize] = size as u32;
+        }
+        if self.spans[index as usize].free == 0 {
+            // Full: unlink from the head of the class list (its links are left as they are:
+            // linking it again sets both).
+            let next = self.spans[index as usize].next;
+            self.classes[class].head = next;
+            if let Some(next) = self.spans.get_mut(next as usize) {
+                next.prev = NIL;
+            }
+        }
+        self.account_alloc(size);
+        Range::new(offset, size, token)
+    }
+
+    /// Links class span `index`, which has a free slot again, at the head of its list.
+    #[inline(always)]
+    fn link_at_head(&mut self, class: usize, index: u32) {
+        let head = self.classes[class].head;
+        let span = &mut self.spans[index as usize];
+        span.next = head;
+        span.prev = NIL;
+        if let Some(head) = self.spans.get_mut(head as usize) {
+            head.prev = index;
+        }
+        self.classes[class].head = index;
+    }
+
+    /// Every request the fast path of `allocate` does not serve.
+    #[cold]
+    #[inline(never)]
+    fn allocate_slow(&mut self, size: u64, alignment: u64) -> Result<Range, AllocError> {
         let class = self.class_for(size, alignment)?;
         let Some(&Class { head, .. }) = self.classes[..self.class_count].get(class) else {
             return self.allocate_large(size, alignment);
         };
         let index = if head != NIL { head } else { self.grow(class)? };
-        let span = &mut self.spans[index as usize];
-        let slot = span.free.trailing_zeros();
-        span.free &= span.free - 1;
-        let offset = span.backing.offset + u64::from(slot) * span.slot_size;
-        let token =
-            u64::from(span.generation) << 32 | u64::from(index) << SLOT_BITS | u64::from(slot);
-        if span.free == 0 {
-            // Full: unlink from the head of the class list.
-            let next = span.next;
-            span.next = NIL;
-            self.classes[class].head = next;
-            if next != NIL {
-                self.spans[next as usize].prev = NIL;
-            }
-        }
-        // `size <= class size <= u32::MAX`, checked by `new`.
-        self.sizes[index as usize][slot as usize] = size as u32;
-        self.account_alloc(size);
-        Ok(Range::new(offset, size, token))
+        Ok(self.take_slot(class, index, size))
     }
 
-    #[inline(always)]
-    fn free(&mut self, range: Range) -> Result<(), AllocError> {
+    /// Every free the fast path does not take: checks everything, answers the errors, frees
+    /// pass-through allocations, slots of other sizes and the last slot of a span.
+    #[cold]
+    #[inline(never)]
+    fn free_slow(&mut self, range: Range) -> Result<(), AllocError> {
         let token = range.token();
         let index = ((token >> SLOT_BITS) & INDEX_MASK) as u32;
         let slot = (token & (SLOTS_PER_SPAN - 1)) as usize;
@@ -442,8 +469,13 @@ impl<A: RangeAllocator, const SPANS: usize> RangeAllocator for Slab<A, SPANS> {
         if span.class == PASS {
             return self.free_large(index, range);
         }
-        let expected_offset = span.backing.offset + slot as u64 * span.slot_size;
-        let expected_size = u64::from(self.sizes[index as usize][slot]);
+        let slot_size = u64::from(span.slot_size);
+        let expected_offset = span.backing.offset + slot as u64 * slot_size;
+        let expected_size = if span.exact & bit != 0 {
+            slot_size
+        } else {
+            u64::from(self.sizes[index as usize][slot])
+        };
         if range.offset != expected_offset || range.size != expected_size {
             return Err(AllocError::Mismatch {
                 offset: range.offset,
@@ -458,30 +490,95 @@ impl<A: RangeAllocator, const SPANS: usize> RangeAllocator for Slab<A, SPANS> {
             self.release_span(index)?;
         } else {
             let class = usize::from(span.class);
-            let span = &mut self.spans[index as usize];
-            span.free = free;
+            self.spans[index as usize].free = free;
             if was_full {
-                // It has a free slot again: link it at the head of its class list.
-                let head = self.classes[class].head;
-                span.next = head;
-                span.prev = NIL;
-                if head != NIL {
-                    self.spans[head as usize].prev = index;
-                }
-                self.classes[class].head = index;
+                // It has a free slot again.
+                self.link_at_head(class, index);
             }
         }
         self.account_free(expected_size);
         Ok(())
     }
 
+    #[inline(always)]
+    fn account_alloc(&mut self, size: u64) {
+        self.bytes_in_use += size;
+    }
+
+    #[inline(always)]
+    fn account_free(&mut self, size: u64) {
+        if self.bytes_in_use > self.peak_bytes_in_use {
+            self.peak_bytes_in_use = self.bytes_in_use;
+        }
+        self.bytes_in_use -= size;
+    }
+}
+
+impl<A: RangeAllocator, const SPANS: usize> RangeAllocator for Slab<A, SPANS> {
+    #[inline]
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// The fast path: a request equal to the last one, whose class has a span with a free
+    /// slot. Everything else takes [`allocate_slow`](Slab::allocate_slow).
+    #[inline(always)]
+    fn allocate(&mut self, size: u64, alignment: u64) -> Result<Range, AllocError> {
+        if size == self.last_size && alignment == self.last_align {
+            // The cache holds a class below `class_count <= MAX_SIZE_CLASSES`.
+            let class = self.last_class % MAX_SIZE_CLASSES;
+            let head = self.classes[class].head;
+            // `NIL` is past the table's end.
+            if (head as usize) < SPANS {
+                return Ok(self.take_slot(class, head, size));
+            }
+        }
+        self.allocate_slow(size, alignment)
+    }
+
+    /// The fast path: a slot asked for exactly its class size, whose span keeps another live
+    /// slot, touching the span's cache line and the header. Everything else, errors included,
+    /// takes [`free_slow`](Slab::free_slow), which checks from scratch.
+    #[inline(always)]
+    fn free(&mut self, range: Range) -> Result<(), AllocError> {
+        let token = range.token();
+        let index = ((token >> SLOT_BITS) & INDEX_MASK) as u32;
+        let slot = token & (SLOTS_PER_SPAN - 1);
+        let generation = (token >> 32) as u32;
+        if let Some(span) = self.spans.get_mut(index as usize) {
+            let bit = 1u64 << slot;
+            let slot_size = u64::from(span.slot_size);
+            let free = span.free | bit;
+            // Pass-through and unused entries keep `exact` clear: they never pass.
+            if span.generation == generation
+                && span.free & bit == 0
+                && span.exact & bit != 0
+                && free != u64::MAX
+                && range.offset == span.backing.offset + slot * slot_size
+                && range.size == slot_size
+            {
+                let was_full = span.free == 0;
+                span.free = free;
+                if was_full {
+                    let class = usize::from(span.class);
+                    self.link_at_head(class, index);
+                }
+                self.account_free(slot_size);
+                return Ok(());
+            }
+        }
+        self.free_slow(range)
+    }
+
     fn reset(&mut self) {
+        self.peak_bytes_in_use = self.peak_bytes_in_use.max(self.bytes_in_use);
         self.backing.reset();
         for span in &mut self.spans[..self.high_water as usize] {
             span.generation = span.generation.wrapping_add(1);
             span.class = UNUSED;
             span.slot_size = 0;
             span.free = u64::MAX;
+            span.exact = 0;
             span.next = NIL;
             span.prev = NIL;
         }
@@ -491,15 +588,21 @@ impl<A: RangeAllocator, const SPANS: usize> RangeAllocator for Slab<A, SPANS> {
         self.free_entries = NIL;
         self.high_water = 0;
         self.bytes_in_use = 0;
-        self.allocation_count = 0;
     }
 
     fn stats(&self) -> AllocStats {
         AllocStats {
             capacity: self.capacity,
             bytes_in_use: self.bytes_in_use,
-            peak_bytes_in_use: self.peak_bytes_in_use,
-            allocation_count: self.allocation_count,
+            peak_bytes_in_use: self.peak_bytes_in_use.max(self.bytes_in_use),
+            allocation_count: self.spans[..self.high_water as usize]
+                .iter()
+                .map(|span| match span.class {
+                    UNUSED => 0,
+                    PASS => 1,
+                    _ => u64::from((!span.free).count_ones()),
+                })
+                .sum(),
             largest_free_range: self.backing.stats().largest_free_range,
         }
     }
@@ -666,7 +769,7 @@ mod tests {
             assert_eq!(r.size, size);
             assert_eq!(r.offset % align, 0);
             let span = s.spans[((r.token() >> 6) & INDEX_MASK) as usize];
-            assert_eq!(span.slot_size, class, "size {size} align {align}");
+            assert_eq!(u64::from(span.slot_size), class, "size {size} align {align}");
         }
         assert_eq!(
             s.stats().bytes_in_use,
@@ -900,6 +1003,26 @@ mod tests {
         assert_eq!(snapshot(&s), before);
         s.free(a).unwrap();
         assert_eq!(s.stats().largest_free_range, 20_000);
+    }
+
+    #[test]
+    fn exact_and_smaller_sizes_are_both_checked() {
+        let mut s = slab::<4>();
+        // One slot asked for exactly the class size, its neighbour for less, then the other
+        // way round in the same slots.
+        for (first, second) in [(64, 50), (50, 64)] {
+            let a = s.allocate(first, 1).unwrap();
+            let b = s.allocate(second, 1).unwrap();
+            for (r, other) in [(a, second), (b, first)] {
+                let forged = Range::new(r.offset, other, r.token());
+                assert!(matches!(s.free(forged), Err(AllocError::Mismatch { .. })));
+            }
+            assert_eq!(s.stats().bytes_in_use, 114);
+            s.free(a).unwrap();
+            s.free(b).unwrap();
+            assert_eq!(s.stats().bytes_in_use, 0);
+            assert_eq!(s.stats().peak_bytes_in_use, 114);
+        }
     }
 
     #[test]
