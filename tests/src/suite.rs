@@ -6,12 +6,12 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use hal_core::memory::alloc::{Arena, Caching, RangeAllocator, Slab, Tlsf};
+use hal_core::memory::alloc::{first_levels, Arena, Caching, RangeAllocator, Slab, Tlsf};
 
 use crate::adapter::{BenchAllocator, Ember};
 use crate::peers::{LinkedListHeap, OffsetAlloc, RlsfTlsf, TalcHeap};
 
-/// Metadata nodes of every Ember `Tlsf` (about 48 bytes each): at least `2 × live + 2` for
+/// Metadata nodes of every Ember `Tlsf` (32 bytes each): at least `2 × live + 2` for
 /// the 3,000 live blocks of `random` and the ~2,000 of `efficiency` at 16 MiB.
 pub const TLSF_NODES: usize = 8192;
 /// Span table of the Ember `Slab`. It holds the spans (64 slots each) *and* the requests
@@ -24,8 +24,12 @@ pub const CACHE_ENTRIES: usize = 8192;
 /// Size classes of the Ember `Slab`; larger requests pass through to its `Tlsf`.
 pub const SLAB_CLASSES: [u64; 9] = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 
+/// First-level size classes of every Ember `Tlsf`: as many as the largest block of the
+/// traces needs (19 for 64 MiB, 2.4 KiB of list heads; a 64-bit target's default is 56).
+pub const TLSF_FIRST_LEVELS: usize = first_levels(crate::traces::TIMED_BLOCK_SIZE);
+
 /// The Ember `Tlsf` under test.
-pub type EmberTlsf = Tlsf<TLSF_NODES>;
+pub type EmberTlsf = Tlsf<TLSF_NODES, TLSF_FIRST_LEVELS>;
 /// The Ember `Slab` under test, over a `Tlsf`.
 pub type EmberSlab = Slab<EmberTlsf, SLAB_SPANS>;
 /// The Ember `Caching` wrapper under test, over a `Tlsf`.

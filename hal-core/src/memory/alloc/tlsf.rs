@@ -4,9 +4,12 @@
 //! # Design
 //!
 //! * **Out-of-band blocks.** The managed block is never touched. It is cut into physical
-//!   blocks, each described by one [`Node`] of a fixed table of `NODES` entries: offset, size,
-//!   requested size, the indices of its physical neighbours, its free-list links, a
-//!   generation and a `used` flag. Indices are `u32` with [`NONE`] (0) as the null index,
+//!   blocks, each described by one 32-byte [`Node`] (half a cache line, never straddling
+//!   one) of a fixed table of `NODES` entries: offset, size, the indices of its physical
+//!   neighbours and its free-list links. A used block keeps its `used` flag in the offset's
+//!   low bit, the bytes it holds beyond the requested size (under 16) in the size's low bits,
+//!   and its allocation's generation in the free-list link it does not need, so allocating
+//!   and freeing touch nothing but nodes. Indices are `u32` with [`NONE`] (0) as the null index,
 //!   so node 0 is never a block. Nodes that describe no block are kept on an intrusive stack
 //!   (through `next_free`) plus a never-used high-water mark, so getting and putting a node
 //!   is O(1). Every null link and counter of an empty allocator is zero: `Tlsf::new(0)` is
@@ -29,9 +32,10 @@
 //!   is wasted beyond rounding to 16 bytes.
 //! * **Coalescing.** A freed block merges with free physical neighbours at once, so no two
 //!   free blocks are ever adjacent.
-//! * **Tokens.** A [`Range`]'s token is `generation << 32 | node index`; a node's generation
-//!   is bumped whenever its allocation ends (free or reset), so stale, double and forged
-//!   frees are recognised in O(1).
+//! * **Tokens.** A [`Range`]'s token is `generation << 32 | node index`, the generation
+//!   drawn from a counter bumped by every allocation, so stale, double and forged frees are
+//!   recognised in O(1): a stale range is mistaken for a live one only if its node was handed
+//!   out again exactly a multiple of 2³² allocations later.
 
 use super::{check_request, AllocError, AllocStats, Range, RangeAllocator};
 
@@ -87,45 +91,68 @@ pub const fn first_levels(max_capacity: u64) -> usize {
     }
 }
 
+/// Bit of [`Node::start`] set while the block is handed out.
+const USED: u64 = 1;
+/// Bits of [`Node::extent`] holding a used block's slack (its size less the requested size).
+const SLACK: u64 = GRANULE - 1;
+
 /// One physical block of the managed range, free or used, or an unused table entry.
 ///
 /// Invariants: the physical blocks tile `0..usable` in `prev_phys`/`next_phys` order; a free
-/// block is in exactly the list of its size class and is never next to another free block;
-/// `gen` has been handed out in a token only if the block is `used` now.
+/// block is in exactly the list of its size class, is never next to another free block, and
+/// has no flag or slack bits; an unused entry's `start` is 0 (not `USED`); a used block's
+/// generation has been handed out in exactly one token, its own.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
 struct Node {
-    /// Start of the block, a multiple of [`GRANULE`].
-    offset: u64,
-    /// Length of the block, a non-zero multiple of [`GRANULE`].
-    size: u64,
-    /// The size asked for, for a used block (what `free` must be given back).
-    requested: u64,
+    /// Start of the block, a multiple of [`GRANULE`], with [`USED`] set while handed out.
+    start: u64,
+    /// Length of the block, a non-zero multiple of [`GRANULE`]; a used block adds its slack
+    /// (under [`GRANULE`]) in the low bits.
+    extent: u64,
     /// Physical neighbour before, or [`NONE`].
     prev_phys: u32,
     /// Physical neighbour after, or [`NONE`].
     next_phys: u32,
-    /// Previous block in the free list.
+    /// Previous block in the free list; for a used block, its allocation's generation.
     prev_free: u32,
     /// Next block in the free list; for an unused entry, the next unused entry.
     next_free: u32,
-    /// Bumped whenever the block's allocation ends.
-    gen: u32,
-    /// Whether the block is handed out.
-    used: bool,
 }
 
 impl Node {
     const EMPTY: Node = Node {
-        offset: 0,
-        size: 0,
-        requested: 0,
+        start: 0,
+        extent: 0,
         prev_phys: NONE,
         next_phys: NONE,
         prev_free: NONE,
         next_free: NONE,
-        gen: 0,
-        used: false,
     };
+
+    /// Start of the block.
+    #[inline(always)]
+    const fn offset(&self) -> u64 {
+        self.start & !USED
+    }
+
+    /// Whether the block is handed out.
+    #[inline(always)]
+    const fn used(&self) -> bool {
+        self.start & USED != 0
+    }
+
+    /// Length of the block.
+    #[inline(always)]
+    const fn size(&self) -> u64 {
+        self.extent & !SLACK
+    }
+
+    /// The size asked for, for a used block (what `free` must be given back).
+    #[inline(always)]
+    const fn requested(&self) -> u64 {
+        self.size() - (self.extent & SLACK)
+    }
 }
 
 /// The size class `(first level, second level)` that holds blocks of `size` bytes
@@ -217,10 +244,13 @@ pub struct Tlsf<const NODES: usize, const FL: usize = DEFAULT_FIRST_LEVELS> {
     usable: u64,
     /// Sum of requested sizes of live ranges.
     in_use: u64,
-    /// Largest `in_use` seen.
+    /// The largest `in_use` seen before its latest growth: the peak is `max(peak, in_use)`,
+    /// folded in just before `in_use` falls, so allocating only adds.
     peak: u64,
     /// Live ranges.
     live: u64,
+    /// Generation of the next allocation.
+    next_gen: u32,
 }
 
 impl<const NODES: usize, const FL: usize> Tlsf<NODES, FL> {
@@ -269,10 +299,11 @@ impl<const NODES: usize, const FL: usize> Tlsf<NODES, FL> {
             in_use: 0,
             peak: 0,
             live: 0,
+            next_gen: 0,
         };
         if this.usable != 0 && Self::LIMIT != 0 {
-            // Same as `init_block`, spelled out for const evaluation.
-            this.nodes[1].size = this.usable;
+            // Same as `reset`'s first block, spelled out for const evaluation.
+            this.nodes[1].extent = this.usable;
             this.fresh = 1;
             this.taken = 1;
             let (fl, sl) = mapping_insert(this.usable);
@@ -303,9 +334,11 @@ impl<const NODES: usize, const FL: usize> Tlsf<NODES, FL> {
         }
     }
 
-    /// Puts a node that describes no block any more back on the spare stack.
+    /// Puts a node that describes no block any more back on the spare stack (clearing its
+    /// `used` flag, so no token names it).
     #[inline(always)]
     fn put_node(&mut self, idx: u32) {
+        self.nodes[idx as usize].start = 0;
         self.nodes[idx as usize].next_free = self.spare_head;
         self.spare_head = idx;
         self.taken -= 1;
@@ -314,7 +347,8 @@ impl<const NODES: usize, const FL: usize> Tlsf<NODES, FL> {
     /// Pushes free block `idx` onto the list of its size class.
     #[inline(always)]
     fn insert_free(&mut self, idx: u32) {
-        let (fl, sl) = mapping_insert(self.nodes[idx as usize].size);
+        // A free block's extent is its size.
+        let (fl, sl) = mapping_insert(self.nodes[idx as usize].extent);
         let head = self.heads[fl][sl];
         {
             let node = &mut self.nodes[idx as usize];
@@ -332,12 +366,12 @@ impl<const NODES: usize, const FL: usize> Tlsf<NODES, FL> {
     /// Unlinks free block `idx` from its list.
     #[inline(always)]
     fn remove_free(&mut self, idx: u32) {
-        let node = self.nodes[idx as usize];
-        let (prev, next) = (node.prev_free, node.next_free);
+        let node = &self.nodes[idx as usize];
+        let (prev, next, size) = (node.prev_free, node.next_free, node.extent);
         if prev != NONE {
             self.nodes[prev as usize].next_free = next;
         } else {
-            let (fl, sl) = mapping_insert(node.size);
+            let (fl, sl) = mapping_insert(size);
             self.heads[fl][sl] = next;
             if next == NONE {
                 self.sl_bitmap[fl] &= !(1 << sl);
@@ -408,10 +442,11 @@ impl<const NODES: usize, const FL: usize> Tlsf<NODES, FL> {
     /// Whether `size` bytes aligned to `alignment` fit inside block `node`.
     #[inline(always)]
     fn fits(node: &Node, size: u64, alignment: u64) -> bool {
-        match align_up(node.offset, alignment) {
+        // A free block: `start` and `extent` carry no flags.
+        match align_up(node.start, alignment) {
             Some(start) => match start.checked_add(size) {
                 // `offset + size <= usable` never overflows.
-                Some(end) => end <= node.offset + node.size,
+                Some(end) => end <= node.start + node.extent,
                 None => false,
             },
             None => false,
@@ -432,7 +467,7 @@ impl<const NODES: usize, const FL: usize> Tlsf<NODES, FL> {
         let mut cur = self.heads[fl][sl];
         while cur != NONE {
             let node = &self.nodes[cur as usize];
-            largest = largest.max(node.size);
+            largest = largest.max(node.extent);
             cur = node.next_free;
         }
         largest
@@ -456,17 +491,12 @@ impl<const NODES: usize, const FL: usize> Tlsf<NODES, FL> {
     fn split_after(&mut self, at: u32, offset: u64, size: u64) -> u32 {
         let new = self.take_node();
         let next = self.nodes[at as usize].next_phys;
-        self.nodes[new as usize] = Node {
-            offset,
-            size,
-            requested: 0,
-            prev_phys: at,
-            next_phys: next,
-            prev_free: NONE,
-            next_free: NONE,
-            gen: self.nodes[new as usize].gen,
-            used: false,
-        };
+        // The free-list links are set by whoever lists the block, or hold a generation.
+        let node = &mut self.nodes[new as usize];
+        node.start = offset;
+        node.extent = size;
+        node.prev_phys = at;
+        node.next_phys = next;
         if next != NONE {
             self.nodes[next as usize].prev_phys = new;
         }
@@ -517,19 +547,20 @@ impl<const NODES: usize, const FL: usize> RangeAllocator for Tlsf<NODES, FL> {
             }
         };
 
-        let block = self.nodes[idx as usize];
+        // A free block: `start` and `extent` carry no flags.
+        let (offset, extent) = (self.nodes[idx as usize].start, self.nodes[idx as usize].extent);
         // The block holds `block_size` at `align`: the search guarantees it.
         let start = if align == GRANULE {
-            block.offset
+            offset
         } else {
-            match align_up(block.offset, align) {
+            match align_up(offset, align) {
                 Some(s) => s,
                 // Unreachable: both searches only return blocks that fit.
                 None => return Err(self.out_of_memory(size, alignment)),
             }
         };
-        let lead = start - block.offset;
-        let tail = block.size - lead - block_size;
+        let lead = start - offset;
+        let tail = extent - lead - block_size;
         let wanted = (lead != 0) as u32 + (tail != 0) as u32;
         if wanted > self.spare() {
             return Err(AllocError::OutOfMetadata {
@@ -544,8 +575,8 @@ impl<const NODES: usize, const FL: usize> RangeAllocator for Tlsf<NODES, FL> {
         }
         let used = if lead != 0 {
             // `idx` stays the leading free block; a new node takes the rest.
-            let u = self.split_after(idx, start, block.size - lead);
-            self.nodes[idx as usize].size = lead;
+            let u = self.split_after(idx, start, extent - lead);
+            self.nodes[idx as usize].extent = lead;
             self.insert_free(idx);
             u
         } else {
@@ -555,18 +586,16 @@ impl<const NODES: usize, const FL: usize> RangeAllocator for Tlsf<NODES, FL> {
             let t = self.split_after(used, start + block_size, tail);
             self.insert_free(t);
         }
+        let gen = self.next_gen;
+        self.next_gen = gen.wrapping_add(1);
         let node = &mut self.nodes[used as usize];
-        node.size = block_size;
-        node.requested = size;
-        node.used = true;
-        let token = (u64::from(node.gen) << 32) | u64::from(used);
-
+        node.start = start | USED;
+        // `block_size - size < GRANULE`: the slack fits in the low bits.
+        node.extent = block_size | (block_size - size);
+        node.prev_free = gen;
         self.in_use += size;
-        if self.in_use > self.peak {
-            self.peak = self.in_use;
-        }
         self.live += 1;
-        Ok(Range::new(start, size, token))
+        Ok(Range::new(start, size, (u64::from(gen) << 32) | u64::from(used)))
     }
 
     #[inline]
@@ -575,58 +604,56 @@ impl<const NODES: usize, const FL: usize> RangeAllocator for Tlsf<NODES, FL> {
         let idx = token as u32;
         let gen = (token >> 32) as u32;
         let node = match self.nodes.get(idx as usize) {
-            Some(node) if node.used && node.gen == gen => *node,
+            Some(node) if node.used() && node.prev_free == gen => *node,
             _ => {
                 return Err(AllocError::NotAllocated {
                     offset: range.offset,
                 })
             }
         };
-        if node.offset != range.offset || node.requested != range.size {
+        if node.offset() != range.offset || node.requested() != range.size {
             return Err(AllocError::Mismatch {
                 offset: range.offset,
                 size: range.size,
-                expected_offset: node.offset,
-                expected_size: node.requested,
+                expected_offset: node.offset(),
+                expected_size: node.requested(),
             });
         }
-        self.in_use -= node.requested;
+        if self.in_use > self.peak {
+            self.peak = self.in_use;
+        }
+        self.in_use -= range.size;
         self.live -= 1;
 
-        // The allocation ends: its generation is never handed out again.
         let mut cur = idx;
-        {
-            let n = &mut self.nodes[idx as usize];
-            n.used = false;
-            n.gen = n.gen.wrapping_add(1);
-            n.requested = 0;
-        }
-        let mut offset = node.offset;
-        let mut size = node.size;
+        let mut offset = range.offset;
+        let mut size = node.size();
         let mut next = node.next_phys;
 
         // Merge with the block before: it absorbs this one.
         let prev = node.prev_phys;
-        if prev != NONE && !self.nodes[prev as usize].used {
+        if prev != NONE && !self.nodes[prev as usize].used() {
             self.remove_free(prev);
             self.put_node(cur);
             cur = prev;
             let p = &self.nodes[prev as usize];
-            offset = p.offset;
-            size += p.size;
+            offset = p.start;
+            size += p.extent;
         }
         // Merge with the block after: this one absorbs it.
-        if next != NONE && !self.nodes[next as usize].used {
+        if next != NONE && !self.nodes[next as usize].used() {
             self.remove_free(next);
-            let n = self.nodes[next as usize];
-            size += n.size;
+            let n = &self.nodes[next as usize];
+            size += n.extent;
+            let after = n.next_phys;
             self.put_node(next);
-            next = n.next_phys;
+            next = after;
         }
+        // The allocation ends: `start` loses its `used` flag, `extent` its slack.
         {
             let n = &mut self.nodes[cur as usize];
-            n.offset = offset;
-            n.size = size;
+            n.start = offset;
+            n.extent = size;
             n.next_phys = next;
         }
         if next != NONE {
@@ -637,12 +664,13 @@ impl<const NODES: usize, const FL: usize> RangeAllocator for Tlsf<NODES, FL> {
     }
 
     fn reset(&mut self) {
+        if self.in_use > self.peak {
+            self.peak = self.in_use;
+        }
+        // No token may name a node from before: clear every `used` flag.
         let fresh = self.fresh as usize;
         for node in self.nodes.iter_mut().take(fresh + 1) {
-            if node.used {
-                node.used = false;
-                node.gen = node.gen.wrapping_add(1);
-            }
+            node.start = 0;
         }
         self.fl_bitmap = 0;
         self.sl_bitmap = [0; FL];
@@ -654,10 +682,8 @@ impl<const NODES: usize, const FL: usize> RangeAllocator for Tlsf<NODES, FL> {
         self.live = 0;
         if self.usable != 0 && Self::LIMIT != 0 {
             let idx = self.take_node();
-            let gen = self.nodes[idx as usize].gen;
             self.nodes[idx as usize] = Node {
-                size: self.usable,
-                gen,
+                extent: self.usable,
                 ..Node::EMPTY
             };
             self.insert_free(idx);
@@ -668,7 +694,7 @@ impl<const NODES: usize, const FL: usize> RangeAllocator for Tlsf<NODES, FL> {
         AllocStats {
             capacity: self.capacity,
             bytes_in_use: self.in_use,
-            peak_bytes_in_use: self.peak,
+            peak_bytes_in_use: self.peak.max(self.in_use),
             allocation_count: self.live,
             largest_free_range: self.largest_free(),
         }
@@ -686,7 +712,7 @@ mod tests {
             (1..=t.fresh)
                 .find(|&i| {
                     let n = &t.nodes[i as usize];
-                    n.size != 0 && n.offset == 0 && n.prev_phys == NONE && is_block(t, i)
+                    n.size() != 0 && n.offset() == 0 && n.prev_phys == NONE && is_block(t, i)
                 })
                 .expect("first block")
         } else {
@@ -701,19 +727,20 @@ mod tests {
         let mut live = 0;
         while cur != NONE {
             let n = &t.nodes[cur as usize];
-            assert_eq!(n.offset, offset);
+            assert_eq!(n.offset(), offset);
             assert_eq!(n.prev_phys, prev);
-            assert!(n.size > 0 && n.size % GRANULE == 0);
-            if n.used {
-                in_use += n.requested;
+            assert!(n.size() > 0 && n.size() % GRANULE == 0);
+            if n.used() {
+                in_use += n.requested();
                 live += 1;
-                assert!(n.requested <= n.size);
+                assert!(n.requested() <= n.size());
             } else {
                 assert!(!prev_free, "adjacent free blocks");
+                assert_eq!(n.extent & SLACK, 0, "a free block carries no slack");
                 free_blocks += 1;
             }
-            prev_free = !n.used;
-            offset += n.size;
+            prev_free = !n.used();
+            offset += n.size();
             prev = cur;
             cur = n.next_phys;
             blocks += 1;
@@ -733,8 +760,8 @@ mod tests {
                 let mut c = head;
                 while c != NONE {
                     let n = &t.nodes[c as usize];
-                    assert!(!n.used);
-                    assert_eq!(mapping_insert(n.size), (fl, sl));
+                    assert!(!n.used());
+                    assert_eq!(mapping_insert(n.size()), (fl, sl));
                     assert_eq!(n.prev_free, p);
                     listed += 1;
                     p = c;
@@ -743,6 +770,15 @@ mod tests {
             }
         }
         assert_eq!(listed, free_blocks);
+        // Unused entries carry no `used` flag: no token names them.
+        let mut c = t.spare_head;
+        while c != NONE {
+            assert!(!t.nodes[c as usize].used());
+            c = t.nodes[c as usize].next_free;
+        }
+        for n in &t.nodes[t.fresh as usize + 1..] {
+            assert!(!n.used());
+        }
     }
 
     fn is_block<const N: usize, const F: usize>(t: &Tlsf<N, F>, idx: u32) -> bool {
@@ -805,7 +841,7 @@ mod tests {
         check(&t);
         assert_eq!(t.stats().largest_free_range, 640);
         // a and b merged into one 176-byte block at 0.
-        assert_eq!(t.nodes[a.token() as usize].size, 176);
+        assert_eq!(t.nodes[a.token() as usize].size(), 176);
         t.free(c).unwrap();
         check(&t);
         let s = t.stats();
@@ -1017,7 +1053,7 @@ mod tests {
         // A free block's node.
         let free_node = t.nodes[a.token() as usize].next_phys;
         let free_node = t.nodes[free_node as usize].next_phys;
-        assert!(!t.nodes[free_node as usize].used);
+        assert!(!t.nodes[free_node as usize].used());
         assert!(t
             .free(Range::new(
                 b.end().next_multiple_of(16),
