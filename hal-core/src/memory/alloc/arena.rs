@@ -7,12 +7,15 @@
 //! records, so records are sorted by offset and by allocation order. `seq` is a wrapping
 //! per-arena allocation counter; a range's token is `seq << 32 | record index`, which makes
 //! [`free`](RangeAllocator::free) O(1) and recognises a stale range whose record slot has been
-//! reused since (its `seq` differs).
+//! reused since (its `seq` differs). The arena keeps the next token itself as one counter,
+//! `seq << 32 | len`, so an allocation bumps both with one add; it writes the three words of
+//! its record, the counter, `top` and the bytes in use, and nothing else.
 //!
 //! * Freeing the **top** record pops it, then pops every already-freed record beneath it, and
 //!   rolls `top` back to the end of the new top record (or 0): LIFO frees give memory back at
 //!   once. The pops are amortised O(1): each record is pushed once and popped once.
-//! * Freeing any **other** record only marks it freed (a tombstone). Its bytes stop counting
+//! * Freeing any **other** record only marks it freed (a tombstone: its size set to 0, which
+//!   no live record has). Its bytes stop counting
 //!   in [`AllocStats::bytes_in_use`] at once, but its space is reclaimed only when everything
 //!   above it has been freed too.
 //! * [`Arena::mark`] / [`Arena::reset_to`] free, in one call, every range allocated after the
@@ -25,8 +28,9 @@
 //!   increase (wrapping) with the index.
 //! * `top` is the end of `records[len - 1]`, or 0 when `len == 0`; `top <= capacity`.
 //! * `records[len - 1]`, when it exists, is live: freed records at the top are always popped.
-//! * `in_use` / `live` are the sum of the sizes / the number of live records; the peak is
-//!   `max(peak, in_use)` (folded into `peak` whenever `in_use` falls).
+//! * `in_use` is the sum of the sizes of the live records; the peak is `max(peak, in_use)`
+//!   (folded into `peak` whenever `in_use` falls). The live count is not kept:
+//!   [`stats`](RangeAllocator::stats) counts the live records.
 //! * Every error returns before any field is written.
 //!
 //! Stale-range detection relies on the 32-bit `seq`: a stale range is mistaken for a live one
@@ -36,26 +40,28 @@
 use super::{check_request, AllocError, AllocStats, Range, RangeAllocator};
 use core::ops::{Deref, DerefMut};
 
-/// One allocation on the arena's stack.
 /// One entry of an arena's record stack: an allocation, live or freed.
 #[derive(Debug, Clone, Copy)]
 pub struct Record {
     offset: u64,
+    /// The size asked for; 0 once freed (no live record has size 0).
     size: u64,
     seq: u32,
-    freed: bool,
 }
 
 impl Record {
-    /// An unused record, all zero bytes.
+    /// An unused record, all zero bytes (records at or above `len` are never read, so a
+    /// `static` arena is in `.bss`).
     pub const EMPTY: Self = Self {
         offset: 0,
         size: 0,
         seq: 0,
-        // Records at or above `len` are never read: all zero bytes, so a `static` arena is
-        // in `.bss`.
-        freed: false,
     };
+
+    #[inline]
+    const fn freed(&self) -> bool {
+        self.size == 0
+    }
 
     #[inline]
     const fn end(&self) -> u64 {
@@ -91,18 +97,15 @@ pub struct ArenaOf<S: ?Sized> {
     capacity: u64,
     /// End of the top record (0 when empty): the next allocation starts here, aligned up.
     top: u64,
-    /// Records on the stack, live or freed.
-    len: usize,
-    /// `seq` of the next allocation.
-    seq: u32,
+    /// The next allocation's token: its `seq` in the high half, and in the low half the
+    /// records on the stack, live or freed (its index).
+    counter: u64,
     /// Bumped by every reset; marks carry the epoch they were taken in.
     epoch: u32,
     /// `seq` when the current epoch began.
     epoch_seq: u32,
     /// Sum of the requested sizes of live records.
     in_use: u64,
-    /// Number of live records.
-    live: u64,
     /// The peak *before* the latest growth of `in_use`: allocation only raises `in_use`, so
     /// the true peak is `max(peak, in_use)`, folded in just before `in_use` falls. This keeps
     /// a compare and a store off the allocation path.
@@ -154,12 +157,10 @@ impl<const RECORDS: usize> Arena<RECORDS> {
         Self {
             capacity,
             top: 0,
-            len: 0,
-            seq: 0,
+            counter: 0,
             epoch: 0,
             epoch_seq: 0,
             in_use: 0,
-            live: 0,
             peak: 0,
             records: [Record::EMPTY; RECORDS],
         }
@@ -215,13 +216,11 @@ impl<S: ?Sized> ArenaOf<S> {
     pub fn renew(&mut self, capacity: u64) {
         self.capacity = capacity;
         self.top = 0;
-        self.len = 0;
-        self.seq = 0;
+        self.counter = 0;
         // Marks from before carry an older epoch: refused, not misread.
         self.epoch = self.epoch.wrapping_add(1);
         self.epoch_seq = 0;
         self.in_use = 0;
-        self.live = 0;
         self.peak = 0;
     }
 
@@ -231,8 +230,8 @@ impl<S: ?Sized> ArenaOf<S> {
     pub const fn mark(&self) -> ArenaMark {
         ArenaMark {
             top: self.top,
-            records: self.len as u32,
-            seq: self.seq,
+            records: self.counter as u32,
+            seq: (self.counter >> 32) as u32,
             epoch: self.epoch,
         }
     }
@@ -241,6 +240,24 @@ impl<S: ?Sized> ArenaOf<S> {
     #[inline]
     pub const fn remaining(&self) -> u64 {
         self.capacity - self.top
+    }
+
+    /// Records on the stack, live or freed.
+    #[inline(always)]
+    const fn len(&self) -> usize {
+        self.counter as u32 as usize
+    }
+
+    /// `seq` of the next allocation.
+    #[inline(always)]
+    const fn seq(&self) -> u32 {
+        (self.counter >> 32) as u32
+    }
+
+    /// Sets the records on the stack to `len` (at most the current count), keeping `seq`.
+    #[inline(always)]
+    fn truncate(&mut self, len: usize) {
+        self.counter = (self.counter & !u64::from(u32::MAX)) | len as u64;
     }
 }
 
@@ -269,8 +286,9 @@ impl ArenaView {
             ));
         }
         // Allocations made since the mark, and since the current epoch began.
-        let since_mark = self.seq.wrapping_sub(mark.seq);
-        let since_epoch = self.seq.wrapping_sub(self.epoch_seq);
+        let seq = self.seq();
+        let since_mark = seq.wrapping_sub(mark.seq);
+        let since_epoch = seq.wrapping_sub(self.epoch_seq);
         if since_mark > since_epoch || mark.top > self.capacity {
             return Err(AllocError::InvalidConfig(
                 "arena mark does not come from this arena",
@@ -278,17 +296,18 @@ impl ArenaView {
         }
         // Records allocated after the mark form a suffix of the stack (seqs increase with the
         // index): their age `seq - record.seq` is in 1..=since_mark.
-        while let Some(record) = self.len.checked_sub(1).and_then(|i| self.records.get(i)) {
-            if self.seq.wrapping_sub(record.seq) > since_mark {
+        let mut len = self.len();
+        while let Some(record) = len.checked_sub(1).and_then(|i| self.records.get(i)) {
+            if seq.wrapping_sub(record.seq) > since_mark {
                 break;
             }
-            if !record.freed {
+            if !record.freed() {
                 self.peak = self.peak.max(self.in_use);
                 self.in_use -= record.size;
-                self.live -= 1;
             }
-            self.len -= 1;
+            len -= 1;
         }
+        self.truncate(len);
         self.pop_freed();
         Ok(())
     }
@@ -298,13 +317,15 @@ impl ArenaView {
     #[inline]
     fn pop_freed(&mut self) {
         let mut top = 0;
-        while let Some(record) = self.len.checked_sub(1).and_then(|i| self.records.get(i)) {
-            if !record.freed {
+        let mut len = self.len();
+        while let Some(record) = len.checked_sub(1).and_then(|i| self.records.get(i)) {
+            if !record.freed() {
                 top = record.end();
                 break;
             }
-            self.len -= 1;
+            len -= 1;
         }
+        self.truncate(len);
         self.top = top;
     }
 
@@ -341,11 +362,12 @@ impl RangeAllocator for ArenaView {
             return Err(self.out_of_memory(size, alignment));
         };
         let offset = bumped & !mask;
-        if offset > self.capacity || size > self.capacity - offset {
+        // `size <= capacity`: `check_request` says so.
+        if offset > self.capacity - size {
             return Err(self.out_of_memory(size, alignment));
         }
-        let index = self.len;
-        let seq = self.seq;
+        let token = self.counter;
+        let index = token as u32 as usize;
         let limit = self.limit();
         let record = match self.records.get_mut(index) {
             Some(record) if index < limit => record,
@@ -354,19 +376,14 @@ impl RangeAllocator for ArenaView {
         *record = Record {
             offset,
             size,
-            seq,
-            freed: false,
+            seq: (token >> 32) as u32,
         };
-        self.len = index + 1;
-        self.seq = seq.wrapping_add(1);
+        // One more record, and the next `seq` (wrapping): `index < limit <= u32::MAX`, so
+        // the low half does not carry.
+        self.counter = token.wrapping_add((1 << 32) | 1);
         self.top = offset + size;
         self.in_use += size;
-        self.live += 1;
-        Ok(Range::new(
-            offset,
-            size,
-            (u64::from(seq) << 32) | index as u64,
-        ))
+        Ok(Range::new(offset, size, token))
     }
 
     #[inline]
@@ -377,13 +394,14 @@ impl RangeAllocator for ArenaView {
         let not_allocated = AllocError::NotAllocated {
             offset: range.offset,
         };
-        if index >= self.len {
+        let len = self.len();
+        if index >= len {
             return Err(not_allocated);
         }
         let Some(record) = self.records.get_mut(index) else {
             return Err(not_allocated);
         };
-        if record.freed || record.seq != seq {
+        if record.freed() || record.seq != seq {
             return Err(not_allocated);
         }
         if record.offset != range.offset || record.size != range.size {
@@ -394,12 +412,11 @@ impl RangeAllocator for ArenaView {
                 expected_size: record.size,
             });
         }
-        record.freed = true;
+        record.size = 0;
         self.peak = self.peak.max(self.in_use);
-        self.in_use -= record.size;
-        self.live -= 1;
-        if index + 1 == self.len {
-            self.len = index;
+        self.in_use -= range.size;
+        if index + 1 == len {
+            self.truncate(index);
             self.pop_freed();
         }
         Ok(())
@@ -407,12 +424,11 @@ impl RangeAllocator for ArenaView {
 
     fn reset(&mut self) {
         self.peak = self.peak.max(self.in_use);
-        self.len = 0;
+        self.truncate(0);
         self.top = 0;
         self.in_use = 0;
-        self.live = 0;
         self.epoch = self.epoch.wrapping_add(1);
-        self.epoch_seq = self.seq;
+        self.epoch_seq = self.seq();
     }
 
     fn stats(&self) -> AllocStats {
@@ -420,7 +436,10 @@ impl RangeAllocator for ArenaView {
             capacity: self.capacity,
             bytes_in_use: self.in_use,
             peak_bytes_in_use: self.peak.max(self.in_use),
-            allocation_count: self.live,
+            allocation_count: self.records[..self.len()]
+                .iter()
+                .filter(|r| !r.freed())
+                .count() as u64,
             largest_free_range: self.capacity - self.top,
         }
     }

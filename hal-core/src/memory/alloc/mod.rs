@@ -144,8 +144,22 @@ pub trait RangeAllocator {
 ///
 /// Custom allocators should call it first so that they answer bad input the same way the
 /// built-in ones do.
-#[inline]
+#[inline(always)]
 pub const fn check_request(size: u64, alignment: u64, capacity: u64) -> Result<(), AllocError> {
+    // All four at once, with one branch: `1 <= size <= capacity`; a power of two; and
+    // `size + alignment - 1 <= u64::MAX`, i.e. `size <= !(alignment - 1)`.
+    let fits = size.wrapping_sub(1) < capacity;
+    let power_of_two = alignment != 0 && alignment & (alignment - 1) == 0;
+    let rounds = size <= !alignment.wrapping_sub(1);
+    if fits & power_of_two & rounds {
+        return Ok(());
+    }
+    refusal(size, alignment, capacity)
+}
+
+/// Which check of [`check_request`] a refused request fails, in the order it documents.
+#[cold]
+const fn refusal(size: u64, alignment: u64, capacity: u64) -> Result<(), AllocError> {
     if size == 0 {
         return Err(AllocError::ZeroSize);
     }
@@ -191,5 +205,23 @@ mod tests {
             })
         );
         assert_eq!(check_request(64, 1 << 63, 64), Ok(()));
+    }
+
+    #[test]
+    fn the_one_branch_check_agrees_with_the_checks_in_order() {
+        let m = u64::MAX;
+        let sizes = [0, 1, 2, 7, 8, 63, 64, 65, m - 8, m - 7, m - 6, m - 1, m];
+        let alignments = [0, 1, 2, 3, 8, 24, 64, 1 << 62, 1 << 63, m];
+        for size in sizes {
+            for alignment in alignments {
+                for capacity in [0, 1, 64, m - 7, m] {
+                    assert_eq!(
+                        check_request(size, alignment, capacity),
+                        refusal(size, alignment, capacity),
+                        "size {size} alignment {alignment} capacity {capacity}"
+                    );
+                }
+            }
+        }
     }
 }
