@@ -81,7 +81,9 @@ fn matches(filter: &str, name: &str) -> bool {
 }
 
 fn run(scale: Scale, filter: Option<&str>) -> Vec<Row> {
-    let traces = std::env::var("EMBER_BENCH_TRACE").ok().filter(|t| !t.is_empty());
+    let traces = std::env::var("EMBER_BENCH_TRACE")
+        .ok()
+        .filter(|t| !t.is_empty());
     let wanted = |name: &str| traces.as_deref().map_or(true, |t| matches(t, name));
     let mut rows = Vec::new();
     for kind in TraceKind::ALL.into_iter().filter(|k| wanted(k.name())) {

@@ -19,8 +19,13 @@ const PASS: u8 = u8::MAX - 1;
 const SLOT_BITS: u32 = 6;
 /// Mask of the token's entry index (bits 6..32).
 const INDEX_MASK: u64 = (1 << (32 - SLOT_BITS)) - 1;
-/// Most entries a token can name.
-const MAX_SPANS: usize = 1 << (32 - SLOT_BITS);
+/// Most entries a slab can have: one less than a token can name, so that [`NO_TOKEN`]
+/// names none.
+const MAX_SPANS: usize = (1 << (32 - SLOT_BITS)) - 1;
+/// A token no allocation has: its entry index is past [`MAX_SPANS`].
+const NO_TOKEN: u64 = u64::MAX;
+/// `hot_class` when no slot is held.
+const NO_CLASS: u32 = u32::MAX;
 /// Largest alignment a span is requested with.
 const MAX_SPAN_ALIGN_LOG2: u32 = 12;
 
@@ -59,6 +64,14 @@ impl Span {
         generation: 0,
         class: UNUSED,
     };
+}
+
+/// Where the cold path of `allocate` found room.
+enum Slot {
+    /// Span `.1` of class `.0` has a free slot and heads the class list.
+    Class(usize, u32),
+    /// Entry `.0` records a pass-through allocation made for the request.
+    PassThrough(u32),
 }
 
 /// One size class.
@@ -125,8 +138,13 @@ impl Class {
 ///   class's list exactly when it has a free slot (`free != 0`).
 /// - Unused and pass-through entries are never linked in a class list; unused entries have
 ///   `free == u64::MAX`, pass-through entries have only slot 0 live.
-/// - `bytes_in_use` is the sum over live slots and pass-through allocations (the
-///   allocation count is not kept: [`stats`](RangeAllocator::stats) counts the live slots);
+/// - `bytes_in_use` is the sum over live slots and pass-through allocations, the held slot
+///   included (the allocation count is not kept: [`stats`](RangeAllocator::stats) counts the
+///   live slots, and leaves the held slot out of both);
+/// - a held slot (the last one freed on the fast path, kept for the next allocation of its
+///   class) is marked live in its span, which has another live slot; every other operation
+///   gives it back to its span first, so it is never stale for long and never keeps a span
+///   from being released;
 ///   allocations.
 /// - Errors are detected before anything is changed, so a refused call leaves the slab (and
 ///   its backing allocator) as it was.
@@ -154,9 +172,18 @@ pub struct Slab<A: RangeAllocator, const SPANS: usize> {
     last_size: u64,
     last_align: u64,
     last_class: usize,
+    /// Whether `last_size` is `last_class`'s size (so the held slot may serve it).
+    last_exact: bool,
     spans: [Span; SPANS],
     /// Requested size of each live slot whose `exact` bit is clear, by entry.
     sizes: [[u32; SLOTS_PER_SPAN as usize]; SPANS],
+    /// The token of the last slot freed on the fast path, held back from its span (which
+    /// still marks it live) for the next allocation of its class, or [`NO_TOKEN`].
+    hot_token: u64,
+    /// The held slot's offset.
+    hot_offset: u64,
+    /// The held slot's class, or [`NO_CLASS`].
+    hot_class: u32,
     /// Top of the stack of released entries, linked through `next`.
     free_entries: u32,
     /// Entries at or above this index have never been used since construction or reset.
@@ -173,12 +200,12 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
     ///
     /// `class_sizes` must be strictly ascending, nonzero, at most [`MAX_SIZE_CLASSES`] of them,
     /// each at most `u32::MAX` with a span (`size * SLOTS_PER_SPAN`) no larger than the backing
-    /// block; `SPANS` must be between 1 and 2^26. Otherwise the answer is
+    /// block; `SPANS` must be between 1 and 2^26 - 1. Otherwise the answer is
     /// [`AllocError::InvalidConfig`].
     pub fn new(backing: A, class_sizes: &[u64]) -> Result<Self, AllocError> {
         if SPANS == 0 || SPANS > MAX_SPANS {
             return Err(AllocError::InvalidConfig(
-                "SPANS must be between 1 and 2^26",
+                "SPANS must be between 1 and 2^26 - 1",
             ));
         }
         if class_sizes.is_empty() {
@@ -229,8 +256,12 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
             last_size: classes[0].size,
             last_align: 1,
             last_class: 0,
+            last_exact: true,
             spans: [Span::EMPTY; SPANS],
             sizes: [[0; SLOTS_PER_SPAN as usize]; SPANS],
+            hot_token: NO_TOKEN,
+            hot_offset: 0,
+            hot_class: NO_CLASS,
             free_entries: NIL,
             high_water: 0,
             bytes_in_use: 0,
@@ -267,6 +298,7 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
             self.last_size = size;
             self.last_align = alignment;
             self.last_class = class;
+            self.last_exact = size == self.classes[class].size;
         }
         Ok(class)
     }
@@ -337,7 +369,7 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
     /// Serves a request no class fits from the backing allocator.
     #[cold]
     #[inline(never)]
-    fn allocate_large(&mut self, size: u64, alignment: u64) -> Result<Range, AllocError> {
+    fn allocate_large(&mut self, size: u64, alignment: u64) -> Result<Slot, AllocError> {
         let index = self.peek_entry()?;
         let backing = self.backing.allocate(size, alignment)?;
         self.take_entry(index);
@@ -348,9 +380,8 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
         span.next = NIL;
         span.prev = NIL;
         span.class = PASS;
-        let token = u64::from(span.generation) << 32 | u64::from(index) << SLOT_BITS;
         self.account_alloc(size);
-        Ok(Range::new(backing.offset, size, token))
+        Ok(Slot::PassThrough(index))
     }
 
     /// Frees a pass-through allocation recorded in entry `index`.
@@ -438,13 +469,17 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
     /// Every request the fast path of `allocate` does not serve.
     #[cold]
     #[inline(never)]
-    fn allocate_slow(&mut self, size: u64, alignment: u64) -> Result<Range, AllocError> {
+    fn allocate_slow(&mut self, size: u64, alignment: u64) -> Result<Slot, AllocError> {
         let class = self.class_for(size, alignment)?;
-        let Some(&Class { head, .. }) = self.classes[..self.class_count].get(class) else {
+        if class >= self.class_count {
             return self.allocate_large(size, alignment);
-        };
+        }
+        // The held slot goes back to its span first: the slot freed last is the one taken
+        // first, whatever the size, and the bytes in use are settled before they grow.
+        self.give_back_held();
+        let head = self.classes[class].head;
         let index = if head != NIL { head } else { self.grow(class)? };
-        Ok(self.take_slot(class, index, size))
+        Ok(Slot::Class(class, index))
     }
 
     /// Every free the fast path does not take: checks everything, answers the errors, frees
@@ -453,6 +488,12 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
     #[inline(never)]
     fn free_slow(&mut self, range: Range) -> Result<(), AllocError> {
         let token = range.token();
+        if token == self.hot_token {
+            // The held slot: already freed.
+            return Err(AllocError::NotAllocated {
+                offset: range.offset,
+            });
+        }
         let index = ((token >> SLOT_BITS) & INDEX_MASK) as u32;
         let slot = (token & (SLOTS_PER_SPAN - 1)) as usize;
         let generation = (token >> 32) as u32;
@@ -467,6 +508,7 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
             return Err(not_allocated);
         }
         if span.class == PASS {
+            self.give_back_held();
             return self.free_large(index, range);
         }
         let slot_size = u64::from(span.slot_size);
@@ -484,6 +526,9 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
                 expected_size,
             });
         }
+        // Valid: from here on it succeeds (a span is given back only once it is all free).
+        self.give_back_held();
+        let span = &self.spans[index as usize];
         let was_full = span.free == 0;
         let free = span.free | bit;
         if free == u64::MAX {
@@ -498,6 +543,42 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
         }
         self.account_free(expected_size);
         Ok(())
+    }
+
+    /// The bytes of the held slot (its class size), or 0.
+    fn held_bytes(&self) -> u64 {
+        match self.classes.get(self.hot_class as usize) {
+            Some(class) if self.hot_token != NO_TOKEN => class.size,
+            _ => 0,
+        }
+    }
+
+    /// Gives the held slot, if any, back to its span. Its span keeps another live slot (it
+    /// did when the slot was held, and every free since went through `free_slow`, which
+    /// gives the held slot back first), so the span stays in use.
+    fn give_back_held(&mut self) {
+        let token = self.hot_token;
+        if token == NO_TOKEN {
+            return;
+        }
+        self.hot_token = NO_TOKEN;
+        self.hot_class = NO_CLASS;
+        let index = ((token >> SLOT_BITS) & INDEX_MASK) as u32;
+        let bit = 1u64 << (token & (SLOTS_PER_SPAN - 1));
+        let span = &mut self.spans[index as usize];
+        let was_full = span.free == 0;
+        span.free |= bit;
+        debug_assert!(
+            span.free != u64::MAX,
+            "a held slot's span keeps a live slot"
+        );
+        let slot_size = u64::from(span.slot_size);
+        self.account_free(slot_size);
+        let span = &self.spans[index as usize];
+        if was_full {
+            let class = usize::from(span.class);
+            self.link_at_head(class, index);
+        }
     }
 
     #[inline(always)]
@@ -527,43 +608,63 @@ impl<A: RangeAllocator, const SPANS: usize> RangeAllocator for Slab<A, SPANS> {
         if size == self.last_size && alignment == self.last_align {
             // The cache holds a class below `class_count <= MAX_SIZE_CLASSES`.
             let class = self.last_class % MAX_SIZE_CLASSES;
+            if self.hot_token != NO_TOKEN {
+                if self.hot_class == class as u32 && self.last_exact {
+                    // The held slot, asked for at its class size: its span marks it live and
+                    // its bytes were never taken off `bytes_in_use`.
+                    let token = self.hot_token;
+                    self.hot_token = NO_TOKEN;
+                    self.hot_class = NO_CLASS;
+                    return Ok(Range::new(self.hot_offset, size, token));
+                }
+                // Anything else: the slot goes back to its span, to be taken from there.
+                self.give_back_held();
+            }
             let head = self.classes[class].head;
             // `NIL` is past the table's end.
             if (head as usize) < SPANS {
                 return Ok(self.take_slot(class, head, size));
             }
         }
-        self.allocate_slow(size, alignment)
+        // The range is built here, not by the cold path, so that the fast path's range and
+        // this one meet in registers rather than in a returned `Result` in memory.
+        match self.allocate_slow(size, alignment)? {
+            Slot::Class(class, index) => Ok(self.take_slot(class, index, size)),
+            Slot::PassThrough(index) => {
+                let span = &self.spans[index as usize];
+                let token = u64::from(span.generation) << 32 | u64::from(index) << SLOT_BITS;
+                Ok(Range::new(span.backing.offset, size, token))
+            }
+        }
     }
 
-    /// The fast path: a slot asked for exactly its class size, whose span keeps another live
-    /// slot, touching the span's cache line and the header. Everything else, errors included,
+    /// The fast path: no slot held, and a slot asked for exactly its class size whose span
+    /// keeps another live slot. The slot is held back for the next allocation of its class,
+    /// touching the span's cache line only to check it. Everything else, errors included,
     /// takes [`free_slow`](Slab::free_slow), which checks from scratch.
     #[inline(always)]
     fn free(&mut self, range: Range) -> Result<(), AllocError> {
         let token = range.token();
-        let index = ((token >> SLOT_BITS) & INDEX_MASK) as u32;
+        let index = ((token >> SLOT_BITS) & INDEX_MASK) as usize;
         let slot = token & (SLOTS_PER_SPAN - 1);
         let generation = (token >> 32) as u32;
-        if let Some(span) = self.spans.get_mut(index as usize) {
+        let nothing_held = self.hot_token == NO_TOKEN;
+        if let Some(span) = self.spans.get(index) {
             let bit = 1u64 << slot;
             let slot_size = u64::from(span.slot_size);
-            let free = span.free | bit;
             // Pass-through and unused entries keep `exact` clear: they never pass.
-            if span.generation == generation
+            if nothing_held
+                && span.generation == generation
                 && span.free & bit == 0
                 && span.exact & bit != 0
-                && free != u64::MAX
+                && span.free | bit != u64::MAX
                 && range.offset == span.backing.offset + slot * slot_size
                 && range.size == slot_size
             {
-                let was_full = span.free == 0;
-                span.free = free;
-                if was_full {
-                    let class = usize::from(span.class);
-                    self.link_at_head(class, index);
-                }
-                self.account_free(slot_size);
+                // Its bytes stay counted until it is given back (`stats` leaves them out).
+                self.hot_class = u32::from(span.class);
+                self.hot_token = token;
+                self.hot_offset = range.offset;
                 return Ok(());
             }
         }
@@ -585,6 +686,8 @@ impl<A: RangeAllocator, const SPANS: usize> RangeAllocator for Slab<A, SPANS> {
         for class in &mut self.classes {
             class.head = NIL;
         }
+        self.hot_token = NO_TOKEN;
+        self.hot_class = NO_CLASS;
         self.free_entries = NIL;
         self.high_water = 0;
         self.bytes_in_use = 0;
@@ -593,7 +696,8 @@ impl<A: RangeAllocator, const SPANS: usize> RangeAllocator for Slab<A, SPANS> {
     fn stats(&self) -> AllocStats {
         AllocStats {
             capacity: self.capacity,
-            bytes_in_use: self.bytes_in_use,
+            bytes_in_use: self.bytes_in_use - self.held_bytes(),
+            // `bytes_in_use` with the held slot is what was in use just before it was freed.
             peak_bytes_in_use: self.peak_bytes_in_use.max(self.bytes_in_use),
             allocation_count: self.spans[..self.high_water as usize]
                 .iter()
@@ -602,7 +706,9 @@ impl<A: RangeAllocator, const SPANS: usize> RangeAllocator for Slab<A, SPANS> {
                     PASS => 1,
                     _ => u64::from((!span.free).count_ones()),
                 })
-                .sum(),
+                .sum::<u64>()
+                // The held slot looks live to its span.
+                - u64::from(self.hot_token != NO_TOKEN),
             largest_free_range: self.backing.stats().largest_free_range,
         }
     }
@@ -769,7 +875,11 @@ mod tests {
             assert_eq!(r.size, size);
             assert_eq!(r.offset % align, 0);
             let span = s.spans[((r.token() >> 6) & INDEX_MASK) as usize];
-            assert_eq!(u64::from(span.slot_size), class, "size {size} align {align}");
+            assert_eq!(
+                u64::from(span.slot_size),
+                class,
+                "size {size} align {align}"
+            );
         }
         assert_eq!(
             s.stats().bytes_in_use,

@@ -548,7 +548,10 @@ impl<const NODES: usize, const FL: usize> RangeAllocator for Tlsf<NODES, FL> {
         };
 
         // A free block: `start` and `extent` carry no flags.
-        let (offset, extent) = (self.nodes[idx as usize].start, self.nodes[idx as usize].extent);
+        let (offset, extent) = (
+            self.nodes[idx as usize].start,
+            self.nodes[idx as usize].extent,
+        );
         // The block holds `block_size` at `align`: the search guarantees it.
         let start = if align == GRANULE {
             offset
@@ -595,7 +598,11 @@ impl<const NODES: usize, const FL: usize> RangeAllocator for Tlsf<NODES, FL> {
         node.prev_free = gen;
         self.in_use += size;
         self.live += 1;
-        Ok(Range::new(start, size, (u64::from(gen) << 32) | u64::from(used)))
+        Ok(Range::new(
+            start,
+            size,
+            (u64::from(gen) << 32) | u64::from(used),
+        ))
     }
 
     #[inline]
