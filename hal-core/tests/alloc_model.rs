@@ -41,6 +41,25 @@ fn op(max_size: u64) -> impl Strategy<Value = Op> {
 }
 
 /// The reference model: just the live ranges and the peak.
+/// Ops whose allocations mostly ask for a `Slab` class size (16, 48, 256, 1024) exactly,
+/// at small alignments, with some other sizes and a pass-through size mixed in.
+fn class_size_ops() -> impl Strategy<Value = Vec<Op>> {
+    let size = prop_oneof![
+        8 => prop::sample::select(vec![16u64, 48, 256, 1024]),
+        2 => prop::sample::select(vec![1u64, 17, 200, 1000]),
+        1 => Just(5000u64),
+    ];
+    let op = prop_oneof![
+        6 => (size, 0u32..=4).prop_map(|(size, align_log2)| Op::Alloc { size, align_log2 }),
+        5 => any::<usize>().prop_map(Op::Free),
+        1 => any::<usize>().prop_map(Op::FreeStale),
+        1 => (any::<usize>(), any::<bool>()).prop_map(|(i, b)| Op::FreeAltered(i, b)),
+        1 => Just(Op::Reset),
+    ];
+    let len = if cfg!(miri) { 40 } else { 400 };
+    prop::collection::vec(op, 1..len)
+}
+
 #[derive(Default)]
 struct Model {
     live: Vec<Range>,
@@ -226,6 +245,14 @@ proptest! {
 
     #[test]
     fn slab_keeps_the_contract(ops in ops(8 << 10)) {
+        let backing = Tlsf::<256>::new(CAPACITY);
+        let mut slab = Slab::<_, 16>::new(backing, &[16, 48, 256, 1024]).expect("classes");
+        run(&mut slab, &ops, |_| {});
+    }
+
+    #[test]
+    fn slab_at_its_class_sizes_keeps_the_contract(ops in class_size_ops()) {
+        // Mostly the class sizes themselves: the held-slot fast path, mixed with others.
         let backing = Tlsf::<256>::new(CAPACITY);
         let mut slab = Slab::<_, 16>::new(backing, &[16, 48, 256, 1024]).expect("classes");
         run(&mut slab, &ops, |_| {});

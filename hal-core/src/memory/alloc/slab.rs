@@ -47,10 +47,13 @@ struct Span {
     next: u32,
     /// Previous span of the class list.
     prev: u32,
-    /// Bumped whenever the entry is released.
+    /// Bumped whenever the entry is released (tokens carry its low 24 bits).
     generation: u32,
     /// The class index, [`PASS`] or [`UNUSED`].
     class: u8,
+    /// Each slot's generation, bumped whenever the slot is handed out (in the next cache line
+    /// of the entry).
+    slot_generations: [u8; SLOTS_PER_SPAN as usize],
 }
 
 impl Span {
@@ -63,7 +66,24 @@ impl Span {
         prev: NIL,
         generation: 0,
         class: UNUSED,
+        slot_generations: [0; SLOTS_PER_SPAN as usize],
     };
+
+    /// The token of slot `slot`'s current allocation, in entry `index`.
+    #[inline(always)]
+    fn token(&self, index: u32, slot: u32) -> u64 {
+        let stamp = self.generation << 8 | u32::from(self.slot_generations[slot as usize]);
+        u64::from(stamp) << 32 | u64::from(index) << SLOT_BITS | u64::from(slot)
+    }
+
+    /// Hands out slot `slot` again: a new generation, so the ranges it was handed out in
+    /// before are stale. Returns the new token.
+    #[inline(always)]
+    fn renew(&mut self, index: u32, slot: u32) -> u64 {
+        let generation = &mut self.slot_generations[slot as usize];
+        *generation = generation.wrapping_add(1);
+        self.token(index, slot)
+    }
 }
 
 /// Where the cold path of `allocate` found room.
@@ -126,11 +146,14 @@ impl Class {
 /// guarantees. A request `(size, alignment)` goes to the smallest class with `size <= s` and
 /// `alignment <= a`.
 ///
-/// The [`Range::token`] of an allocation is `generation << 32 | entry << 6 | slot`. `free`
-/// decodes it with bounds checks, and answers [`AllocError::NotAllocated`] unless the entry's
-/// generation matches and the slot is live, and [`AllocError::Mismatch`] unless the range's
-/// offset and size are the ones handed out. An entry's generation is bumped whenever it is
-/// released and on [`reset`](RangeAllocator::reset), so stale ranges are recognised.
+/// The [`Range::token`] of an allocation is `(entry generation << 8 | slot generation) << 32
+/// | entry << 6 | slot`. `free` decodes it with bounds checks, and answers
+/// [`AllocError::NotAllocated`] unless both generations match and the slot is live, and
+/// [`AllocError::Mismatch`] unless the range's offset and size are the ones handed out. A
+/// slot's generation is bumped whenever the slot is handed out, an entry's whenever it is
+/// released and on [`reset`](RangeAllocator::reset), so stale ranges are recognised: a stale
+/// range is mistaken for a live one only if its slot was handed out again a multiple of 256
+/// times since, in an entry released a multiple of 2^24 times since.
 ///
 /// # Invariants
 ///
@@ -430,8 +453,7 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
         span.free &= span.free - 1;
         let slot_size = u64::from(span.slot_size);
         let offset = span.backing.offset + u64::from(slot) * slot_size;
-        let token =
-            u64::from(span.generation) << 32 | u64::from(index) << SLOT_BITS | u64::from(slot);
+        let token = span.renew(index, slot);
         let bit = 1u64 << slot;
         if size == slot_size {
             span.exact |= bit;
@@ -471,12 +493,12 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
     #[inline(never)]
     fn allocate_slow(&mut self, size: u64, alignment: u64) -> Result<Slot, AllocError> {
         let class = self.class_for(size, alignment)?;
-        if class >= self.class_count {
-            return self.allocate_large(size, alignment);
-        }
         // The held slot goes back to its span first: the slot freed last is the one taken
         // first, whatever the size, and the bytes in use are settled before they grow.
         self.give_back_held();
+        if class >= self.class_count {
+            return self.allocate_large(size, alignment);
+        }
         let head = self.classes[class].head;
         let index = if head != NIL { head } else { self.grow(class)? };
         Ok(Slot::Class(class, index))
@@ -496,7 +518,6 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
         }
         let index = ((token >> SLOT_BITS) & INDEX_MASK) as u32;
         let slot = (token & (SLOTS_PER_SPAN - 1)) as usize;
-        let generation = (token >> 32) as u32;
         let not_allocated = AllocError::NotAllocated {
             offset: range.offset,
         };
@@ -504,7 +525,7 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
             return Err(not_allocated);
         };
         let bit = 1u64 << slot;
-        if span.generation != generation || span.free & bit != 0 {
+        if span.token(index, slot as u32) != token || span.free & bit != 0 {
             return Err(not_allocated);
         }
         if span.class == PASS {
@@ -612,9 +633,12 @@ impl<A: RangeAllocator, const SPANS: usize> RangeAllocator for Slab<A, SPANS> {
                 if self.hot_class == class as u32 && self.last_exact {
                     // The held slot, asked for at its class size: its span marks it live and
                     // its bytes were never taken off `bytes_in_use`.
-                    let token = self.hot_token;
+                    let held = self.hot_token;
                     self.hot_token = NO_TOKEN;
                     self.hot_class = NO_CLASS;
+                    let index = ((held >> SLOT_BITS) & INDEX_MASK) as u32;
+                    let slot = (held & (SLOTS_PER_SPAN - 1)) as u32;
+                    let token = self.spans[index as usize].renew(index, slot);
                     return Ok(Range::new(self.hot_offset, size, token));
                 }
                 // Anything else: the slot goes back to its span, to be taken from there.
@@ -631,8 +655,8 @@ impl<A: RangeAllocator, const SPANS: usize> RangeAllocator for Slab<A, SPANS> {
         match self.allocate_slow(size, alignment)? {
             Slot::Class(class, index) => Ok(self.take_slot(class, index, size)),
             Slot::PassThrough(index) => {
-                let span = &self.spans[index as usize];
-                let token = u64::from(span.generation) << 32 | u64::from(index) << SLOT_BITS;
+                let span = &mut self.spans[index as usize];
+                let token = span.renew(index, 0);
                 Ok(Range::new(span.backing.offset, size, token))
             }
         }
@@ -647,14 +671,13 @@ impl<A: RangeAllocator, const SPANS: usize> RangeAllocator for Slab<A, SPANS> {
         let token = range.token();
         let index = ((token >> SLOT_BITS) & INDEX_MASK) as usize;
         let slot = token & (SLOTS_PER_SPAN - 1);
-        let generation = (token >> 32) as u32;
         let nothing_held = self.hot_token == NO_TOKEN;
         if let Some(span) = self.spans.get(index) {
             let bit = 1u64 << slot;
             let slot_size = u64::from(span.slot_size);
             // Pass-through and unused entries keep `exact` clear: they never pass.
             if nothing_held
-                && span.generation == generation
+                && span.token(index as u32, slot as u32) == token
                 && span.free & bit == 0
                 && span.exact & bit != 0
                 && span.free | bit != u64::MAX
@@ -1022,7 +1045,7 @@ mod tests {
         // Forged tokens: entry out of range, unused entry, free slot, wrong generation.
         for token in [
             u64::MAX,
-            (1 << 26) << 6,
+            INDEX_MASK << SLOT_BITS,
             3 << 6,
             a.token() + 5,
             a.token() ^ (1 << 32),
