@@ -24,6 +24,8 @@ const INDEX_MASK: u64 = (1 << (32 - SLOT_BITS)) - 1;
 const MAX_SPANS: usize = (1 << (32 - SLOT_BITS)) - 1;
 /// A token no allocation has: its entry index is past [`MAX_SPANS`].
 const NO_TOKEN: u64 = u64::MAX;
+/// The bits of a token holding the slot's generation.
+const SLOT_GENERATION: u64 = 0xff << 32;
 /// `hot_class` when no slot is held.
 const NO_CLASS: u32 = u32::MAX;
 /// Largest alignment a span is requested with.
@@ -636,9 +638,12 @@ impl<A: RangeAllocator, const SPANS: usize> RangeAllocator for Slab<A, SPANS> {
                     let held = self.hot_token;
                     self.hot_token = NO_TOKEN;
                     self.hot_class = NO_CLASS;
-                    let index = ((held >> SLOT_BITS) & INDEX_MASK) as u32;
-                    let slot = (held & (SLOTS_PER_SPAN - 1)) as u32;
-                    let token = self.spans[index as usize].renew(index, slot);
+                    // Handed out again: the held token with the slot's generation bumped
+                    // (its low stamp byte), which the span learns.
+                    let token = held & !SLOT_GENERATION | (held + (1 << 32)) & SLOT_GENERATION;
+                    let index = ((held >> SLOT_BITS) & INDEX_MASK) as usize;
+                    let slot = (held & (SLOTS_PER_SPAN - 1)) as usize;
+                    self.spans[index].slot_generations[slot] = (token >> 32) as u8;
                     return Ok(Range::new(self.hot_offset, size, token));
                 }
                 // Anything else: the slot goes back to its span, to be taken from there.
