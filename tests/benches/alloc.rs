@@ -84,7 +84,7 @@ fn run(scale: Scale, filter: Option<&str>) -> Vec<Row> {
     let traces = std::env::var("EMBER_BENCH_TRACE")
         .ok()
         .filter(|t| !t.is_empty());
-    let wanted = |name: &str| traces.as_deref().map_or(true, |t| matches(t, name));
+    let wanted = |name: &str| traces.as_deref().is_none_or(|t| matches(t, name));
     let mut rows = Vec::new();
     for kind in TraceKind::ALL.into_iter().filter(|k| wanted(k.name())) {
         let trace = Trace::generate(TraceConfig::new(kind, scale));

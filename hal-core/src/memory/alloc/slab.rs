@@ -22,7 +22,7 @@ const INDEX_MASK: u64 = (1 << (32 - SLOT_BITS)) - 1;
 /// Most entries a slab can have: one less than a token can name, so that [`NO_TOKEN`]
 /// names none.
 const MAX_SPANS: usize = (1 << (32 - SLOT_BITS)) - 1;
-/// A token no allocation has: its entry index is past [`MAX_SPANS`].
+/// A token no allocation has: its entry index is [`MAX_SPANS`], past every entry.
 const NO_TOKEN: u64 = u64::MAX;
 /// The bits of a token holding the slot's generation.
 const SLOT_GENERATION: u64 = 0xff << 32;
@@ -31,8 +31,9 @@ const NO_CLASS: u32 = u32::MAX;
 /// Largest alignment a span is requested with.
 const MAX_SPAN_ALIGN_LOG2: u32 = 12;
 
-/// One entry of the span table: one cache line, all that allocating a slot and freeing it
-/// read and write when the requested size is the class size.
+/// One entry of the span table, two cache lines: the first holds everything allocating a slot
+/// and freeing it read and write when the requested size is the class size, the second each
+/// slot's generation.
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
 struct Span {
@@ -133,9 +134,10 @@ impl Class {
 ///
 /// - each entry holds the span's backing [`Range`], its class, a `u64` bitmap of free slots
 ///   (allocation takes `trailing_zeros`), links in its class's doubly-linked list of spans that
-///   have a free slot, a generation, and a bitmap of the live slots asked for exactly the
-///   class size. An entry is one 64-byte cache line: allocating and freeing such a slot
-///   touch only it and the slab's header;
+///   have a free slot, a generation, a bitmap of the live slots asked for exactly the class
+///   size, and an 8-bit generation per slot. An entry is two 64-byte cache lines (the slot
+///   generations in the second): allocating and freeing a slot asked for at its class size
+///   touch only them and the slab's header;
 /// - the requested size of every other live slot is kept in a side table, `sizes`, so
 ///   statistics are exact and `free` checks the size whatever was asked;
 /// - unused entries form an intrusive stack, so taking and releasing an entry is O(1);
@@ -168,11 +170,11 @@ impl Class {
 ///   live slots, and leaves the held slot out of both);
 /// - a held slot (the last one freed on the fast path, kept for the next allocation of its
 ///   class) is marked live in its span, which has another live slot; every other operation
-///   gives it back to its span first, so it is never stale for long and never keeps a span
-///   from being released;
-///   allocations.
+///   that can change the slab gives it back to its span first (once the call is sure to
+///   succeed), so it never keeps a span from being released.
 /// - Errors are detected before anything is changed, so a refused call leaves the slab (and
-///   its backing allocator) as it was.
+///   its backing allocator) as it was. The one exception is a backing allocator refusing to
+///   take back a span it handed out, which a correct backing never does.
 ///
 /// No operation divides: slot offsets are `span offset + slot * class size`, and `free` takes
 /// the slot index from the token.
@@ -397,6 +399,8 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
     fn allocate_large(&mut self, size: u64, alignment: u64) -> Result<Slot, AllocError> {
         let index = self.peek_entry()?;
         let backing = self.backing.allocate(size, alignment)?;
+        // Nothing below fails: settle the held slot before the bytes in use grow.
+        self.give_back_held();
         self.take_entry(index);
         let span = &mut self.spans[index as usize];
         span.backing = backing;
@@ -423,6 +427,7 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
             });
         }
         self.backing.free(backing)?;
+        self.give_back_held();
         self.release_entry(index);
         self.account_free(range.size);
         Ok(())
@@ -495,14 +500,19 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
     #[inline(never)]
     fn allocate_slow(&mut self, size: u64, alignment: u64) -> Result<Slot, AllocError> {
         let class = self.class_for(size, alignment)?;
-        // The held slot goes back to its span first: the slot freed last is the one taken
-        // first, whatever the size, and the bytes in use are settled before they grow.
-        self.give_back_held();
         if class >= self.class_count {
             return self.allocate_large(size, alignment);
         }
+        if self.hot_class == class as u32 {
+            // The slot freed last is the one taken first, whatever the size; its span then
+            // has room, so nothing below can fail.
+            self.give_back_held();
+        }
         let head = self.classes[class].head;
         let index = if head != NIL { head } else { self.grow(class)? };
+        // A held slot of another class goes back too, now that nothing can fail: the bytes
+        // in use are settled before they grow.
+        self.give_back_held();
         Ok(Slot::Class(class, index))
     }
 
@@ -531,7 +541,6 @@ impl<A: RangeAllocator, const SPANS: usize> Slab<A, SPANS> {
             return Err(not_allocated);
         }
         if span.class == PASS {
-            self.give_back_held();
             return self.free_large(index, range);
         }
         let slot_size = u64::from(span.slot_size);
@@ -640,7 +649,8 @@ impl<A: RangeAllocator, const SPANS: usize> RangeAllocator for Slab<A, SPANS> {
                     self.hot_class = NO_CLASS;
                     // Handed out again: the held token with the slot's generation bumped
                     // (its low stamp byte), which the span learns.
-                    let token = held & !SLOT_GENERATION | (held + (1 << 32)) & SLOT_GENERATION;
+                    let token =
+                        held & !SLOT_GENERATION | held.wrapping_add(1 << 32) & SLOT_GENERATION;
                     let index = ((held >> SLOT_BITS) & INDEX_MASK) as usize;
                     let slot = (held & (SLOTS_PER_SPAN - 1)) as usize;
                     self.spans[index].slot_generations[slot] = (token >> 32) as u8;
@@ -669,7 +679,7 @@ impl<A: RangeAllocator, const SPANS: usize> RangeAllocator for Slab<A, SPANS> {
 
     /// The fast path: no slot held, and a slot asked for exactly its class size whose span
     /// keeps another live slot. The slot is held back for the next allocation of its class,
-    /// touching the span's cache line only to check it. Everything else, errors included,
+    /// reading the span's entry only to check it. Everything else, errors included,
     /// takes [`free_slow`](Slab::free_slow), which checks from scratch.
     #[inline(always)]
     fn free(&mut self, range: Range) -> Result<(), AllocError> {
@@ -1161,6 +1171,29 @@ mod tests {
             assert_eq!(s.stats().bytes_in_use, 0);
             assert_eq!(s.stats().peak_bytes_in_use, 114);
         }
+    }
+
+    #[test]
+    fn refused_calls_keep_the_held_slot() {
+        let mut s = Slab::<_, 4>::new(FirstFit::new(CAP), &[64]).unwrap();
+        let large = s.allocate(1000, 1).unwrap();
+        let [_a, b, c, d] = [(); 4].map(|_| s.allocate(64, 1).unwrap());
+        s.free(b).unwrap(); // held
+        s.free(c).unwrap(); // gives `b` back to its span, frees `c`
+        s.free(d).unwrap(); // held: slots 1 and 2 free in the span, slot 3 held
+        let forged = Range::new(large.offset + 16, large.size, large.token());
+        let before = snapshot(&s);
+        assert!(matches!(
+            s.allocate(CAP, 1),
+            Err(AllocError::OutOfMemory { .. })
+        ));
+        assert!(matches!(s.free(forged), Err(AllocError::Mismatch { .. })));
+        assert_eq!(snapshot(&s), before);
+        let next = s.allocate(64, 1).unwrap();
+        assert_eq!(
+            next.offset, d.offset,
+            "the held slot is still handed out first"
+        );
     }
 
     #[test]
