@@ -197,7 +197,7 @@ impl<'m, A: DeviceAllocator> LocalDevice<'m, A> {
 
     #[inline(always)]
     fn transient_allocate(&mut self, len: u64, alignment: u64, transient: bool) -> Option<Range> {
-        if !transient || self.transient.capacity() == 0 {
+        if !transient || self.transient.capacity() == 0 || alignment > self.transient_alignment {
             return None;
         }
         self.transient.allocate(len, alignment).ok()

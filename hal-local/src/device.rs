@@ -71,6 +71,9 @@ pub struct LocalDevice<'m, A = Tlsf<256>> {
     pub(crate) general: &'m mut A,
     /// Offset of the transient arena in the region.
     pub(crate) transient_base: u64,
+    /// The alignment the transient arena's start has in memory (a power of two, at most the
+    /// region's): the largest it serves.
+    pub(crate) transient_alignment: u64,
     pub(crate) transient: &'m mut ArenaView,
     pub(crate) buffers: &'m mut TableView<BufferKind, BufferRec>,
     pub(crate) chunks: &'m mut TableView<ChunkKind, ChunkRec>,
@@ -191,14 +194,18 @@ impl<'m, A: DeviceAllocator> LocalDevice<'m, A> {
         }
         let region = Region::new(memory);
         let region_alignment = 1u64 << (region.base_addr() | (1 << 12)).trailing_zeros();
-        // The arena aligns offsets from its own start, so that start keeps the region's
-        // alignment (the arena gains the difference).
+        // The arena takes the top `transient_bytes`, its start rounded down to
+        // `MIN_ALIGNMENT` (the arena gains the difference). It aligns offsets from that start,
+        // so it serves alignments up to the start's own in memory; larger ones go to the
+        // general heap. (Rounding the start down to the region's alignment instead, up to
+        // 4 KiB, left a 4-KiB region placed on a 4-KiB boundary no general heap at all.)
         let transient_base = if config.transient_bytes == 0 {
             size
         } else {
-            // `region_alignment` is a power of two: rounding down is a mask.
-            (size - config.transient_bytes) & !(region_alignment - 1)
+            (size - config.transient_bytes) & !(MIN_ALIGNMENT - 1)
         };
+        let transient_alignment = 1u64
+            << ((region.base_addr() as u64 + transient_base) | region_alignment).trailing_zeros();
         let heap = MemoryHeap::new(
             MemoryType::DEVICE_LOCAL
                 | MemoryType::HOST_VISIBLE
@@ -234,6 +241,7 @@ impl<'m, A: DeviceAllocator> LocalDevice<'m, A> {
             region_alignment,
             general,
             transient_base,
+            transient_alignment,
             transient,
             buffers,
             chunks,

@@ -1,6 +1,7 @@
 //! How a local device uses the storage it owns: a command buffer of one command takes one
-//! command slot, the transient arena at the region's end keeps the region's alignment, and a
-//! device (with the memory it borrows) moves to another thread.
+//! command slot, queue-ordered allocations keep their alignment whether the transient arena at
+//! the region's end or the general heap serves them, a small region keeps a general heap
+//! beside its arena, and a device (with the memory it borrows) moves to another thread.
 
 use hal_core::command::CommandBufferMode;
 use hal_core::memory::BufferParams;
@@ -60,6 +61,39 @@ fn queue_alloca_memory_keeps_its_alignment() {
         .unwrap();
     assert_eq!(m.bytes().as_ptr() as usize % 64, 0);
     dev.queue_dealloca(Submit::NOW, b).unwrap();
+}
+
+#[test]
+fn a_small_region_on_a_page_boundary_keeps_its_general_heap() {
+    #[repr(C, align(4096))]
+    struct Page([u8; 4096]);
+    let mut memory = Box::new(Page([0; 4096]));
+    let base = memory.0.as_ptr() as usize;
+    let config = LocalConfig {
+        transient_bytes: 1024,
+        ..LocalConfig::default()
+    };
+    let mut storage = Tiny::EMPTY;
+    let mut dev = LocalDevice::new(&mut storage, &mut memory.0, config).unwrap();
+    // The general heap keeps the 3 KiB below the arena.
+    let b = dev
+        .allocate_buffer(BufferParams::host_visible(), 2048)
+        .unwrap();
+    dev.release_buffer(b).unwrap();
+    // Alignments up to the arena start's (1 KiB) come from the arena, larger ones from the
+    // general heap; every one holds in memory.
+    for alignment in [16, 1024, 2048, 4096] {
+        let params = BufferParams::host_visible().with_min_alignment(alignment);
+        let a = dev.queue_alloca(Submit::NOW, params, 64).unwrap();
+        let m = dev
+            .map(BufferSpan::whole(a), hal_core::memory::MemoryAccess::READ)
+            .unwrap();
+        let address = m.bytes().as_ptr() as usize;
+        assert_eq!(address % alignment as usize, 0, "alignment {alignment}");
+        let from_arena = address >= base + 3072;
+        assert_eq!(from_arena, alignment <= 1024, "alignment {alignment}");
+        dev.queue_dealloca(Submit::NOW, a).unwrap();
+    }
 }
 
 #[test]

@@ -66,10 +66,10 @@ pub type ModelDevice<'d> = LocalDevice<'d, ModelAllocator>;
 pub type ModelSession = Session<'static, { max(config::EXECUTABLES, 1) }, 0, 1>;
 
 /// The device's memory (the arena and every input and output) at [`MEMORY_OFFSET`] into a
-/// 128-byte aligned block: its start is then exactly 64-byte aligned. The device rounds the
-/// arena's start down to its region's alignment (up to 4 KiB); at exactly 64 the arena
-/// starts where the plan put it and the rest of the memory keeps its size, wherever the
-/// linker places the block.
+/// 128-byte aligned block: its start is then exactly 64-byte aligned wherever the linker
+/// places the block, so the build-time plan holds: the arena starts where the plan put it,
+/// and the device serves arena requests up to the alignment that start has in memory (here
+/// 64) and sends larger ones to the general heap.
 #[repr(C, align(128))]
 struct DeviceMemory([u8; MEMORY_OFFSET + config::DEVICE_BYTES]);
 
