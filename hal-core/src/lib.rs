@@ -11,6 +11,7 @@
 //! - [`queue`]: the queue every driver shares (parked work, submission checks, failure
 //!   propagation), with the driver hooks it runs on;
 //! - [`connection`]: memory connections between devices and copies along them;
+//! - [`shared`]: a device several cores share, behind a spin lock;
 //! - [`memo`]: memoization of resources per (device, queue affinity);
 //! - [`session`]: a module loaded on a device, invoked with one `queue_alloca` per call;
 //! - [`handle`]: generation-checked handles into fixed-capacity tables;
@@ -59,6 +60,7 @@ pub mod module;
 pub mod queue;
 pub mod semaphore;
 pub mod session;
+pub mod shared;
 pub mod zeroed;
 
 pub use buffer::{Buffer, BufferInfo, BufferSpan, WHOLE};

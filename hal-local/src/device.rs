@@ -91,6 +91,8 @@ pub struct LocalDevice<'m, A = Tlsf<256>> {
     pub(crate) parking: Option<Parking<Self>>,
     #[cfg(feature = "threads")]
     pub(crate) pool: Option<crate::pool::WorkerPool>,
+    #[cfg(feature = "parallel")]
+    pub(crate) team: Option<&'static dyn crate::workers::Workers>,
 }
 
 // SAFETY: the raw pointers in `Region` and `Imported` stand for the `&'m mut [u8]` (region,
@@ -186,6 +188,12 @@ impl<'m, A: DeviceAllocator> LocalDevice<'m, A> {
         if config.workers == 0 {
             return Err(Error::InvalidArgument("workers must be at least 1"));
         }
+        #[cfg(feature = "parallel")]
+        if config.workers > 1 && config.team.is_some() {
+            return Err(Error::InvalidArgument(
+                "a device takes a worker pool or a team of cores, not both",
+            ));
+        }
         #[cfg(not(feature = "threads"))]
         if config.workers > 1 {
             return Err(Error::Unsupported(
@@ -255,7 +263,19 @@ impl<'m, A: DeviceAllocator> LocalDevice<'m, A> {
             parking: None,
             #[cfg(feature = "threads")]
             pool: crate::pool::WorkerPool::new(config.workers),
+            #[cfg(feature = "parallel")]
+            team: config.team,
         })
+    }
+
+    /// Where a dispatch's workgroups and tiles run besides this thread, if anywhere.
+    #[cfg(feature = "parallel")]
+    pub(crate) fn workers(&self) -> Option<&dyn crate::workers::Workers> {
+        #[cfg(feature = "threads")]
+        if let Some(pool) = &self.pool {
+            return Some(pool);
+        }
+        self.team
     }
 
     pub(crate) fn counts(&self) -> ObjectCounts {

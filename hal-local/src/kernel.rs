@@ -77,15 +77,15 @@ pub struct Exclusive<'w, 'b> {
 }
 
 #[cfg(feature = "exclusive")]
-/// Where an exclusive kernel's output tiles run: on the device's worker pool (feature
-/// `threads`, a device made with more than one worker), otherwise all at once on the
-/// submitting thread. Tiles are disjoint `&mut` pieces of the output, so running them at
-/// once is ordinary safe Rust.
+/// Where an exclusive kernel's output tiles run: on the device's workers (a std pool with
+/// `threads`, a team of cores with `cores`), otherwise all at once on the submitting
+/// thread. Tiles are disjoint `&mut` pieces of the output, so a kernel runs them at once in
+/// safe code.
 #[derive(Clone, Copy)]
 pub struct Tiler<'w> {
-    #[cfg(feature = "threads")]
-    pool: Option<&'w crate::pool::WorkerPool>,
-    #[cfg(not(feature = "threads"))]
+    #[cfg(feature = "parallel")]
+    workers: Option<&'w dyn crate::workers::Workers>,
+    #[cfg(not(feature = "parallel"))]
     inline: core::marker::PhantomData<&'w ()>,
 }
 
@@ -93,19 +93,19 @@ pub struct Tiler<'w> {
 impl<'w> Tiler<'w> {
     /// Everything on the submitting thread.
     pub const INLINE: Tiler<'static> = Tiler {
-        #[cfg(feature = "threads")]
-        pool: None,
-        #[cfg(not(feature = "threads"))]
+        #[cfg(feature = "parallel")]
+        workers: None,
+        #[cfg(not(feature = "parallel"))]
         inline: core::marker::PhantomData,
     };
 
-    #[cfg(feature = "threads")]
-    pub(crate) fn new(pool: Option<&'w crate::pool::WorkerPool>) -> Self {
-        Self { pool }
+    #[cfg(feature = "parallel")]
+    pub(crate) fn new(workers: Option<&'w dyn crate::workers::Workers>) -> Self {
+        Self { workers }
     }
 
     /// Calls `run(rows, tile)` over `output`, which holds `rows` rows of `row_len`
-    /// elements: on the worker pool, the rows cut into tiles of whole rows and the tiles
+    /// elements: on the workers, the rows cut into tiles of whole rows and the tiles
     /// run at once (an error from any tile is the result); otherwise once,
     /// `run(0..rows, output)`, the whole output as given.
     pub fn run<T: Send>(
@@ -115,11 +115,10 @@ impl<'w> Tiler<'w> {
         row_len: usize,
         run: impl Fn(core::ops::Range<usize>, &mut [T]) -> Result<(), KernelError> + Sync,
     ) -> Result<(), KernelError> {
-        #[cfg(feature = "threads")]
-        if let Some(pool) = self.pool {
-            let whole = rows.checked_mul(row_len).filter(|&n| n <= output.len());
-            if let (true, Some(n)) = (rows > 1 && row_len > 0, whole) {
-                return pool.tiles(&mut output[..n], rows, row_len, &run);
+        #[cfg(feature = "parallel")]
+        if let Some(workers) = self.workers {
+            if rows > 1 && row_len > 0 {
+                return crate::workers::tiles(workers, output, rows, row_len, &run);
             }
         }
         let _ = row_len;

@@ -8,7 +8,8 @@
 //! waits can drop the parked-operation queue (`PENDING = 0`, see [`LocalStorage`]).
 //! A dispatch calls a kernel from a static table ([`kernels::BUILTIN`] or the program's own)
 //! once per workgroup; with the `threads` feature and `workers > 1` a shared kernel's
-//! workgroups, and an exclusive kernel's output tiles, run on a std worker pool.
+//! workgroups, and an exclusive kernel's output tiles, run on a std worker pool; with
+//! `cores`, on a [`team::Team`] of cores that multi-core firmware hands the device.
 //!
 //! ```
 //! use hal_core::{BufferSpan, Device, Submit};
@@ -27,7 +28,7 @@
 //! # Ok::<(), hal_core::Error>(())
 //! ```
 //!
-//! Features: `threads` (std worker pool), `std`, `defmt`.
+//! Features: `threads` (std worker pool), `cores` (a team of cores, no std), `std`, `defmt`.
 #![no_std]
 #![cfg_attr(
     not(test),
@@ -50,6 +51,10 @@ mod memory;
 mod pool;
 mod replay;
 mod storage;
+#[cfg(feature = "cores")]
+pub mod team;
+#[cfg(feature = "parallel")]
+pub mod workers;
 
 pub use config::LocalConfig;
 pub use device::{LocalDevice, MIN_ALIGNMENT};

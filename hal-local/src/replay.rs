@@ -374,9 +374,9 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
         if count.contains(&0) {
             return Ok(());
         }
-        #[cfg(feature = "threads")]
-        let tiler = Tiler::new(self.pool.as_ref());
-        #[cfg(not(feature = "threads"))]
+        #[cfg(feature = "parallel")]
+        let tiler = Tiler::new(self.workers());
+        #[cfg(not(feature = "parallel"))]
         let tiler = Tiler::INLINE;
         for z in 0..count[2] {
             for y in 0..count[1] {
@@ -440,11 +440,12 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
             self.bind(refs, table, &mut bound)?;
         }
         let bindings = bound.as_slice();
-        #[cfg(feature = "threads")]
-        if let Some(pool) = &self.pool {
+        #[cfg(feature = "parallel")]
+        if let Some(workers) = self.workers() {
             let total = u64::from(count[0]) * u64::from(count[1]) * u64::from(count[2]);
-            if total > 1 {
-                let run = |linear: u64| {
+            if let (true, Ok(total)) = (total > 1, usize::try_from(total)) {
+                let run = |linear: usize| {
+                    let linear = linear as u64;
                     let x = linear % u64::from(count[0]);
                     let yz = linear / u64::from(count[0]);
                     let id = [
@@ -460,7 +461,7 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
                     })
                     .map_err(Error::Kernel)
                 };
-                return pool.run(total, &run);
+                return crate::workers::try_fork(workers, total, &run);
             }
         }
         if count[0] == 0 || count[1] == 0 || count[2] == 0 {

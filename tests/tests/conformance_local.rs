@@ -1,5 +1,6 @@
-//! The HAL conformance suite on the local-CPU driver: inline (one worker), and with the
-//! `threads` feature on a pool of four workers.
+//! The HAL conformance suite on the local-CPU driver: inline (one worker), with the
+//! `threads` feature on a pool of four workers, and with `cores` on a team whose other core
+//! is a thread in `Team::serve` (what a multi-core board runs on its second core).
 //!
 //! Each device gets a leaked 8 MiB region, chunks of at most 256 KiB and a 1 MiB transient
 //! arena for `queue_alloca`.
@@ -14,6 +15,13 @@ use hal_local::{HostMemory, LocalConfig, LocalDevice, LocalStorage};
 /// one chunk of 64 KiB, which xtask's Miri step skips (`command_validation::limits`,
 /// `dispatch::dispatch_large`).
 fn local_device(workers: usize) -> LocalDevice<'static> {
+    local_device_with(workers, |config| config)
+}
+
+fn local_device_with(
+    workers: usize,
+    adjust: impl FnOnce(LocalConfig) -> LocalConfig,
+) -> LocalDevice<'static> {
     let (region, chunk, transient) = if cfg!(miri) {
         (1 << 20, 8 << 10, 256 << 10)
     } else {
@@ -28,7 +36,7 @@ fn local_device(workers: usize) -> LocalDevice<'static> {
         ..LocalConfig::default()
     };
     let storage: &'static mut LocalStorage = Box::leak(Box::new(LocalStorage::EMPTY));
-    LocalDevice::new(storage, memory, config).expect("a local device")
+    LocalDevice::new(storage, memory, adjust(config)).expect("a local device")
 }
 
 /// The local driver with `WORKERS` workers: 1 runs workgroups inline on the caller's thread,
@@ -62,4 +70,45 @@ mod local_inline {
 #[cfg(feature = "threads")]
 mod local_threaded {
     ember_tests::conformance_tests!(crate::Local<4>);
+}
+
+/// The local driver on a team of two cores: the test's thread leads, one more thread serves
+/// for the whole run. Test threads that fork at once share the team: one leads, the others
+/// run their workgroups alone.
+#[cfg(feature = "cores")]
+pub struct Cores;
+
+#[cfg(feature = "cores")]
+impl Target for Cores {
+    type Device = LocalDevice<'static>;
+
+    fn create() -> Self::Device {
+        use hal_local::team::Team;
+        static TEAM: Team = Team::new(1);
+        static SERVING: std::sync::Once = std::sync::Once::new();
+        SERVING.call_once(|| {
+            std::thread::spawn(|| TEAM.serve());
+        });
+        local_device_with(1, |config| LocalConfig {
+            team: Some(&TEAM),
+            ..config
+        })
+    }
+
+    fn host_memory(bytes: &'static mut [u8]) -> HostMemory<'static> {
+        HostMemory::ReadWrite(bytes)
+    }
+
+    fn host_memory_read_only(bytes: &'static [u8]) -> HostMemory<'static> {
+        HostMemory::ReadOnly(bytes)
+    }
+
+    fn kernel(name: &'static str) -> ExecutableSource<'static> {
+        ExecutableSource::Kernel(name)
+    }
+}
+
+#[cfg(feature = "cores")]
+mod local_cores {
+    ember_tests::conformance_tests!(crate::Cores);
 }

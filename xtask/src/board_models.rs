@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Every reference model, by file stem.
-const ALL: &[&str] = &[
+pub const ALL: &[&str] = &[
     "hello_world_int8",
     "sine",
     "hello_world_float",

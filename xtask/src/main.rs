@@ -30,6 +30,7 @@
 
 mod board_models;
 mod boards;
+mod cores;
 mod fuzz;
 mod import;
 mod iree;
@@ -90,6 +91,10 @@ enum Command {
         /// With `--model`: workers for the local device.
         #[arg(long, default_value_t = 1)]
         workers: usize,
+        /// qemu-virt-aarch64: 2 runs the firmware on two cores (`-smp 2`, multi-threaded
+        /// TCG); with `--model`, the model on one core and on two in one run.
+        #[arg(long, default_value_t = 1)]
+        cores: usize,
     },
     /// Builds a board's firmware (release, size-optimized) under boards/target.
     Build {
@@ -199,6 +204,9 @@ enum Bench {
     /// TFLM on the device, and MicroFlow's firmware on mps2-an386 measured the same way:
     /// flash, static RAM, peak stack, instructions per inference → target/bench/boards.json.
     Boards,
+    /// Every reference model on qemu-virt-aarch64 on one core and on two (`-smp 2`,
+    /// multi-threaded TCG), checked against TFLM in both → target/bench/cores.json.
+    Cores,
     /// The Vulkan driver on any Vulkan device: a 64 GiB constant pool against
     /// vkCmdCopyBuffer, queue_alloca/dealloca, memoized replay against re-recording.
     Vulkan,
@@ -224,15 +232,22 @@ fn main() -> ExitCode {
             input,
             output,
             workers,
-        } => match model {
-            Some(model) if board == "host" && device == "local" => {
+            cores,
+        } => match (model, cores) {
+            (Some(model), 2) if board == cores::BOARD => cores::run_one(&model),
+            (None, 2) if board == cores::BOARD => cores::firmware(),
+            (_, n) if n != 1 => Err(format!(
+                "--cores 2 runs on {} (--cores 1 anywhere), not --cores {n} on {board}",
+                cores::BOARD
+            )),
+            (Some(model), _) if board == "host" && device == "local" => {
                 tasks::run_model(&model, &input, &output, workers)
             }
-            Some(model) if board != "host" && device == "local" => {
+            (Some(model), _) if board != "host" && device == "local" => {
                 board_models::run_one(&board, &model)
             }
-            Some(_) => Err("--model runs on the local driver".to_string()),
-            None => tasks::run_board(&board, &device),
+            (Some(_), _) => Err("--model runs on the local driver".to_string()),
+            (None, _) => tasks::run_board(&board, &device),
         },
         Command::Build { board } => boards::find(&board).and_then(boards::build),
         Command::Size => size::size(),
@@ -250,6 +265,7 @@ fn main() -> ExitCode {
             Bench::Module => tasks::bench("module", "module benchmark"),
             Bench::Models => tasks::bench_models(),
             Bench::Boards => board_models::bench(),
+            Bench::Cores => cores::bench(),
             Bench::Vulkan => tasks::bench_vulkan(smoke, full, pool_gib),
         },
         Command::Pack {

@@ -9,7 +9,7 @@ use std::time::Instant;
 /// sets firmware uses.
 const NO_STD_CRATES: &[(&str, &[&str])] = &[
     ("hal-core", &["", "defmt"]),
-    ("hal-local", &["", "defmt", "tflite"]),
+    ("hal-local", &["", "defmt", "tflite", "cores,tflite"]),
     ("ember-kernels", &[""]),
 ];
 
@@ -21,6 +21,30 @@ const MIRI_TESTS: &[(&str, &[&str])] = &[
     (
         "hal-local's tests (inline driver, exclusive kernels)",
         &["-p", "hal-local", "--features", "exclusive"],
+    ),
+    (
+        "hal-local's team of cores and the forks over it (threads as cores)",
+        &[
+            "-p",
+            "hal-local",
+            "--features",
+            "cores,std,exclusive",
+            "--lib",
+            "--",
+            "team",
+            "workers",
+        ],
+    ),
+    (
+        "the shared device and its soak test (threads as cores)",
+        &[
+            "-p",
+            "ember-tests",
+            "--features",
+            "cores",
+            "--test",
+            "shared_device",
+        ],
     ),
     (
         "the conformance suite on the inline local driver",
@@ -124,7 +148,7 @@ pub fn test(with_miri: bool) -> Result {
             let mut command = cmd("cargo", &miri);
             // The conformance suite leaks each device's memory region on purpose (devices
             // borrow it for 'static); Miri's leak check would call that an error.
-            if args.contains(&"conformance_local") {
+            if args.contains(&"conformance_local") || args.contains(&"shared_device") {
                 command.env("MIRIFLAGS", "-Zmiri-ignore-leaks");
             }
             run(&format!("Miri over {what}"), command)?;
@@ -228,6 +252,28 @@ fn test_boards() -> Result {
             &format!("boards: clippy for {}, warnings denied", board.name),
             boards::cargo(&args),
         )?;
+        if board.name == crate::cores::BOARD {
+            // Two cores, the model runner too where the models are present.
+            let features = if sine.is_some() {
+                "cores,model"
+            } else {
+                "cores"
+            };
+            let mut with_cores = args.clone();
+            with_cores.splice(4..4, ["--features", features]);
+            let mut clippy = boards::cargo(&with_cores);
+            clippy.env("CARGO_TARGET_DIR", "target/cores");
+            if let Some(sine) = &sine {
+                clippy.env("EMBER_MODEL_ORACLE", sine);
+            }
+            run(
+                &format!(
+                    "boards: clippy for {} on two cores, warnings denied",
+                    board.name
+                ),
+                clippy,
+            )?;
+        }
         if let (Some(_), Some(sine)) = (board.qemu, &sine) {
             // The model runner too, over one small model's embedded cases.
             let mut with_model = args.clone();
@@ -255,6 +301,9 @@ fn test_boards() -> Result {
     if models {
         crate::board_models::run_all(None)?;
     }
+    // The multi-core board: the firmware on two cores, and models bit-exact on one core and
+    // on two (`cargo xtask bench cores` times them all).
+    crate::cores::test(&["person_detect", "kws_ref_model", "magic_wand"])?;
     crate::board_models::kernel_check()?;
     boards::check_failures_are_caught()?;
     // The footprint table, and its check that static devices stay in `.bss`.

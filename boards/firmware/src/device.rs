@@ -19,10 +19,10 @@ pub fn take<const O: usize, const S: usize, const N: usize, const P: usize, A: D
     kernels: &'static [Kernel],
 ) -> Option<Result<LocalDevice<'static, A>, hal_core::Error>> {
     let storage = cell.try_take()?;
-    let config = LocalConfig {
+    let config = crate::local_config(LocalConfig {
         kernels,
         transient_bytes: TRANSIENT_BYTES,
         ..LocalConfig::DEFAULT
-    };
+    });
     Some(LocalDevice::new(storage, memory, config))
 }

@@ -17,7 +17,9 @@
 //!
 //! Features: `semihosting` (QEMU boards: defmt logs, exit codes and the panic handler over
 //! semihosting, decoded on the host by `defmt-print`), `std` (the host board), `heap` (an
-//! `embedded-alloc` heap as the global allocator), `model` (the model runner; QEMU boards).
+//! `embedded-alloc` heap as the global allocator), `model` (the model runner; QEMU boards),
+//! `cores` (multi-core boards: every device runs dispatches on a team of two cores,
+//! [`cores`]).
 #![cfg_attr(not(feature = "std"), no_std)]
 #![cfg_attr(
     not(test),
@@ -30,6 +32,8 @@ mod say;
 pub mod bare;
 #[doc(hidden)]
 pub mod board_memory;
+#[cfg(feature = "cores")]
+pub mod cores;
 pub mod device;
 pub mod digits;
 #[cfg(feature = "heap")]
@@ -60,6 +64,15 @@ pub struct Board {
     pub shared_inputs: Option<&'static mut [u8]>,
 }
 
+/// `config` as this firmware's devices take it: with the team of cores where the board has
+/// started one (feature `cores`), unchanged otherwise.
+#[inline(always)]
+pub fn local_config(config: hal_local::LocalConfig) -> hal_local::LocalConfig {
+    #[cfg(feature = "cores")]
+    let config = cores::with_team(config);
+    config
+}
+
 /// Runs the digits check and the on-target tests; `true` if everything passed.
 pub fn run(board: Board) -> bool {
     say!("ember firmware on {}", board.name);
@@ -71,6 +84,8 @@ pub fn run(board: Board) -> bool {
         }
     };
     let tests_ok = selftest::run_all();
+    #[cfg(feature = "cores")]
+    cores::report();
     let ok = digits_ok && tests_ok;
     say!("{}: {}", if ok { "PASS" } else { "FAIL" }, board.name);
     ok

@@ -10,6 +10,13 @@
 //! `EMBER-BENCH engine=ember model=M instructions=N stack=N device_memory=N arena=N cases=N mismatches=N
 //! measure_error=N runtime_overhead=N`: the measure's worst error on loops of known length,
 //! and the instructions of one invocation whose kernels do nothing (the runtime's own work).
+//!
+//! With the `cores` feature, on a board whose second core serves the team, every case runs
+//! again on a device that uses both cores, checked the same way; then one core and two are
+//! timed in turn, five rounds, and one more line reports the medians:
+//! `EMBER-CORES model=M cores=2 one_core=N two_cores=N cases=N mismatches=N`.
+//! (Under QEMU's multi-threaded TCG, which a multi-core run needs, the measure counts time,
+//! not instructions.)
 
 use hal_core::kernel::KernelError;
 use hal_core::memory::BufferParams;
@@ -286,14 +293,92 @@ static NOOP_KERNELS: [Kernel; module::KERNELS.len()] = {
     kernels
 };
 
-/// Instructions of one invocation on a device whose kernels do nothing ([`NOOP_KERNELS`]):
-/// the runtime's own cost per inference — the arena's `queue_alloca`, the recorded command
-/// buffer's replay (bindings resolved and checked), `queue_dealloca`, the semaphore waits.
+/// Instructions of one invocation on `dev`, the model loaded afresh (median of 5 after a
+/// warm-up). Over [`NOOP_KERNELS`], whose kernels do nothing, that is the runtime's own cost
+/// per inference — the arena's `queue_alloca`, the recorded command buffer's replay
+/// (bindings resolved and checked), `queue_dealloca`, the semaphore waits.
 fn overhead(dev: &mut ModelDevice<'_>) -> Result<u64, &'static str> {
     let mut model = Loaded::new(dev)?;
     let instructions = model.time(dev)?;
     model.release(dev)?;
     Ok(instructions)
+}
+
+/// Rounds of timing on one core then two, alternated so that drift on the host running
+/// QEMU falls on both alike.
+#[cfg(feature = "cores")]
+const CORE_ROUNDS: usize = 5;
+
+/// Every case again on a device that uses both cores, checked the same way; then
+/// [`CORE_ROUNDS`] alternating timings on one core and on two. Logs the `EMBER-CORES` line;
+/// `false` if a step failed or an output differs from TFLM's.
+#[cfg(feature = "cores")]
+fn on_two_cores(storage: &mut ModelStorage, memory: &mut [u8], one: &ModelReport) -> bool {
+    let config = |team: bool| {
+        let config = LocalConfig {
+            kernels: &module::KERNELS,
+            transient_bytes: module::ARENA_BYTES,
+            ..LocalConfig::DEFAULT
+        };
+        if team {
+            crate::cores::with_team(config)
+        } else {
+            config
+        }
+    };
+    let two = match LocalDevice::new(&mut *storage, &mut *memory, config(true)) {
+        Ok(mut dev) => check(&mut dev),
+        Err(_) => Err("create the device (two cores)"),
+    };
+    let two = match two {
+        Ok(two) if two.cases == one.cases && two.mismatches == 0 => two,
+        Ok(two) => {
+            say!(
+                "model {} on two cores: {} cases, {} outputs differ from TFLM: FAIL",
+                config::NAME,
+                two.cases,
+                two.mismatches
+            );
+            return false;
+        }
+        Err(step) => {
+            say!("model: FAIL on two cores: {}", step);
+            return false;
+        }
+    };
+    crate::cores::report();
+    let mut times = [[0u64; CORE_ROUNDS]; 2];
+    for round in 0..CORE_ROUNDS {
+        for (cores, time) in times.iter_mut().enumerate() {
+            let timed = match LocalDevice::new(&mut *storage, &mut *memory, config(cores == 1)) {
+                Ok(mut dev) => overhead(&mut dev),
+                Err(_) => Err("create the device (timing)"),
+            };
+            match timed {
+                Ok(t) => time[round] = t,
+                Err(step) => {
+                    say!(
+                        "model: FAIL while timing on {} core(s): {}",
+                        cores + 1,
+                        step
+                    );
+                    return false;
+                }
+            }
+        }
+    }
+    let [mut one_core, mut two_cores] = times;
+    one_core.sort_unstable();
+    two_cores.sort_unstable();
+    say!(
+        "EMBER-CORES model={} cores=2 one_core={} two_cores={} cases={} mismatches={}",
+        config::NAME,
+        one_core[CORE_ROUNDS / 2],
+        two_cores[CORE_ROUNDS / 2],
+        two.cases,
+        two.mismatches
+    );
+    true
 }
 
 /// Runs the embedded model on a device over its own memory; `true` if every output of every
@@ -329,6 +414,12 @@ pub fn run(board: &str) -> bool {
             return false;
         }
     };
+    #[cfg(feature = "cores")]
+    if crate::cores::serving()
+        && !on_two_cores(&mut *storage, &mut memory.0[MEMORY_OFFSET..], &report)
+    {
+        return false;
+    }
     let overhead = match LocalDevice::new(
         storage,
         &mut memory.0[MEMORY_OFFSET..],

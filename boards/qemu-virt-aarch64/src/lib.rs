@@ -4,9 +4,14 @@
 //! (`link.x`), which sets 32 MiB of DRAM apart as the region both sides use
 //! (`.shared_dram`): the hal-local device's memory lives there, and so do the inputs, which
 //! the firmware writes once and the device imports in place, with no copy. Logs and exit over
-//! semihosting, an 8 MiB `embedded-alloc` heap with the `heap` feature (on by default).
+//! semihosting, a 56 MiB `embedded-alloc` heap with the `heap` feature (on by default).
+//!
+//! With `cores` and `qemu-system-aarch64 -smp 2`, [`start_second_core`] starts core 1
+//! through PSCI (QEMU's virt machine answers PSCI calls made with `hvc`) and it serves the
+//! firmware's team of cores ([`ember_firmware::cores`]).
 #![no_std]
 
+use core::sync::atomic::{AtomicUsize, Ordering};
 use static_cell::ConstStaticCell;
 
 core::arch::global_asm!(include_str!("start.s"));
@@ -15,11 +20,11 @@ core::arch::global_asm!(include_str!("start.s"));
 pub const NAME: &str = "qemu-virt-aarch64";
 
 // The device's memory region (the answers of every image at once, and the arena) lives in
-// shared DRAM, as do the inputs below; the 8 MiB heap is ordinary RAM.
+// shared DRAM, as do the inputs below; the 56 MiB heap is ordinary RAM.
 ember_firmware::board_memory!(
     #[link_section = ".shared_dram"]
     device: 64 * 1024,
-    heap: 8 * 1024 * 1024,
+    heap: 56 * 1024 * 1024,
 );
 
 /// Bytes of shared DRAM for the inputs (every held-out image as `f32`s: 896 × 256 bytes).
@@ -42,14 +47,93 @@ extern "C" fn board_exception() -> ! {
     ember_firmware::semihosting::fault("AArch64 exception")
 }
 
-/// Critical sections on one core whose interrupts are never unmasked.
-struct Masked;
-critical_section::set_impl!(Masked);
+/// Critical sections: interrupts are never unmasked, so only another core can contend; a
+/// spin lock held by one core at a time, re-entered by the core that holds it.
+struct CoreLock;
+critical_section::set_impl!(CoreLock);
 
-// SAFETY: `start.s` masks every interrupt (`msr daifset, #0xf`) before any Rust code runs,
-// nothing unmasks them, and only core 0 runs: no code can ever preempt a critical section,
-// so entering one needs to do nothing.
-unsafe impl critical_section::Impl for Masked {
-    unsafe fn acquire() -> critical_section::RawRestoreState {}
-    unsafe fn release(_restore: critical_section::RawRestoreState) {}
+/// The core holding the critical section, plus one (0: none).
+static HOLDER: AtomicUsize = AtomicUsize::new(0);
+/// How deep the holder is nested (touched only by the holder).
+static DEPTH: AtomicUsize = AtomicUsize::new(0);
+
+/// This core's number (MPIDR_EL1's affinity level 0).
+fn core_id() -> usize {
+    let mpidr: u64;
+    // SAFETY: reading MPIDR_EL1 at EL1 has no side effect.
+    unsafe { core::arch::asm!("mrs {}, mpidr_el1", out(reg) mpidr, options(nomem, nostack)) };
+    (mpidr & 0xff) as usize
+}
+
+// SAFETY: `start.s` masks every interrupt on every core before any Rust code runs and
+// nothing unmasks them, so a critical section can only be contended by another core; the
+// lock below admits one core at a time (Acquire on taking, Release on the last release),
+// and a core that already holds it only counts one level deeper.
+unsafe impl critical_section::Impl for CoreLock {
+    unsafe fn acquire() -> critical_section::RawRestoreState {
+        let me = core_id() + 1;
+        if HOLDER.load(Ordering::Relaxed) == me {
+            DEPTH.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        while HOLDER
+            .compare_exchange_weak(0, me, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            core::hint::spin_loop();
+        }
+        DEPTH.store(1, Ordering::Relaxed);
+    }
+
+    unsafe fn release(_restore: critical_section::RawRestoreState) {
+        if DEPTH.fetch_sub(1, Ordering::Relaxed) == 1 {
+            HOLDER.store(0, Ordering::Release);
+        }
+    }
+}
+
+// Where core 1 starts, and the top of its stack (`start.s`, `link.x`).
+extern "C" {
+    fn _secondary();
+    static __stack1_top: u8;
+}
+
+/// PSCI `CPU_ON`, SMC64 calling convention.
+const PSCI_CPU_ON: u64 = 0xC400_0003;
+
+/// Starts core 1 at `_secondary` on its own stack, through PSCI; `Err` carries PSCI's
+/// (negative) status, as when QEMU runs a single core.
+pub fn start_second_core() -> Result<(), i64> {
+    // Only the symbol's address is taken; `link.x` reserves the stack below it.
+    let stack_top = core::ptr::addr_of!(__stack1_top) as u64;
+    let status: i64;
+    // SAFETY: a PSCI call through `hvc #0`, which QEMU's virt machine implements at EL1:
+    // x0-x3 carry the function, the target core (MPIDR 1), its entry point and context id,
+    // and x0 returns the status; PSCI preserves every other register. Core 1 starts at
+    // `_secondary` on a stack no other code uses.
+    unsafe {
+        core::arch::asm!(
+            "hvc #0",
+            inout("x0") PSCI_CPU_ON => status,
+            inout("x1") 1u64 => _,
+            inout("x2") _secondary as *const () as u64 => _,
+            inout("x3") stack_top => _,
+            options(nostack),
+        );
+    }
+    if status == 0 {
+        Ok(())
+    } else {
+        Err(status)
+    }
+}
+
+/// Core 1's Rust entry (`start.s`): serves the firmware's team of cores with `cores`; without
+/// it no firmware starts core 1, and if something does, it fails the run.
+#[no_mangle]
+extern "C" fn board_secondary() -> ! {
+    #[cfg(feature = "cores")]
+    ember_firmware::cores::serve();
+    #[cfg(not(feature = "cores"))]
+    ember_firmware::semihosting::fault("core 1 started without the `cores` feature")
 }

@@ -9,6 +9,10 @@ use ember_firmware::semihosting::{fault, finish};
 #[no_mangle]
 extern "C" fn board_main() -> ! {
     qemu_virt_aarch64::init_heap();
+    #[cfg(feature = "cores")]
+    if !ember_firmware::cores::start(qemu_virt_aarch64::start_second_core) {
+        finish(false);
+    }
     let (Some(device_memory), Some(shared_inputs)) = (
         qemu_virt_aarch64::device_memory(),
         qemu_virt_aarch64::shared_inputs(),

@@ -1,4 +1,5 @@
-// Start-up for QEMU's Arm virt machine, entered at EL1 with the MMU off.
+// Start-up for QEMU's Arm virt machine, entered at EL1 with the MMU off. Core 0 starts at
+// `_start`; a second core, where the firmware starts one, at `_secondary`.
 //
 // Masks every interrupt (they stay masked: the critical-section implementation relies on it),
 // sets the stack, turns on FP/SIMD (Rust uses it), installs the exception vectors, zeroes
@@ -26,6 +27,31 @@ _start:
     ldr     x0, =__shared_start
     ldr     x1, =__shared_end
     bl      __zero
+    bl      __mmu_on
+    bl      board_main
+9:  wfe
+    b       9b
+
+// A second core, started by PSCI CPU_ON (`start_second_core`) with its stack top as the
+// context id in x0: the same set-up as core 0 without the zeroing, then
+// `board_secondary`, which never returns.
+.section .text._secondary, "ax"
+.global _secondary
+_secondary:
+    msr     daifset, #0xf
+    mov     sp, x0
+    mov     x0, #(3 << 20)
+    msr     cpacr_el1, x0
+    isb
+    ldr     x0, =__vectors
+    msr     vbar_el1, x0
+    bl      __mmu_on
+    bl      board_secondary
+9:  wfe
+    b       9b
+
+// The MMU on with the identity map, data and instruction caches on (every core runs it).
+__mmu_on:
     ldr     x0, =0xff00                 // MAIR: attr 0 Device-nGnRnE, attr 1 Normal WB
     msr     mair_el1, x0
     ldr     x0, =((1 << 32) | (1 << 23) | (3 << 12) | (1 << 10) | (1 << 8) | 25)
@@ -43,9 +69,7 @@ _start:
     bic     x0, x0, #(1 << 1)           // A: unaligned accesses allowed
     msr     sctlr_el1, x0
     isb
-    bl      board_main
-9:  wfe
-    b       9b
+    ret
 
 __zero:
     cmp     x0, x1

@@ -9,5 +9,9 @@ use ember_firmware::semihosting::finish;
 /// Called by `start.s` once the core is set up.
 #[no_mangle]
 extern "C" fn board_main() -> ! {
+    #[cfg(feature = "cores")]
+    if !ember_firmware::cores::start(qemu_virt_aarch64::start_second_core) {
+        finish(false);
+    }
     finish(ember_firmware::model::run(qemu_virt_aarch64::NAME))
 }
