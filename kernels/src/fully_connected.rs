@@ -228,99 +228,31 @@ impl FullyConnectedS8 {
         }
         #[cfg(not(ember_dsp))]
         let _ = tuned;
-        for b in 0..batches {
-            let row = &input[b * n..(b + 1) * n];
-            for oc in 0..od {
-                output[b * od + oc] = self.unit(row, weights, oc, &stage);
-            }
-        }
-        Ok(())
-    }
-
-    /// Output units `units` of a one-row layer (`batches == 1`) into `output`, which holds
-    /// `units.len()` elements: the pieces a team of cores splits a layer into, each bit for
-    /// bit the same as [`run`](Self::run)'s. The whole range is `run` itself (the tuned
-    /// kernel where there is one).
-    #[allow(clippy::too_many_arguments)]
-    pub fn run_units(
-        &self,
-        input: &[i8],
-        weights: &[i8],
-        bias: &[i32],
-        multipliers: &[i32],
-        shifts: &[i32],
-        units: core::ops::Range<usize>,
-        output: &mut [i8],
-    ) -> Result<(), KernelError> {
-        let FullyConnectedShape {
-            batches,
-            accum_depth: n,
-            output_depth: od,
-            has_bias,
-        } = self.shape;
-        if units == (0..od) {
-            return self.run(input, weights, bias, multipliers, shifts, output);
-        }
-        if batches != 1 || units.start > units.end || units.end > od {
-            return Err(KernelError::Shape("output units outside a one-row layer"));
-        }
-        self.check(&[
-            input.len(),
-            weights.len(),
-            bias.len() * 4,
-            multipliers.len() * 4,
-            shifts.len() * 4,
-            od,
-        ])?;
-        if output.len() < units.len() {
-            return Err(KernelError::BindingTooSmall {
-                index: 5,
-                len: output.len() as u64,
-                needed: units.len() as u64,
-            });
-        }
-        shape::shifts_ok(&shifts[..self.channels()])?;
-        let stage = OutputStageS8 {
-            bias,
-            has_bias,
-            multipliers,
-            shifts,
-            per_channel: self.per_channel,
-            output_offset: self.output_offset,
-            act_min: self.act_min,
-            act_max: self.act_max,
-        };
-        let row = &input[..n];
-        for (out, oc) in output.iter_mut().zip(units) {
-            *out = self.unit(row, weights, oc, &stage);
-        }
-        Ok(())
-    }
-
-    /// Output unit `oc` of one input row: the dot product with its weights, offsets
-    /// applied, through the output stage. The caller checked the shapes.
-    #[inline(always)]
-    fn unit(&self, row: &[i8], weights: &[i8], oc: usize, stage: &OutputStageS8<'_>) -> i8 {
-        let n = row.len();
         let in_off = self.input_offset;
         let f_off = if self.per_channel {
             0
         } else {
             self.filter_offset
         };
-        let w = &weights[oc * n..(oc + 1) * n];
-        let mut acc: i32 = 0;
-        if in_off == 0 && f_off == 0 {
-            // The importer folds the input offset into the bias where it can.
-            acc = dot_s8(row, w);
-        } else {
-            for (&x, &f) in row.iter().zip(w) {
-                let x = i32::from(x).wrapping_add(in_off);
-                let f = i32::from(f).wrapping_add(f_off);
-                acc = acc.wrapping_add(f.wrapping_mul(x));
+        for b in 0..batches {
+            let row = &input[b * n..(b + 1) * n];
+            for oc in 0..od {
+                let w = &weights[oc * n..(oc + 1) * n];
+                let mut acc: i32 = 0;
+                if in_off == 0 && f_off == 0 {
+                    // The importer folds the input offset into the bias where it can.
+                    acc = dot_s8(row, w);
+                } else {
+                    for (&x, &f) in row.iter().zip(w) {
+                        let x = i32::from(x).wrapping_add(in_off);
+                        let f = i32::from(f).wrapping_add(f_off);
+                        acc = acc.wrapping_add(f.wrapping_mul(x));
+                    }
+                }
+                output[b * od + oc] = stage.apply(oc, acc);
             }
         }
-        stage.apply(oc, acc)
+        Ok(())
     }
 }
 

@@ -100,8 +100,35 @@ fn read<'s, T: Element>(bindings: &'s [Bytes<'_>], index: usize) -> Result<&'s [
     elements(b.bytes(), index as u32)
 }
 
-/// A convolution in int8 (bindings input, filter, bias, multipliers, shifts, output), its
-/// output rows in tiles: on the device's workers where it has them.
+/// A weighted op (convolution, depthwise convolution, fully connected) in int8: bindings
+/// input, filter, bias, multipliers, shifts, output.
+macro_rules! weighted_s8 {
+    ($name:ident, $entry:ident, $params:ty) => {
+        fn $entry(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+            let p: $params = params(wg)?;
+            p.check(&wg.lens())?;
+            let (head, tail) = wg.bindings.split_at_mut(5.min(wg.bindings.len()));
+            let output = elements_mut::<i8>(binding(tail, 0)?.bytes_mut(5)?, 5)?;
+            p.run(
+                read(head, 0)?,
+                read(head, 1)?,
+                read(head, 2)?,
+                read(head, 3)?,
+                read(head, 4)?,
+                output,
+            )
+        }
+
+        #[doc = concat!("`", stringify!($params), "` (`ember-kernels`).")]
+        pub const $name: Kernel = Kernel {
+            name: <$params>::KERNEL,
+            entry: Entry::Exclusive($entry, Writes::Binding(5)),
+        };
+    };
+}
+
+/// A convolution in int8 (bindings as [`weighted_s8`]), its output rows in tiles: on the
+/// device's worker pool where it has one.
 macro_rules! convolution_s8 {
     ($name:ident, $entry:ident, $params:ty) => {
         fn $entry(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
@@ -196,34 +223,7 @@ convolution_f32!(
     depthwise_conv2d_f32,
     DepthwiseConv2dF32
 );
-/// Multiply-accumulates below which a one-row fully connected layer runs whole: splitting
-/// it costs more than it saves.
-const FULLY_CONNECTED_SPLIT_MACS: usize = 8 * 1024;
-
-/// `FullyConnectedS8` (bindings as a convolution's); a one-row layer with enough work has
-/// its output units cut into tiles, on the device's workers where it has them.
-fn fully_connected_s8(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
-    let p: FullyConnectedS8 = params(wg)?;
-    p.check(&wg.lens())?;
-    let tiler = wg.tiler;
-    let (head, tail) = wg.bindings.split_at_mut(5.min(wg.bindings.len()));
-    let output = elements_mut::<i8>(binding(tail, 0)?.bytes_mut(5)?, 5)?;
-    let (input, filter, bias) = (read(head, 0)?, read(head, 1)?, read(head, 2)?);
-    let (multipliers, shifts) = (read(head, 3)?, read(head, 4)?);
-    let shape = p.shape;
-    if shape.batches != 1 || shape.output_depth * shape.accum_depth < FULLY_CONNECTED_SPLIT_MACS {
-        return p.run(input, filter, bias, multipliers, shifts, output);
-    }
-    tiler.run(output, shape.output_depth, 1, |units, tile| {
-        p.run_units(input, filter, bias, multipliers, shifts, units, tile)
-    })
-}
-
-/// `FullyConnectedS8` (`ember-kernels`).
-pub const FULLY_CONNECTED_S8: Kernel = Kernel {
-    name: FullyConnectedS8::KERNEL,
-    entry: Entry::Exclusive(fully_connected_s8, Writes::Binding(5)),
-};
+weighted_s8!(FULLY_CONNECTED_S8, fully_connected_s8, FullyConnectedS8);
 weighted_f32!(FULLY_CONNECTED_F32, fully_connected_f32, FullyConnectedF32);
 unary!(
     AVERAGE_POOL2D_S8,
