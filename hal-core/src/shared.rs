@@ -41,8 +41,8 @@ impl<D: Device> Shared<D> {
 
     /// Waits until every semaphore in `waits` reaches its value, polling at most `polls`
     /// times and taking the lock only for each poll. A semaphore that fails fails the
-    /// wait with its error at once; after `polls` unsuccessful polls the result is
-    /// [`Error::Timeout`] (firmware has no clock here: a poll is one lock, one check).
+    /// wait with its error at once; after `polls` unsuccessful polls (0: none) the result
+    /// is [`Error::Timeout`] (firmware has no clock here: a poll is one lock, one check).
     pub fn wait_semaphores(&self, waits: &[SemaphoreValue], polls: u64) -> Result<(), Error> {
         for _ in 0..polls {
             match self

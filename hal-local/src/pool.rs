@@ -22,7 +22,9 @@ impl WorkerPool {
     }
 }
 
-impl Workers for WorkerPool {
+// SAFETY: rayon's `for_each` over `0..count` calls the job once for each index, and
+// `install` returns (or resumes a panic) only once every call has finished.
+unsafe impl Workers for WorkerPool {
     fn width(&self) -> usize {
         self.pool.current_num_threads()
     }

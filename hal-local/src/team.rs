@@ -33,6 +33,8 @@ pub struct Team {
     serving: AtomicUsize,
     /// Forks that ran on the workers too (not on the leader alone).
     shared_forks: AtomicUsize,
+    /// A call unwound on a worker (std only), not yet reported by its leader.
+    worker_panicked: AtomicBool,
     /// The current fork's job and call count: written by the leader only while every
     /// worker waits for the next epoch, read by a worker only between seeing an epoch and
     /// finishing it.
@@ -40,10 +42,13 @@ pub struct Team {
 }
 
 // SAFETY: `job` is the only field that is not `Sync`. It is written only by the holder of
-// `lead` before it bumps `epoch` (Release) and while every serving worker has finished the
-// previous epoch, and read only by workers that saw that bump (Acquire) and have not yet
-// reported finished; the leader waits for all of them before its fork returns. The pointer
-// it holds is to a `Sync` job, called from several threads only through `&`.
+// `lead` before it bumps `epoch` (Release), at a point where every worker counted in the
+// last fork has finished it; it is read only by workers that saw that bump (Acquire) and
+// have not yet reported finished, and the leader waits for all of them (`Join`) before its
+// fork returns or unwinds. A worker joins only while the team is short (so `finished` never
+// counts a worker the leader did not) and leaves only while it holds `lead` (so never
+// during a fork that counted it). The pointer it holds is to a `Sync` job, called from
+// several threads only through `&`.
 unsafe impl Sync for Team {}
 
 impl Team {
@@ -57,6 +62,7 @@ impl Team {
             finished: AtomicUsize::new(0),
             serving: AtomicUsize::new(0),
             shared_forks: AtomicUsize::new(0),
+            worker_panicked: AtomicBool::new(false),
             job: UnsafeCell::new(None),
         }
     }
@@ -80,32 +86,71 @@ impl Team {
         }
     }
 
-    /// Serves forks until `stop` is set while no fork is running (a fork in progress is
-    /// finished first; stopping a worker while other cores may still fork makes those
-    /// forks run on their leader alone once it has left).
+    /// Serves forks until `stop` is set, then leaves at a moment no fork is running (one in
+    /// progress is served first; later forks run on their leader alone). A thread beyond
+    /// the team's `workers` returns at once without serving.
     pub fn serve_until(&self, stop: &AtomicBool) {
         // Read the epoch before counting in: a leader that counts this worker has not yet
         // bumped past `seen`, so this worker sees that fork.
         let mut seen = self.epoch.load(Ordering::SeqCst);
-        self.serving.fetch_add(1, Ordering::SeqCst);
+        if self
+            .serving
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < self.workers).then_some(n + 1)
+            })
+            .is_err()
+        {
+            return;
+        }
         loop {
             let epoch = self.epoch.load(Ordering::Acquire);
-            if epoch == seen {
-                if stop.load(Ordering::Relaxed) {
+            if epoch != seen {
+                seen = epoch;
+                self.serve_epoch();
+                continue;
+            }
+            if stop.load(Ordering::Relaxed) {
+                // A leader holds `lead` from before it publishes until every worker has
+                // finished, so holding it here means no fork is waiting for this worker,
+                // and none counts it while it leaves.
+                if let Some(_lead) = self.lead.try_lock() {
                     self.serving.fetch_sub(1, Ordering::SeqCst);
                     return;
                 }
-                core::hint::spin_loop();
-                continue;
             }
-            seen = epoch;
-            // SAFETY: the leader wrote `job` before bumping `epoch` (seen above with
-            // Acquire) and rewrites it only after this worker reports finished below.
-            if let Some((job, count)) = unsafe { *self.job.get() } {
-                self.claim(job, count);
-            }
-            self.finished.fetch_add(1, Ordering::Release);
+            core::hint::spin_loop();
         }
+    }
+
+    /// One epoch on a worker: the calls it claims of the published job, then reports itself
+    /// finished. If a call unwinds (std only; firmware aborts on panic), the worker leaves
+    /// the team first and marks it, so its leader neither waits for ever nor returns as if
+    /// every call had run.
+    fn serve_epoch(&self) {
+        /// Reports the worker finished when dropped, after its last call, returned or not.
+        struct Finished<'t> {
+            team: &'t Team,
+            returned: bool,
+        }
+        impl Drop for Finished<'_> {
+            fn drop(&mut self) {
+                if !self.returned {
+                    self.team.serving.fetch_sub(1, Ordering::SeqCst);
+                    self.team.worker_panicked.store(true, Ordering::SeqCst);
+                }
+                self.team.finished.fetch_add(1, Ordering::Release);
+            }
+        }
+        let mut finished = Finished {
+            team: self,
+            returned: false,
+        };
+        // SAFETY: the leader wrote `job` before bumping the epoch this worker saw (Acquire)
+        // and rewrites it only after this worker reports finished (on drop, below).
+        if let Some((job, count)) = unsafe { *self.job.get() } {
+            self.claim(job, count);
+        }
+        finished.returned = true;
     }
 
     /// Claims and runs calls of `job` until none are left.
@@ -122,7 +167,23 @@ impl Team {
     }
 }
 
-impl Workers for Team {
+/// Waits, when dropped, until every worker counted in a fork has finished it: the leader's
+/// return, and its unwinding if one of its own calls panics, both wait for the workers.
+struct Join<'t>(&'t Team);
+
+impl Drop for Join<'_> {
+    fn drop(&mut self) {
+        while self.0.finished.load(Ordering::Acquire) != self.0.workers {
+            core::hint::spin_loop();
+        }
+    }
+}
+
+// SAFETY: `fork` calls `job(i)` once for each `i < count`: the leader and the workers take
+// each `i` from one shared counter (`claim`), and every worker counted in the fork runs
+// the epoch before it reports finished; `Join` keeps the fork from returning (or unwinding)
+// before every worker has finished, so every call has returned by then.
+unsafe impl Workers for Team {
     fn width(&self) -> usize {
         self.workers + 1
     }
@@ -138,8 +199,8 @@ impl Workers for Team {
             return;
         }
         // SAFETY: only the lifetime is erased. The pointer is published below and used only
-        // until every worker has finished this epoch, which this call waits for before it
-        // returns and `job`'s borrow ends.
+        // until every worker has finished this epoch, which `Join` waits for before this
+        // call returns or unwinds and `job`'s borrow ends.
         let erased: *const Job =
             unsafe { core::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), *const Job>(job) };
         // SAFETY: `lead` is held and every worker finished the last epoch (its leader
@@ -148,12 +209,22 @@ impl Workers for Team {
         self.next.store(0, Ordering::Relaxed);
         self.finished.store(0, Ordering::Relaxed);
         self.shared_forks.fetch_add(1, Ordering::Relaxed);
+        let join = Join(self);
         self.epoch.fetch_add(1, Ordering::Release);
         self.claim(erased, count);
-        while self.finished.load(Ordering::Acquire) != self.workers {
-            core::hint::spin_loop();
+        drop(join);
+        if self.worker_panicked.swap(false, Ordering::SeqCst) {
+            worker_panicked();
         }
     }
+}
+
+/// A call panicked on a worker (std only): re-raised on the core that forked, as a panic in
+/// any of its own calls would be. The worker has left the team.
+#[cold]
+#[allow(clippy::panic)]
+fn worker_panicked() -> ! {
+    panic!("a call of a team fork panicked on a worker")
 }
 
 #[cfg(all(test, feature = "std"))]
@@ -231,6 +302,94 @@ mod tests {
     #[test]
     fn a_team_short_of_workers_runs_on_the_leader() {
         let team = Team::new(3);
+        let ran = AtomicU32::new(0);
+        team.fork(5, &|_| {
+            ran.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(ran.load(Ordering::Relaxed), 5);
+    }
+
+    #[test]
+    fn a_thread_beyond_the_team_does_not_join() {
+        with_team(1, |team| {
+            let stop = AtomicBool::new(false);
+            team.serve_until(&stop);
+            assert_eq!(team.serving(), 1);
+        });
+    }
+
+    #[test]
+    fn a_worker_that_leaves_mid_run_leaves_its_leader_going() {
+        let team = Team::new(1);
+        let stop = AtomicBool::new(false);
+        let rounds = if cfg!(miri) { 6 } else { 400 };
+        std::thread::scope(|s| {
+            s.spawn(|| team.serve_until(&stop));
+            for round in 0..rounds {
+                if round == rounds / 2 {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                let hits: Vec<AtomicU32> = (0..7).map(|_| AtomicU32::new(0)).collect();
+                team.fork(7, &|i| {
+                    hits[i].fetch_add(1, Ordering::Relaxed);
+                });
+                assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+            }
+        });
+        assert_eq!(team.serving(), 0);
+    }
+
+    /// Runs `f`, expecting it to panic.
+    fn panics(f: impl FnOnce()) -> bool {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err()
+    }
+
+    #[test]
+    fn a_panic_on_the_leader_waits_for_the_workers_first() {
+        with_team(1, |team| {
+            let leader = std::thread::current().id();
+            let done = AtomicU32::new(0);
+            assert!(panics(|| team.fork(16, &|_| {
+                if std::thread::current().id() == leader {
+                    panic!("the leader's call");
+                }
+                done.fetch_add(1, Ordering::Relaxed);
+            })));
+            // The worker is still in the team and the next fork runs every call.
+            let after = AtomicU32::new(0);
+            team.fork(9, &|_| {
+                after.fetch_add(1, Ordering::Relaxed);
+            });
+            assert_eq!(after.load(Ordering::Relaxed), 9);
+        });
+    }
+
+    #[test]
+    fn a_panic_on_a_worker_reaches_its_leader_and_the_worker_leaves() {
+        let team = Team::new(1);
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let worker = s.spawn(|| team.serve_until(&stop));
+            while team.serving() != 1 {
+                std::thread::yield_now();
+            }
+            let leader = std::thread::current().id();
+            // The leader's call waits until the worker has taken the other one, which
+            // panics.
+            let taken = AtomicBool::new(false);
+            assert!(panics(|| team.fork(2, &|_| {
+                if std::thread::current().id() == leader {
+                    while !taken.load(Ordering::SeqCst) {
+                        std::thread::yield_now();
+                    }
+                } else {
+                    taken.store(true, Ordering::SeqCst);
+                    panic!("a worker's call");
+                }
+            })));
+            assert!(worker.join().is_err());
+        });
+        assert_eq!(team.serving(), 0);
         let ran = AtomicU32::new(0);
         team.fork(5, &|_| {
             ran.fetch_add(1, Ordering::Relaxed);

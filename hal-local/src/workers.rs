@@ -6,7 +6,13 @@
 use core::sync::atomic::{AtomicBool, Ordering};
 
 /// A set of workers that runs the calls of one fork at once.
-pub trait Workers: Sync {
+///
+/// # Safety
+///
+/// `fork` must call `job(i)` exactly once for every `i < count` and never with any other
+/// `i`, and return (or unwind) only after every call has returned: `tiles` hands each
+/// call a `&mut` piece of one output on that promise.
+pub unsafe trait Workers: Sync {
     /// How many run at once, the caller among them (at least 1).
     fn width(&self) -> usize;
 
@@ -79,7 +85,8 @@ pub(crate) fn tiles<T: Send, E: Send>(
     try_fork(workers, count, &|i| {
         let start = i * per_tile;
         let end = (start + per_tile).min(rows);
-        // SAFETY: `i < count`, so `start < rows` and the tile is elements
+        // SAFETY: `Workers`' contract gives each `i < count` once (and no other), so
+        // `start < rows` and the tile is elements
         // `start * row_len .. end * row_len` of `output`, which holds `rows * row_len`
         // (sliced above). Tiles of distinct `i` are disjoint and each `i` is called once,
         // and `output` stays mutably borrowed until the fork returns, so this is the only
@@ -99,7 +106,8 @@ mod tests {
     /// not matter).
     struct Backwards;
 
-    impl Workers for Backwards {
+    // SAFETY: every `i < count` once, in turn, on the caller.
+    unsafe impl Workers for Backwards {
         fn width(&self) -> usize {
             3
         }

@@ -201,7 +201,8 @@ fn many_submissions_while_another_core_executes() {
                 }
             }
         });
-        // At most two flights parked at once (the device parks sixteen).
+        // At most three flights parked at once: one being submitted, one in the channel,
+        // one landing (the device parks sixteen).
         let (flights, arrivals) = mpsc::sync_channel::<Flight>(1);
         let lander = s.spawn(|| {
             for flight in arrivals {

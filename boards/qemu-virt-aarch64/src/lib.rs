@@ -117,7 +117,7 @@ pub fn start_second_core() -> Result<(), i64> {
     let status: i64;
     // SAFETY: a PSCI call through `hvc #0`, which QEMU's virt machine implements at EL1:
     // x0-x3 carry the function, the target core (MPIDR 1), its entry point and context id,
-    // and x0 returns the status; PSCI preserves every other register. Core 1 starts at
+    // and x0 returns the status; x1-x17 are marked changed. Core 1 starts at
     // `_secondary` on a stack no other code uses.
     unsafe {
         core::arch::asm!(
@@ -126,6 +126,10 @@ pub fn start_second_core() -> Result<(), i64> {
             inout("x1") 1u64 => _,
             inout("x2") _secondary as *const () as u64 => _,
             inout("x3") stack_top => _,
+            // SMCCC 1.0 lets a call change x4-x17 too.
+            out("x4") _, out("x5") _, out("x6") _, out("x7") _, out("x8") _, out("x9") _,
+            out("x10") _, out("x11") _, out("x12") _, out("x13") _, out("x14") _,
+            out("x15") _, out("x16") _, out("x17") _,
             options(nostack),
         );
     }
