@@ -40,13 +40,28 @@ fn local_device_with(
 }
 
 /// The local driver with `WORKERS` workers: 1 runs workgroups inline on the caller's thread,
-/// more run them on the `threads` pool.
-pub struct Local<const WORKERS: usize>;
+/// more run them on the `threads` pool. With `CORES` (feature `cores`), on a team of two
+/// cores: the test's thread leads, one more thread serves for the whole run; test threads
+/// that fork at once share the team (one leads, the others run their workgroups alone).
+pub struct Local<const WORKERS: usize, const CORES: bool = false>;
 
-impl<const WORKERS: usize> Target for Local<WORKERS> {
+impl<const WORKERS: usize, const CORES: bool> Target for Local<WORKERS, CORES> {
     type Device = LocalDevice<'static>;
 
     fn create() -> Self::Device {
+        #[cfg(feature = "cores")]
+        if CORES {
+            use hal_local::team::Team;
+            static TEAM: Team = Team::new(1);
+            static SERVING: std::sync::Once = std::sync::Once::new();
+            SERVING.call_once(|| {
+                std::thread::spawn(|| TEAM.serve());
+            });
+            return local_device_with(WORKERS, |config| LocalConfig {
+                team: Some(&TEAM),
+                ..config
+            });
+        }
         local_device(WORKERS)
     }
 
@@ -72,43 +87,7 @@ mod local_threaded {
     ember_tests::conformance_tests!(crate::Local<4>);
 }
 
-/// The local driver on a team of two cores: the test's thread leads, one more thread serves
-/// for the whole run. Test threads that fork at once share the team: one leads, the others
-/// run their workgroups alone.
-#[cfg(feature = "cores")]
-pub struct Cores;
-
-#[cfg(feature = "cores")]
-impl Target for Cores {
-    type Device = LocalDevice<'static>;
-
-    fn create() -> Self::Device {
-        use hal_local::team::Team;
-        static TEAM: Team = Team::new(1);
-        static SERVING: std::sync::Once = std::sync::Once::new();
-        SERVING.call_once(|| {
-            std::thread::spawn(|| TEAM.serve());
-        });
-        local_device_with(1, |config| LocalConfig {
-            team: Some(&TEAM),
-            ..config
-        })
-    }
-
-    fn host_memory(bytes: &'static mut [u8]) -> HostMemory<'static> {
-        HostMemory::ReadWrite(bytes)
-    }
-
-    fn host_memory_read_only(bytes: &'static [u8]) -> HostMemory<'static> {
-        HostMemory::ReadOnly(bytes)
-    }
-
-    fn kernel(name: &'static str) -> ExecutableSource<'static> {
-        ExecutableSource::Kernel(name)
-    }
-}
-
 #[cfg(feature = "cores")]
 mod local_cores {
-    ember_tests::conformance_tests!(crate::Cores);
+    ember_tests::conformance_tests!(crate::Local<1, true>);
 }
