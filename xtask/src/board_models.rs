@@ -4,9 +4,9 @@
 //! static RAM, peak stack, arena, instructions per inference.
 
 use crate::boards::{self, Board, Outcome};
+use crate::oracle;
 use crate::size::footprint;
 use crate::step::{root, run, Result};
-use crate::{oracle, setup};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -122,35 +122,18 @@ pub fn models_present() -> bool {
 pub fn build(board: Board, model: &str) -> Result<PathBuf> {
     let file = model_file(model)?;
     let cases = oracle::cases_for(&file)?;
-    setup::board(board)?;
-    let target = board.target.ok_or_else(|| {
-        format!(
-            "{} runs models through `cargo xtask run --model`",
-            board.name
-        )
-    })?;
-    let mut build = boards::cargo(&[
-        "build",
-        "--release",
-        "-p",
-        board.name,
-        "--target",
-        target,
-        "--features",
+    boards::build_bin(
+        board,
         "model",
-        "--bin",
         "model",
-    ]);
-    build.env("EMBER_MODEL_ORACLE", &cases);
-    run(
+        None,
+        Some(&cases),
         &format!(
             "build {}'s model firmware for {}",
             board.name,
             file.display()
         ),
-        build,
-    )?;
-    Ok(boards::elf(board, "model"))
+    )
 }
 
 /// Bytes of every case's inputs and outputs in the oracle folder `dir`, as the firmware

@@ -101,6 +101,51 @@ pub fn build(board: Board) -> Result {
     run(&format!("build the {} firmware", board.name), cargo(&args))
 }
 
+/// Builds `bin` of a bare-metal `board` (release) with `features`, into `target_dir`
+/// (relative to `boards/`) where given, with `EMBER_MODEL_ORACLE` set to `oracle` where
+/// given (the `model` feature embeds those cases); `what` names the step. Returns the ELF.
+pub fn build_bin(
+    board: Board,
+    bin: &str,
+    features: &str,
+    target_dir: Option<&str>,
+    oracle: Option<&std::path::Path>,
+    what: &str,
+) -> Result<PathBuf> {
+    setup::board(board)?;
+    let target = board
+        .target
+        .ok_or_else(|| format!("{} is not a bare-metal board", board.name))?;
+    let mut build = cargo(&[
+        "build",
+        "--release",
+        "-p",
+        board.name,
+        "--target",
+        target,
+        "--features",
+        features,
+        "--bin",
+        bin,
+    ]);
+    if let Some(dir) = target_dir {
+        build.env("CARGO_TARGET_DIR", dir);
+    }
+    if let Some(dir) = oracle {
+        build.env("EMBER_MODEL_ORACLE", dir);
+    }
+    run(what, build)?;
+    Ok(match target_dir {
+        Some(dir) => root()
+            .join("boards")
+            .join(dir)
+            .join(target)
+            .join("release")
+            .join(bin),
+        None => elf(board, bin),
+    })
+}
+
 /// Where `board`'s binary `bin` lands: under `boards/target`, or under `CARGO_TARGET_DIR`
 /// (relative to `boards/`, where [`cargo`] runs) when that is set.
 pub fn elf(board: Board, bin: &str) -> PathBuf {

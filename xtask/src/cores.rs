@@ -12,8 +12,8 @@
 
 use crate::board_models::{self, model_file, ALL};
 use crate::boards::{self, Board, Outcome};
-use crate::step::{root, run, Result};
-use crate::{oracle, setup};
+use crate::oracle;
+use crate::step::{root, Result};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -60,35 +60,15 @@ fn board() -> Result<Board> {
 /// ELF.
 fn build(bin: &str, features: &str, oracle_dir: Option<&std::path::Path>) -> Result<PathBuf> {
     let board = board()?;
-    setup::board(board)?;
-    let target = board.target.ok_or("the multi-core board has a target")?;
     let features = format!("cores{features}");
-    let mut cargo = boards::cargo(&[
-        "build",
-        "--release",
-        "-p",
-        board.name,
-        "--target",
-        target,
-        "--features",
-        &features,
-        "--bin",
+    boards::build_bin(
+        board,
         bin,
-    ]);
-    cargo.env("CARGO_TARGET_DIR", TARGET_DIR);
-    if let Some(dir) = oracle_dir {
-        cargo.env("EMBER_MODEL_ORACLE", dir);
-    }
-    run(
+        &features,
+        Some(TARGET_DIR),
+        oracle_dir,
         &format!("build {}'s `{bin}` for two cores ({features})", board.name),
-        cargo,
-    )?;
-    Ok(root()
-        .join("boards")
-        .join(TARGET_DIR)
-        .join(target)
-        .join("release")
-        .join(bin))
+    )
 }
 
 /// The number after `key=` on the line of `log` that holds `marker`.
