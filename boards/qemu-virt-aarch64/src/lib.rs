@@ -11,6 +11,7 @@
 //! firmware's team of cores ([`ember_firmware::cores`]).
 #![no_std]
 
+#[cfg(feature = "cores")]
 use core::sync::atomic::{AtomicUsize, Ordering};
 use static_cell::ConstStaticCell;
 
@@ -55,16 +56,36 @@ extern "C" fn board_exception() -> ! {
     ember_firmware::semihosting::fault("AArch64 exception")
 }
 
-/// Critical sections: interrupts are never unmasked, so only another core can contend; a
+/// Critical sections on one core whose interrupts are never unmasked.
+#[cfg(not(feature = "cores"))]
+struct Masked;
+#[cfg(not(feature = "cores"))]
+critical_section::set_impl!(Masked);
+
+// SAFETY: `start.s` masks every interrupt (`msr daifset, #0xf`) before any Rust code runs,
+// nothing unmasks them, and without `cores` only core 0 runs: no code can ever preempt a
+// critical section, so entering one needs to do nothing.
+#[cfg(not(feature = "cores"))]
+unsafe impl critical_section::Impl for Masked {
+    unsafe fn acquire() -> critical_section::RawRestoreState {}
+    unsafe fn release(_restore: critical_section::RawRestoreState) {}
+}
+
+/// Critical sections on two cores: interrupts are never unmasked, so only another core can contend; a
 /// spin lock held by one core at a time, re-entered by the core that holds it.
+#[cfg(feature = "cores")]
 struct CoreLock;
+#[cfg(feature = "cores")]
 critical_section::set_impl!(CoreLock);
 
 /// The core holding the critical section, plus one (0: none).
+#[cfg(feature = "cores")]
 static HOLDER: AtomicUsize = AtomicUsize::new(0);
 /// How deep the holder is nested (touched only by the holder).
+#[cfg(feature = "cores")]
 static DEPTH: AtomicUsize = AtomicUsize::new(0);
 
+#[cfg(feature = "cores")]
 /// This core's number (MPIDR_EL1's affinity level 0).
 fn core_id() -> usize {
     let mpidr: u64;
@@ -77,6 +98,7 @@ fn core_id() -> usize {
 // nothing unmasks them, so a critical section can only be contended by another core; the
 // lock below admits one core at a time (Acquire on taking, Release on the last release),
 // and a core that already holds it only counts one level deeper.
+#[cfg(feature = "cores")]
 unsafe impl critical_section::Impl for CoreLock {
     unsafe fn acquire() -> critical_section::RawRestoreState {
         let me = core_id() + 1;
@@ -100,20 +122,34 @@ unsafe impl critical_section::Impl for CoreLock {
     }
 }
 
-// Where core 1 starts, and the top of its stack (`start.s`, `link.x`).
+// Where core 1 starts (`start.s`).
+#[cfg(feature = "cores")]
 extern "C" {
     fn _secondary();
-    static __stack1_top: u8;
 }
 
+/// Core 1's stack: used only by core 1, through its stack pointer, from `_secondary` on.
+#[cfg(feature = "cores")]
+#[repr(C, align(16))]
+struct Core1Stack(core::cell::UnsafeCell<[u8; 256 * 1024]>);
+
+// SAFETY: no Rust code reads or writes the bytes; only core 1's stack pointer points into
+// them, and only after `start_second_core` hands core 1 their top.
+#[cfg(feature = "cores")]
+unsafe impl Sync for Core1Stack {}
+
+#[cfg(feature = "cores")]
+static CORE1_STACK: Core1Stack = Core1Stack(core::cell::UnsafeCell::new([0; 256 * 1024]));
+
 /// PSCI `CPU_ON`, SMC64 calling convention.
+#[cfg(feature = "cores")]
 const PSCI_CPU_ON: u64 = 0xC400_0003;
 
 /// Starts core 1 at `_secondary` on its own stack, through PSCI; `Err` carries PSCI's
 /// (negative) status, as when QEMU runs a single core.
+#[cfg(feature = "cores")]
 pub fn start_second_core() -> Result<(), i64> {
-    // Only the symbol's address is taken; `link.x` reserves the stack below it.
-    let stack_top = core::ptr::addr_of!(__stack1_top) as u64;
+    let stack_top = CORE1_STACK.0.get() as u64 + 256 * 1024;
     let status: i64;
     // SAFETY: a PSCI call through `hvc #0`, which QEMU's virt machine implements at EL1:
     // x0-x3 carry the function, the target core (MPIDR 1), its entry point and context id,
