@@ -368,6 +368,12 @@ pub trait QueueDriver {
     /// apart from the general heap).
     fn allocate_queue_ordered(&mut self, params: BufferParams, size: u64) -> Result<Buffer, Error>;
 
+    /// Called once `signals` were reached by queue work that ran (in queue order). A driver
+    /// whose work completes after it is submitted notes here what a host wait on them must
+    /// wait for; the default does nothing.
+    #[inline(always)]
+    fn signalled(&mut self, _signals: &[SemaphoreValue]) {}
+
     /// Runs the parked operations that are now unblocked ([`drain`], the default). A driver
     /// that knows it can never park (a queue with no room for parked operations) may skip
     /// it, so its firmware links no parked-operation path.
@@ -451,7 +457,7 @@ pub fn submit_checked<D: Device>(
     match dev.queue().readiness(submit.waits) {
         Readiness::Ready => {
             let result = run(dev, action, table);
-            dev.queue_mut().complete(submit.signals, result);
+            complete(dev, submit.signals, result);
             dev.drain_unblocked();
             result
         }
@@ -536,13 +542,22 @@ pub fn drain<D: Device>(dev: &mut D) {
                 let _ = dev.free_command_buffer(command_buffer);
             }
         }
-        dev.queue_mut().complete(op.signals(), result);
+        complete(dev, op.signals(), result);
+    }
+}
+
+/// Completes `signals` with `result`, telling the driver which were reached.
+#[inline(always)]
+fn complete<D: Device>(dev: &mut D, signals: &[SemaphoreValue], result: Result<(), Error>) {
+    dev.queue_mut().complete(signals, result);
+    if result.is_ok() {
+        dev.signalled(signals);
     }
 }
 
 /// Completes `signals` with `result`, then runs what that unblocked.
 pub fn finish<D: Device>(dev: &mut D, signals: &[SemaphoreValue], result: Result<(), Error>) {
-    dev.queue_mut().complete(signals, result);
+    complete(dev, signals, result);
     dev.drain_unblocked();
 }
 

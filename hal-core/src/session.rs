@@ -365,7 +365,34 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         results: &[BufferSpan],
         affinity: QueueAffinity,
     ) -> Result<(), Error> {
+        let result = self
+            .invoke_once(device, function, arguments, results, affinity)
+            .and_then(|done| device.wait_semaphores(&[done], Timeout::Infinite));
+        self.recover(device, result)
+    }
+
+    /// Submits an invocation of `function` as [`invoke`](Self::invoke) does, without waiting:
+    /// the results are written (and the arena returned) once the returned value is reached.
+    /// Several may be in flight; each one's arguments and results stay untouched by the
+    /// host until its value is reached.
+    pub fn enqueue<D: Device>(
+        &mut self,
+        device: &mut D,
+        function: u32,
+        arguments: &[BufferSpan],
+        results: &[BufferSpan],
+        affinity: QueueAffinity,
+    ) -> Result<SemaphoreValue, Error> {
         let result = self.invoke_once(device, function, arguments, results, affinity);
+        self.recover(device, result)
+    }
+
+    /// After a failed invocation: replaces the session's semaphore if the failure reached it.
+    fn recover<D: Device, T>(
+        &mut self,
+        device: &mut D,
+        result: Result<T, Error>,
+    ) -> Result<T, Error> {
         if result.is_err() && device.query_semaphore(self.semaphore).is_err() {
             let fresh = device.create_semaphore(0)?;
             let failed = core::mem::replace(&mut self.semaphore, fresh);
@@ -382,7 +409,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         arguments: &[BufferSpan],
         results: &[BufferSpan],
         affinity: QueueAffinity,
-    ) -> Result<(), Error> {
+    ) -> Result<SemaphoreValue, Error> {
         if device.id() != self.device {
             return Err(Error::InvalidArgument("session invoked on another device"));
         }
@@ -449,8 +476,9 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
     }
 
     /// Submits one invocation of the recorded `command_buffer`: the arena (if
-    /// `arena_size > 0`), the execution, the arena's return, then waits. The binding table
-    /// (arguments, results, arena) holds at most `N` spans.
+    /// `arena_size > 0`), the execution, the arena's return; returns the value reached once
+    /// all of it has run. The binding table (arguments, results, arena) holds at most `N`
+    /// spans.
     #[inline(never)]
     fn submit<D: Device, const N: usize>(
         &mut self,
@@ -459,7 +487,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         arena_size: u64,
         arguments: &[BufferSpan],
         results: &[BufferSpan],
-    ) -> Result<(), Error> {
+    ) -> Result<SemaphoreValue, Error> {
         let mut table: Vec<BufferSpan, N> = Vec::new();
         for span in arguments.iter().chain(results) {
             table
@@ -482,7 +510,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         let run = device.queue_execute(Submit::new(&wait, &signal), command_buffer, &table);
         let Some(arena) = arena else {
             run?;
-            return device.wait_semaphores(&[executed], Timeout::Infinite);
+            return Ok(executed);
         };
         // Queued even if the execution was refused: the arena returns once `executed` is
         // reached or failed.
@@ -495,7 +523,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         }
         run?;
         dealloca?;
-        device.wait_semaphores(&[released], Timeout::Infinite)
+        Ok(released)
     }
 
     /// Out of line: it runs once per function, and its scratch must not weigh on every

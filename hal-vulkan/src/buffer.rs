@@ -2,6 +2,7 @@
 //! transfer walks.
 
 use crate::device::VulkanDevice;
+use crate::inflight::Retired;
 use crate::memory::Placement;
 use ash::vk;
 use hal_core::chunk::ChunkLayout;
@@ -153,23 +154,32 @@ impl<'m> VulkanDevice<'m> {
                 }
             }
         }
-        self.memo_generation += 1;
-        match rec.backing {
+        // Kept recordings name Vulkan buffers and offsets: freeing a sub-allocation destroys
+        // nothing they name (a plan that differs is caught by comparing plans), destroying a
+        // buffer or a block does.
+        let destroyed = match rec.backing {
             Backing::Chunks(chunks) => {
+                let mut destroyed = false;
                 for p in chunks {
-                    self.memory.free(&self.ctx, p);
+                    destroyed |= self.memory.free(&self.ctx, p);
                 }
+                destroyed
             }
             Backing::Sparse { buffer, chunks } => {
                 crate::memory::destroy_buffer(&self.ctx, buffer);
                 for p in chunks {
                     self.memory.free(&self.ctx, p);
                 }
+                true
             }
             Backing::Host { buffer, memory, .. } => {
                 crate::memory::destroy_buffer(&self.ctx, buffer);
                 crate::memory::free_memory(&self.ctx, memory);
+                true
             }
+        };
+        if destroyed {
+            self.object_generation += 1;
         }
     }
 
@@ -177,7 +187,9 @@ impl<'m> VulkanDevice<'m> {
     pub(crate) fn release(&mut self, buffer: Buffer) -> Result<(), Error> {
         let rec = self.buffers.remove(buffer)?;
         self.mappings.retain(|m| m.span.buffer != buffer);
-        self.free_backing(rec);
+        // A kept recording's table may name it: the next execution plans (and checks) again.
+        self.memo_generation += 1;
+        self.free_when_done(Retired::Buffer(rec));
         Ok(())
     }
 

@@ -11,6 +11,7 @@
 
 use crate::buffer::Piece;
 use crate::device::VulkanDevice;
+use crate::inflight::Retired;
 use crate::instance::Context;
 use crate::objects::VkObject;
 use crate::staging::InternalBuffer;
@@ -31,6 +32,8 @@ pub(crate) struct Memo {
     /// The binding table the plan was made with.
     table: Vec<BufferSpan>,
     generation: u64,
+    /// The device's object generation when it was recorded.
+    objects: u64,
     recording: Recording,
 }
 
@@ -49,6 +52,8 @@ pub(crate) struct CommandBufferRec {
     /// Update data and fill edges, copied to the device from here.
     pub(crate) upload: Option<InternalBuffer>,
     pub(crate) memo: Option<Memo>,
+    /// The progress value of its last submission (0: never submitted).
+    pub(crate) submitted: u64,
 }
 
 /// How a dispatch gets its grid.
@@ -593,8 +598,8 @@ impl VulkanDevice<'_> {
         self.ctx.host_barrier(cb);
     }
 
-    /// Runs a command buffer with `table`, waiting for it: planned (and so checked), then
-    /// replayed from its memo or recorded.
+    /// Runs a command buffer with `table`, without waiting for it: planned (and so checked),
+    /// then replayed from its memo or recorded, and submitted.
     pub(crate) fn execute(
         &mut self,
         command_buffer: CommandBuffer,
@@ -611,12 +616,16 @@ impl VulkanDevice<'_> {
                 && memo.generation == generation
                 && memo.table == table
             {
-                self.memo_hits += 1;
                 let cb = memo.recording.cb;
-                return self.ctx.submit_and_wait(cb);
+                return self.submit_recorded(command_buffer, cb);
             }
         }
         let (steps, upload) = self.plan(command_buffer, table)?;
+        let rec = self.command_buffers.get(command_buffer)?;
+        // The host writes the upload buffer below: an earlier submission must be done with it.
+        if !upload.is_empty() && !self.ctx.reached(rec.submitted) {
+            self.ctx.wait_value(rec.submitted)?;
+        }
         let rec = self.command_buffers.get_mut(command_buffer)?;
         let reusable = rec.list.mode() == CommandBufferMode::Reusable;
         // The upload buffer: grown when too small (a kept recording names the old one).
@@ -625,35 +634,47 @@ impl VulkanDevice<'_> {
             .as_ref()
             .is_none_or(|u| u.size < upload.len() as u64);
         if !upload.is_empty() && too_small {
-            if let Some(old) = rec.upload.take() {
-                old.destroy(&self.ctx);
-            }
-            if let Some(memo) = rec.memo.take() {
-                free_recording(&self.ctx, memo.recording);
-            }
+            let old_upload = rec.upload.take();
+            let old_memo = rec.memo.take();
             let type_index = self.memory.pools[0].type_index;
-            rec.upload = Some(InternalBuffer::new(
-                &self.ctx,
-                upload.len() as u64,
-                type_index,
-            )?);
+            let fresh = InternalBuffer::new(&self.ctx, upload.len() as u64, type_index);
+            if let Some(old) = old_upload {
+                self.free_when_done(Retired::Upload(old));
+            }
+            if let Some(memo) = old_memo {
+                self.free_when_done(Retired::Recording(memo.recording));
+            }
+            self.command_buffers.get_mut(command_buffer)?.upload = Some(fresh?);
         }
+        let rec = self.command_buffers.get_mut(command_buffer)?;
         if let Some(u) = rec.upload.as_mut() {
             u.bytes_mut()[..upload.len()].copy_from_slice(&upload);
         }
         let upload_buffer = rec.upload.as_ref().map_or(vk::Buffer::null(), |u| u.buffer);
         if let Some(memo) = rec.memo.as_ref() {
-            if memo.generation == generation && memo.plan == steps {
-                self.memo_hits += 1;
+            // A plan that came out the same names the same live objects, unless one was
+            // destroyed (and another took its handle) since.
+            if memo.objects == self.object_generation && memo.plan == steps {
                 let cb = memo.recording.cb;
-                return self.ctx.submit_and_wait(cb);
+                if let Some(memo) = rec.memo.as_mut() {
+                    // The next execution with this table replays without planning.
+                    memo.table.clear();
+                    memo.table.extend_from_slice(table);
+                    memo.generation = generation;
+                }
+                return self.submit_recorded(command_buffer, cb);
             }
         }
         if let Some(memo) = rec.memo.take() {
-            free_recording(&self.ctx, memo.recording);
+            self.free_when_done(Retired::Recording(memo.recording));
         }
         let sets = self.descriptor_sets(&steps)?;
-        let cb = match self.ctx.begin() {
+        let begun = if reusable {
+            self.ctx.begin_reusable()
+        } else {
+            self.ctx.begin()
+        };
+        let cb = match begun {
             Ok(cb) => cb,
             Err(e) => {
                 if let Some((pool, _)) = sets {
@@ -668,36 +689,58 @@ impl VulkanDevice<'_> {
         };
         self.record_plan(cb, &steps, upload_buffer, &sets);
         let recording = Recording { cb, pool };
-        let result = self.ctx.end(cb).and_then(|()| self.ctx.submit_and_wait(cb));
+        let result = self.ctx.end(cb).and_then(|()| self.ctx.submit(cb));
         match (result, reusable) {
-            (Ok(()), true) => {
+            (Ok(value), true) => {
                 if let Ok(rec) = self.command_buffers.get_mut(command_buffer) {
+                    rec.submitted = value;
                     rec.memo = Some(Memo {
                         plan: steps,
                         table: table.to_vec(),
                         generation,
+                        objects: self.object_generation,
                         recording,
                     });
                 } else {
-                    free_recording(&self.ctx, recording);
+                    self.free_when_done(Retired::Recording(recording));
                 }
                 Ok(())
             }
-            (result, _) => {
-                free_recording(&self.ctx, recording);
-                result
+            (Ok(value), false) => {
+                if let Ok(rec) = self.command_buffers.get_mut(command_buffer) {
+                    rec.submitted = value;
+                }
+                self.free_when_done(Retired::Recording(recording));
+                Ok(())
+            }
+            (Err(e), _) => {
+                // Never submitted: nothing pending uses it.
+                recording.free(&self.ctx);
+                Err(e)
             }
         }
+    }
+
+    /// Submits a kept recording of `command_buffer` again.
+    fn submit_recorded(
+        &mut self,
+        command_buffer: CommandBuffer,
+        cb: vk::CommandBuffer,
+    ) -> Result<(), Error> {
+        self.memo_hits += 1;
+        let value = self.ctx.submit(cb)?;
+        self.command_buffers.get_mut(command_buffer)?.submitted = value;
+        Ok(())
     }
 
     /// Frees a command buffer's Vulkan objects (its record is out of the table).
     pub(crate) fn free_command_buffer_rec(&mut self, rec: CommandBufferRec) {
         self.slots_in_use = self.slots_in_use.saturating_sub(rec.slots.len());
         if let Some(memo) = rec.memo {
-            free_recording(&self.ctx, memo.recording);
+            self.free_when_done(Retired::Recording(memo.recording));
         }
         if let Some(u) = rec.upload {
-            u.destroy(&self.ctx);
+            self.free_when_done(Retired::Upload(u));
         }
     }
 
@@ -710,7 +753,7 @@ impl VulkanDevice<'_> {
         for handle in cbs {
             if let Ok(rec) = self.command_buffers.get_mut(handle) {
                 if let Some(memo) = rec.memo.take() {
-                    free_recording(&self.ctx, memo.recording);
+                    self.free_when_done(Retired::Recording(memo.recording));
                 }
             }
         }
@@ -743,16 +786,19 @@ fn join(from: &[Piece], to: &[Piece], length: u64, steps: &mut Vec<Step>) {
 }
 
 fn destroy_pool(ctx: &Context, pool: vk::DescriptorPool) {
-    // SAFETY: no pending work uses the pool's sets (every submission is waited for) and the
-    // command buffer recorded with them is freed with it.
+    // SAFETY: no pending work uses the pool's sets (a recording is freed only once its last
+    // submission has run, or if it was never submitted) and the command buffer recorded with
+    // them is freed with it.
     unsafe { ctx.device.destroy_descriptor_pool(pool, None) };
     ctx.live.destroyed(VkObject::DescriptorPool);
 }
 
-/// Frees a recording: its command buffer and its descriptor pool.
-fn free_recording(ctx: &Context, recording: Recording) {
-    ctx.free_command_buffer(recording.cb);
-    if let Some(pool) = recording.pool {
-        destroy_pool(ctx, pool);
+impl Recording {
+    /// Frees its command buffer and its descriptor pool (no submission of it is pending).
+    pub(crate) fn free(self, ctx: &Context) {
+        ctx.free_command_buffer(self.cb);
+        if let Some(pool) = self.pool {
+            destroy_pool(ctx, pool);
+        }
     }
 }

@@ -4,6 +4,7 @@ use crate::buffer::BufferRec;
 use crate::command::CommandBufferRec;
 use crate::config::VulkanConfig;
 use crate::executable::{ExecutableRec, Pipelines};
+use crate::inflight::{DeviceSignal, Retired};
 use crate::instance::Context;
 use crate::memory::Memory;
 use crate::objects::VkObjectCounts;
@@ -37,9 +38,9 @@ pub(crate) struct MappingRec {
 /// A Vulkan device behind hal-core's `Device` trait.
 ///
 /// Queue operations run in submission order once their waits are reached (work waiting on
-/// semaphores nothing has signalled yet is parked, as on the local driver); each submission
-/// is waited for before the call returns, so host reads after a semaphore wait see its
-/// results.
+/// semaphores nothing has signalled yet is parked, as on the local driver) and are submitted
+/// to the GPU without host waits; the host blocks only in `wait_semaphores`, host transfers
+/// and mappings (see the `inflight` module).
 pub struct VulkanDevice<'m> {
     pub(crate) id: DeviceId,
     pub(crate) config: VulkanConfig,
@@ -56,10 +57,20 @@ pub struct VulkanDevice<'m> {
     pub(crate) queue: Box<Queue<MAX_OBJECTS, MAX_PENDING>>,
     /// Bumped whenever memory or a pipeline a recording may name goes away.
     pub(crate) memo_generation: u64,
+    /// Bumped whenever a Vulkan object a recording may name (a buffer, a block of memory, a
+    /// pipeline) is destroyed.
+    pub(crate) object_generation: u64,
     /// Executions replayed from a kept recording.
     pub(crate) memo_hits: u64,
     pub(crate) staging: Option<InternalBuffer>,
     pub(crate) dummy: Option<InternalBuffer>,
+    /// What pending submissions may still use, with the progress value each waits for.
+    pub(crate) retired: Vec<(u64, Retired)>,
+    /// Per semaphore (by handle index): what its latest device signal waits for.
+    pub(crate) signals: Box<[DeviceSignal; MAX_OBJECTS]>,
+    /// Host transfers that went through the staging buffer (none where memory is
+    /// host-visible).
+    pub(crate) staged_transfers: u64,
     _memory: PhantomData<&'m mut [u8]>,
 }
 
@@ -108,9 +119,13 @@ impl<'m> VulkanDevice<'m> {
             slots_in_use: 0,
             queue: Box::default(),
             memo_generation: 0,
+            object_generation: 0,
             memo_hits: 0,
             staging: None,
             dummy: Some(dummy),
+            retired: Vec::new(),
+            signals: Box::new([DeviceSignal::default(); MAX_OBJECTS]),
+            staged_transfers: 0,
             _memory: PhantomData,
         })
     }
@@ -161,6 +176,24 @@ impl<'m> VulkanDevice<'m> {
         self.ctx.messages.count()
     }
 
+    /// Host reads and writes that went through the staging buffer because the memory was not
+    /// host-visible (a unified device has none).
+    pub fn staged_transfers(&self) -> u64 {
+        self.staged_transfers
+    }
+
+    /// Times the host blocked waiting for the GPU so far.
+    pub fn host_waits(&self) -> u64 {
+        self.ctx
+            .host_waits
+            .load(core::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Submissions to the GPU so far.
+    pub fn submissions(&self) -> u64 {
+        self.ctx.next_value
+    }
+
     /// Executions of reusable command buffers replayed from a kept recording.
     pub fn memoized_replays(&self) -> u64 {
         self.memo_hits
@@ -169,7 +202,10 @@ impl<'m> VulkanDevice<'m> {
     /// Gives back device memory kept for reuse (each heap keeps one emptied block so that
     /// buffers allocated and freed in a loop do not allocate device memory each time).
     pub fn trim(&mut self) {
-        self.memory.trim(&self.ctx);
+        // Best effort: blocks pending work may still use stay until a later trim.
+        if self.settle().is_ok() {
+            self.memory.trim(&self.ctx);
+        }
     }
 
     /// Nanoseconds the host has spent blocked waiting for the GPU so far: a call's wall time
@@ -191,7 +227,7 @@ impl<'m> VulkanDevice<'m> {
 
     /// Destroys every Vulkan object the device made but the context itself.
     fn teardown(&mut self) {
-        self.ctx.wait_idle();
+        self.free_all_retired();
         let buffers: Vec<_> = self.buffers.iter().map(|(h, _)| h).collect();
         for b in buffers {
             if let Ok(rec) = self.buffers.remove(b) {

@@ -10,11 +10,12 @@ use hal_core::command::{BufferLookup, Command, CommandBufferMode, CommandList, R
 use hal_core::device::{HostSource, ObjectCounts, PersistentMapping, ReadStats};
 use hal_core::memory::alloc::AllocStats;
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryHeap, MemoryType};
-use hal_core::queue::{self, Queue, QueueDriver};
+use hal_core::queue::{self, Queue, QueueDriver, QueueState};
+use hal_core::semaphore::Timeline;
 use hal_core::HostMemory;
 use hal_core::{
     Buffer, BufferSpan, CommandBuffer, Device, DeviceId, Error, Executable, ExecutableSource,
-    MemoryDomain, Submit,
+    MemoryDomain, Semaphore, SemaphoreValue, Submit, Timeout,
 };
 
 struct Buffers<'a>(
@@ -62,6 +63,10 @@ impl QueueDriver for VulkanDevice<'_> {
 
     fn allocate_queue_ordered(&mut self, params: BufferParams, size: u64) -> Result<Buffer, Error> {
         self.allocate(params, size)
+    }
+
+    fn signalled(&mut self, signals: &[SemaphoreValue]) {
+        self.note_device_signals(signals);
     }
 }
 
@@ -113,6 +118,7 @@ impl<'m> Device for VulkanDevice<'m> {
     }
 
     fn map(&mut self, span: BufferSpan, access: MemoryAccess) -> Result<VulkanMapping<'_>, Error> {
+        self.settle()?;
         let (piece, _) = self.map_piece(span, access, BufferUsage::MAPPING)?;
         // SAFETY: the piece is mapped memory of a live buffer; the mapping borrows `self`
         // mutably for its whole life and no device work is in flight.
@@ -124,11 +130,13 @@ impl<'m> Device for VulkanDevice<'m> {
         span: BufferSpan,
         access: MemoryAccess,
     ) -> Result<PersistentMapping, Error> {
+        self.settle()?;
         let (_, span) = self.map_piece(span, access, BufferUsage::MAPPING_PERSISTENT)?;
         self.mappings.insert(MappingRec { span, access })
     }
 
     fn mapped(&mut self, mapping: PersistentMapping) -> Result<VulkanMapping<'_>, Error> {
+        self.settle()?;
         let rec = *self.mappings.get(mapping)?;
         let (piece, _) = self.single_piece(rec.span, "map")?;
         // SAFETY: as in `map`.
@@ -142,13 +150,39 @@ impl<'m> Device for VulkanDevice<'m> {
     fn read_buffer(&mut self, span: BufferSpan, out: &mut [u8]) -> Result<(), Error> {
         let info = self.buffers.get(span.buffer)?.info;
         info.check_host_transfer(span.offset, span.length, MemoryAccess::READ, out.len())?;
+        self.settle()?;
         self.read_span(span, out)
     }
 
     fn write_buffer(&mut self, span: BufferSpan, data: &[u8]) -> Result<(), Error> {
         let info = self.buffers.get(span.buffer)?.info;
         info.check_host_transfer(span.offset, span.length, MemoryAccess::WRITE, data.len())?;
+        self.settle()?;
         self.write_span(span, data)
+    }
+
+    fn create_semaphore(&mut self, initial: u64) -> Result<Semaphore, Error> {
+        let semaphore = self.queue.insert_timeline(Timeline::new(initial))?;
+        self.note_host_value(semaphore, initial);
+        Ok(semaphore)
+    }
+
+    fn query_semaphore(&self, semaphore: Semaphore) -> Result<u64, Error> {
+        let queued = self.queue.timeline(semaphore)?.query()?;
+        Ok(self.device_value(semaphore, queued))
+    }
+
+    fn signal_semaphore(&mut self, semaphore: Semaphore, value: u64) -> Result<(), Error> {
+        self.queue.timeline_mut(semaphore)?.signal(value)?;
+        self.note_host_value(semaphore, value);
+        self.drain_unblocked();
+        Ok(())
+    }
+
+    fn wait_semaphores(&mut self, waits: &[SemaphoreValue], timeout: Timeout) -> Result<(), Error> {
+        self.drain_unblocked();
+        self.queue.check_reached(waits, timeout)?;
+        self.wait_device(waits, timeout)
     }
 
     fn load_executable(&mut self, source: ExecutableSource<'_>) -> Result<Executable, Error> {
@@ -188,6 +222,7 @@ impl<'m> Device for VulkanDevice<'m> {
             slots: vec![Command::EMPTY; capacity as usize],
             upload: None,
             memo: None,
+            submitted: 0,
         };
         self.slots_in_use += capacity as usize;
         self.command_buffers.insert(rec).inspect_err(|_| {
@@ -219,7 +254,9 @@ impl<'m> Device for VulkanDevice<'m> {
         let length =
             info.check_stream_target(target.offset, target.length, source.len(), chunk_bytes)?;
         queue::require_reached(self, &submit)?;
-        let result = self.stream(source, target, length, chunk_bytes);
+        let result = self
+            .settle()
+            .and_then(|()| self.stream(source, target, length, chunk_bytes));
         queue::finish(self, submit.signals, result.map(|_| ()));
         result
     }

@@ -263,11 +263,14 @@ impl VulkanDevice<'_> {
             if p.refs == 0 {
                 let pipeline = p.pipeline;
                 *slot = None;
+                // Pending submissions may use it.
+                self.settle()?;
                 // Recordings that name it can no longer be replayed.
                 self.memo_generation += 1;
+                self.object_generation += 1;
                 self.drop_memoized();
-                // SAFETY: no pending work uses it (every submission is waited for) and no
-                // kept recording names it any more (dropped above).
+                // SAFETY: no pending work uses it (the device settled above) and no kept
+                // recording names it any more (dropped above).
                 unsafe { self.ctx.device.destroy_pipeline(pipeline, None) };
                 self.ctx.live.destroyed(VkObject::Pipeline);
             }

@@ -4,6 +4,7 @@
 use crate::config::VulkanConfig;
 use crate::objects::{LiveObjects, VkObject};
 use ash::vk;
+use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use hal_core::Error;
 use std::ffi::{c_void, CStr};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -106,10 +107,14 @@ pub(crate) struct Context {
     /// The device's progress timeline: every submission signals the next value.
     pub(crate) timeline: vk::Semaphore,
     pub(crate) next_value: u64,
+    /// A value the progress timeline is known to have reached (never above `next_value`).
+    pub(crate) completed: AtomicU64,
     pub(crate) pool: vk::CommandPool,
     /// Nanoseconds the host spent blocked in `vkWaitSemaphores` (what the GPU took beyond
     /// the host's own work), for benchmarks that split host cost from device time.
     pub(crate) waited_nanos: core::sync::atomic::AtomicU64,
+    /// Host waits that blocked in `vkWaitSemaphores`.
+    pub(crate) host_waits: AtomicU64,
 }
 
 fn pick_device(
@@ -406,8 +411,10 @@ impl Context {
             live,
             timeline,
             next_value: 0,
+            completed: AtomicU64::new(0),
             pool,
             waited_nanos: core::sync::atomic::AtomicU64::new(0),
+            host_waits: AtomicU64::new(0),
         })
     }
 
@@ -431,9 +438,9 @@ impl Context {
             .command_buffers(&cbs)
             .signal_semaphores(&signal)
             .push_next(&mut timeline);
-        // SAFETY: `cb` is a recorded command buffer of this device's pool and not pending:
-        // each command buffer is either waited for before its next submission or, for the
-        // pipelined loads, submitted once and freed after its value is reached.
+        // SAFETY: `cb` is a recorded command buffer of this device's pool, and not pending
+        // unless it was begun with SIMULTANEOUS_USE (kept recordings); command buffers and
+        // everything they name are freed only once their last submission's value is reached.
         let submitted = unsafe {
             self.device
                 .queue_submit(self.queue, &[submit], vk::Fence::null())
@@ -448,23 +455,73 @@ impl Context {
 
     /// Waits until the progress timeline reaches `value`.
     pub(crate) fn wait_value(&self, value: u64) -> Result<(), Error> {
+        self.wait_value_for(value, u64::MAX).map(|_| ())
+    }
+
+    /// Waits at most `nanos` until the progress timeline reaches `value`: `Ok(false)` if it
+    /// did not in time.
+    pub(crate) fn wait_value_for(&self, value: u64, nanos: u64) -> Result<bool, Error> {
+        if value <= self.completed.load(Relaxed) {
+            return Ok(true);
+        }
         let semaphores = [self.timeline];
         let values = [value];
         let info = vk::SemaphoreWaitInfo::default()
             .semaphores(&semaphores)
             .values(&values);
         let start = std::time::Instant::now();
+        self.host_waits.fetch_add(1, Relaxed);
         // SAFETY: a wait on this device's own live semaphore.
-        let waited = unsafe { self.device.wait_semaphores(&info, u64::MAX) }
-            .map_err(vk_error("vkWaitSemaphores"));
-        let nanos = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let waited = unsafe { self.device.wait_semaphores(&info, nanos) };
+        let elapsed = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.waited_nanos
-            .fetch_add(nanos, core::sync::atomic::Ordering::Relaxed);
-        waited
+            .fetch_add(elapsed, core::sync::atomic::Ordering::Relaxed);
+        match waited {
+            Ok(()) => {
+                self.completed.fetch_max(value, Relaxed);
+                Ok(true)
+            }
+            Err(vk::Result::TIMEOUT) => Ok(false),
+            Err(e) => Err(vk_error("vkWaitSemaphores")(e)),
+        }
+    }
+
+    /// Whether the device has run everything up to `value`, asking it if the last known
+    /// progress is short of it.
+    pub(crate) fn reached(&self, value: u64) -> bool {
+        if value <= self.completed.load(Relaxed) {
+            return true;
+        }
+        // SAFETY: a query of this device's own live timeline semaphore.
+        let now = unsafe { self.device.get_semaphore_counter_value(self.timeline) };
+        if let Ok(now) = now {
+            self.completed.fetch_max(now.min(self.next_value), Relaxed);
+        }
+        value <= self.completed.load(Relaxed)
+    }
+
+    /// Whether submitted work may still be running (by the last known progress).
+    pub(crate) fn busy(&self) -> bool {
+        self.next_value > self.completed.load(Relaxed)
+    }
+
+    /// Waits until everything submitted has run.
+    pub(crate) fn settle(&self) -> Result<(), Error> {
+        self.wait_value(self.next_value)
     }
 
     /// A fresh primary command buffer, begun for one submission.
     pub(crate) fn begin(&self) -> Result<vk::CommandBuffer, Error> {
+        self.begin_with(vk::CommandBufferUsageFlags::empty())
+    }
+
+    /// A fresh primary command buffer that may be submitted again while earlier
+    /// submissions of it are pending (a kept recording).
+    pub(crate) fn begin_reusable(&self) -> Result<vk::CommandBuffer, Error> {
+        self.begin_with(vk::CommandBufferUsageFlags::SIMULTANEOUS_USE)
+    }
+
+    fn begin_with(&self, flags: vk::CommandBufferUsageFlags) -> Result<vk::CommandBuffer, Error> {
         let info = vk::CommandBufferAllocateInfo::default()
             .command_pool(self.pool)
             .level(vk::CommandBufferLevel::PRIMARY)
@@ -473,7 +530,7 @@ impl Context {
         let cb = unsafe { self.device.allocate_command_buffers(&info) }
             .map_err(vk_error("vkAllocateCommandBuffers"))?[0];
         self.live.created(VkObject::CommandBuffer);
-        let begin = vk::CommandBufferBeginInfo::default();
+        let begin = vk::CommandBufferBeginInfo::default().flags(flags);
         // SAFETY: a freshly allocated command buffer in the initial state.
         if let Err(e) = unsafe { self.device.begin_command_buffer(cb, &begin) } {
             self.free_command_buffer(cb);
@@ -482,10 +539,11 @@ impl Context {
         Ok(cb)
     }
 
-    /// Frees a command buffer of the pool (not pending).
+    /// Frees a command buffer of the pool (not pending: callers free a submitted one only
+    /// once the progress timeline has passed its last submission).
     pub(crate) fn free_command_buffer(&self, cb: vk::CommandBuffer) {
-        // SAFETY: `cb` came from this pool and no submission using it is pending (every
-        // submission is waited for).
+        // SAFETY: `cb` came from this pool and no submission using it is pending (the
+        // caller's contract above).
         unsafe { self.device.free_command_buffers(self.pool, &[cb]) };
         self.live.destroyed(VkObject::CommandBuffer);
     }
@@ -553,7 +611,9 @@ impl Context {
     /// Waits for the device to go idle (teardown, failures).
     pub(crate) fn wait_idle(&self) {
         // SAFETY: a live device; nothing else uses it concurrently (exclusive borrow).
-        let _ = unsafe { self.device.device_wait_idle() };
+        if unsafe { self.device.device_wait_idle() }.is_ok() {
+            self.completed.fetch_max(self.next_value, Relaxed);
+        }
     }
 }
 

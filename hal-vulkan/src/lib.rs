@@ -20,8 +20,9 @@
 //!   A dispatch of a built-in kernel is checked against its contract
 //!   (`hal_core::contract`, the check hal-local's kernel makes) before it is recorded.
 //! - **Semaphores and queue**: timelines kept on the host with hal-core's failure state;
-//!   operations run in order once their waits are reached, each waited for through the
-//!   device's progress timeline semaphore.
+//!   operations run in order once their waits are reached and are submitted without host
+//!   waits, ordered on the GPU by one queue and a progress timeline semaphore; the host
+//!   blocks only in `wait_semaphores`, host transfers and mappings.
 //! - **Loads** ([`VulkanDevice::load_from_host`]): large host data (constant pools) moved by
 //!   pipelined GPU copies from imported windows of the caller's pages, or through staging
 //!   buffers bounded to twice `staging_bytes`.
@@ -48,6 +49,7 @@ mod device;
 mod driver;
 mod executable;
 mod import;
+mod inflight;
 mod instance;
 mod load;
 mod memory;

@@ -206,6 +206,8 @@ impl VulkanDevice<'_> {
         target: BufferSpan,
         options: HostLoadOptions,
     ) -> Result<LoadStats, Error> {
+        self.buffers.get(target.buffer)?;
+        self.settle()?;
         let rec = self.buffers.get(target.buffer)?;
         let info = rec.info;
         info.require_access(MemoryAccess::WRITE)?;

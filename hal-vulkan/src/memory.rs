@@ -458,16 +458,16 @@ impl Memory {
     /// sub-allocated block per heap is kept as a spare (so a buffer allocated and freed in a
     /// loop, like a queue-ordered allocation, does not make and free a `VkDeviceMemory` each
     /// time); a second one is freed, and the spare goes when the heap's budget needs it.
-    pub(crate) fn free(&mut self, ctx: &Context, placement: Placement) {
+    pub(crate) fn free(&mut self, ctx: &Context, placement: Placement) -> bool {
         let Some(pool) = self.pools.get_mut(placement.heap as usize) else {
-            return;
+            return false;
         };
         let Some(Some(block)) = pool.blocks.get_mut(placement.block as usize) else {
-            return;
+            return false;
         };
         if let Some(alloc) = block.alloc.as_mut() {
             if alloc.free(placement.range).is_err() {
-                return;
+                return false;
             }
         }
         block.live = block.live.saturating_sub(1);
@@ -485,9 +485,11 @@ impl Memory {
                 if let Some(block) = pool.blocks[index].take() {
                     pool.block_bytes -= block.size;
                     block.destroy(ctx);
+                    return true;
                 }
             }
         }
+        false
     }
 
     /// The block an allocation lives in.

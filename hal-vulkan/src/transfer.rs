@@ -75,6 +75,7 @@ impl VulkanDevice<'_> {
         n: u64,
         to_device: bool,
     ) -> Result<(), Error> {
+        self.staged_transfers += 1;
         let staging = self
             .staging
             .as_ref()

@@ -105,3 +105,128 @@ fn digits_match_the_local_driver() {
         );
     }
 }
+
+/// The packed digits module in 64-byte aligned memory that is never freed (so constants can
+/// be imported in place), its model, and the held-out images.
+fn digits_module() -> (&'static [u8], ember_digits::Mlp, Vec<[f32; 64]>) {
+    let (train_half, held_out) = Digits::load_default().expect("data").split();
+    let mlp = ember_digits::train(&train_half, &TrainConfig::default(), |_, _, _, _| {});
+    let packed = ember_pack::pack(
+        &ember_digits::model::description(&mlp),
+        std::path::Path::new("."),
+    )
+    .expect("packs");
+    let words: &'static mut [u64] =
+        Box::leak(vec![0u64; packed.bytes.len().div_ceil(8)].into_boxed_slice());
+    // SAFETY: reinterpreting the leaked words as bytes (no alignment or validity needs).
+    let module: &'static mut [u8] =
+        unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), words.len() * 8) };
+    module[..packed.bytes.len()].copy_from_slice(&packed.bytes);
+    (&module[..packed.bytes.len()], mlp, held_out.features())
+}
+
+/// Several invocations in flight: each `enqueue` is one GPU submission and no host wait;
+/// the host waits once, for the last, and every result equals its own image's prediction.
+/// Inputs and results in host-visible memory go through no staging copy where the device's
+/// memory is unified (lavapipe), and nothing is left behind.
+#[test]
+fn invocations_in_flight_each_one_submission_and_no_host_wait() {
+    let (module, mlp, features) = digits_module();
+    const IN_FLIGHT: usize = 8;
+    let mut device = VulkanDevice::new(VulkanConfig {
+        validation: std::env::var("EMBER_VULKAN_VALIDATION").map_or(true, |v| v != "0"),
+        strict_teardown: true,
+        ..VulkanConfig::default()
+    })
+    .expect("a Vulkan device");
+    let parsed = Module::parse(module).expect("module parses");
+    let mut session =
+        Session::<'static, 4, 8, 2>::load(&mut device, parsed, LoadOptions::default())
+            .expect("loads");
+    let f = session
+        .function(ember_digits::model::FUNCTION)
+        .expect("classify");
+    let params = hal_core::memory::BufferParams::host_visible();
+    let mut slots = Vec::new();
+    for _ in 0..IN_FLIGHT {
+        let image = device.allocate_buffer(params, 64 * 4).expect("input");
+        let results = session
+            .allocate_results(&mut device, f, ResultMemory::Mappable)
+            .expect("results");
+        slots.push((image, results[0]));
+    }
+    let unified = device.memory_domain(hal_core::memory::MemoryType::DEVICE_LOCAL)
+        == hal_core::MemoryDomain::Host;
+    let staged_before = device.staged_transfers();
+    let mut predictions = Vec::new();
+    for batch in features.chunks(IN_FLIGHT) {
+        for (x, &(image, _)) in batch.iter().zip(&slots) {
+            let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+            device
+                .write_buffer(BufferSpan::whole(image), &bytes)
+                .expect("write image");
+        }
+        let (waits, submissions) = (device.host_waits(), device.submissions());
+        let mut last = None;
+        for &(image, result) in &slots[..batch.len()] {
+            last = Some(
+                session
+                    .enqueue(
+                        &mut device,
+                        f,
+                        &[BufferSpan::whole(image)],
+                        &[BufferSpan::whole(result)],
+                        QueueAffinity::ANY,
+                    )
+                    .expect("enqueue"),
+            );
+        }
+        assert_eq!(
+            device.host_waits(),
+            waits,
+            "enqueue never waits for the GPU"
+        );
+        assert_eq!(
+            device.submissions() - submissions,
+            batch.len() as u64,
+            "one submission per invocation"
+        );
+        let last = last.expect("a batch");
+        device
+            .wait_semaphores(&[last], hal_core::Timeout::Infinite)
+            .expect("wait");
+        assert_eq!(device.query_semaphore(last.semaphore), Ok(last.value));
+        for &(_, result) in &slots[..batch.len()] {
+            let mut out = [0u8; 40];
+            device
+                .read_buffer(BufferSpan::whole(result), &mut out)
+                .expect("read");
+            let p: Vec<f32> = out
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            predictions.push(ember_digits::argmax(&p) as u8);
+        }
+    }
+    if unified {
+        assert_eq!(
+            device.staged_transfers(),
+            staged_before,
+            "no staging copy on unified memory"
+        );
+    }
+    let local = ember_digits::runtime::run(module, &features).expect("local run");
+    assert_eq!(
+        predictions, local.predictions,
+        "the local driver's predictions"
+    );
+    let reference: Vec<u8> = features.iter().map(|x| predict_f64(&mlp, x)).collect();
+    let agreed = score(&reference, &predictions);
+    assert!(agreed.correct * 100 >= agreed.total * 95, "{agreed:?}");
+    for (image, result) in slots {
+        device.release_buffer(image).expect("release");
+        device.release_buffer(result).expect("release");
+    }
+    session.release(&mut device).expect("release session");
+    assert_eq!(device.object_counts(), Default::default());
+}
