@@ -2,6 +2,7 @@
 
 mod alloca;
 mod load;
+mod models;
 mod pool;
 mod replay;
 
@@ -29,6 +30,8 @@ pub struct Sizes {
     pub alloca_pairs: u64,
     /// Executions timed per replay variant.
     pub replay_iters: u64,
+    /// Inferences timed per model variant.
+    pub model_iters: usize,
     /// How the loads run (import window, threads filling staging).
     pub load: hal_vulkan::HostLoadOptions,
     /// Ask the kernel for transparent huge pages for the host pool.
@@ -49,6 +52,7 @@ impl Sizes {
             verify_window: 256 * MIB,
             alloca_pairs: 200_000,
             replay_iters: 500,
+            model_iters: 2000,
             load: hal_vulkan::HostLoadOptions::default(),
             hugepages: true,
         }
@@ -64,6 +68,7 @@ impl Sizes {
             verify_window: 32 * MIB,
             alloca_pairs: 20_000,
             replay_iters: 20,
+            model_iters: 40,
             load: hal_vulkan::HostLoadOptions {
                 import_window: 16 << 20,
                 ..hal_vulkan::HostLoadOptions::default()
@@ -86,15 +91,18 @@ fn host_available() -> Option<u64> {
     Some(kib * 1024)
 }
 
-fn device(sizes: &Sizes, emulate: bool) -> Result<VulkanDevice<'static>, String> {
-    let config = VulkanConfig {
+fn config(sizes: &Sizes, emulate: bool) -> VulkanConfig {
+    VulkanConfig {
         max_allocation_size: sizes.chunk,
         staging_bytes: sizes.staging,
         emulate_device_only_heap: emulate,
         strict_teardown: true,
         ..VulkanConfig::default()
-    };
-    VulkanDevice::new(config).map_err(|e| format!("Vulkan device: {e}"))
+    }
+}
+
+fn device(sizes: &Sizes, emulate: bool) -> Result<VulkanDevice<'static>, String> {
+    VulkanDevice::new(config(sizes, emulate)).map_err(|e| format!("Vulkan device: {e}"))
 }
 
 struct Args {
@@ -106,6 +114,7 @@ struct Args {
     copy_threads: Option<usize>,
     hugepages: bool,
     load_only: bool,
+    skip_load: bool,
 }
 
 fn number<T: std::str::FromStr>(
@@ -126,6 +135,7 @@ fn args() -> Result<Args, String> {
         copy_threads: None,
         hugepages: true,
         load_only: false,
+        skip_load: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -142,11 +152,12 @@ fn args() -> Result<Args, String> {
             "--copy-threads" => out.copy_threads = Some(number(&mut it, &a)?),
             "--no-hugepages" => out.hugepages = false,
             "--load-only" => out.load_only = true,
+            "--no-load" => out.skip_load = true,
             other => {
                 return Err(format!(
                     "unknown argument {other} (--smoke, --full, --pool-gib N, --json PATH, \
                      --import-window-mib N, --import-threads N, --copy-threads N, \
-                     --no-hugepages, --load-only)"
+                     --no-hugepages, --load-only, --no-load)"
                 ))
             }
         }
@@ -196,20 +207,28 @@ fn run() -> Result<(), String> {
         if smoke { "smoke sizes" } else { "full sizes" },
         threads
     );
-    println!(
-        "1. constant pool of {:.2} GiB into one chunked device buffer ({} MiB chunks, staging 2 × {} MiB)",
-        sizes.pool as f64 / GIB as f64,
-        sizes.chunk / MIB,
-        sizes.staging / MIB
-    );
-    let load = load::run(&mut device, &sizes, threads)?;
-    let (alloca, replay) = if args.load_only {
-        (json!(null), json!(null))
+    let load = if args.skip_load {
+        println!("1. constant pool: skipped (--no-load)");
+        json!(null)
+    } else {
+        println!(
+            "1. constant pool of {:.2} GiB into one chunked device buffer ({} MiB chunks, staging 2 × {} MiB)",
+            sizes.pool as f64 / GIB as f64,
+            sizes.chunk / MIB,
+            sizes.staging / MIB
+        );
+        load::run(&mut device, &sizes, threads)?
+    };
+    let (alloca, replay, models) = if args.load_only {
+        (json!(null), json!(null), json!(null))
     } else {
         println!("2. queue-ordered allocation");
         let alloca = alloca::run(&mut device, sizes.alloca_pairs, 4096)?;
         println!("3. memoized command buffers");
-        (alloca, replay::run(&mut device, sizes.replay_iters)?)
+        let replay = replay::run(&mut device, sizes.replay_iters)?;
+        println!("4. models end to end (write input, invoke, read results)");
+        let models = models::run(&config(&sizes, !has_device_heap), sizes.model_iters)?;
+        (alloca, replay, models)
     };
     let messages = device.validation_messages();
     let report = json!({
@@ -220,6 +239,7 @@ fn run() -> Result<(), String> {
         "load": load,
         "alloca": alloca,
         "replay": replay,
+        "models": models,
     });
     drop(device);
     let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;

@@ -1,10 +1,13 @@
 //! Section 3: 100 small dispatches, replayed from the memoized reusable command buffer
-//! against recorded afresh each time. Reports wall time per execution and the host's cost
-//! (wall time minus the time blocked waiting for the GPU).
+//! against recorded afresh each time, each execution waited for. Reports wall time per
+//! execution and the host's cost (wall time minus the time blocked waiting for the GPU).
 
 use hal_core::command::{BufferRef, CommandBufferMode, Record, Workgroups};
 use hal_core::memory::BufferParams;
-use hal_core::{Buffer, BufferSpan, CommandBuffer, Device, Executable, ExecutableSource, Submit};
+use hal_core::{
+    Buffer, BufferSpan, CommandBuffer, Device, Executable, ExecutableSource, Semaphore,
+    SemaphoreValue, Submit, Timeout,
+};
 use hal_vulkan::VulkanDevice;
 use serde_json::{json, Value};
 use std::time::Instant;
@@ -18,7 +21,24 @@ fn record_all(
     kernel: Executable,
     buffers: &[Buffer],
 ) -> Result<(), String> {
-    for i in 0..DISPATCHES {
+    record_n(device, cb, kernel, buffers, DISPATCHES, false)
+}
+
+/// Records `count` dispatches, with a barrier between each two if `barriers`, and ends.
+fn record_n(
+    device: &mut VulkanDevice<'_>,
+    cb: CommandBuffer,
+    kernel: Executable,
+    buffers: &[Buffer],
+    count: u32,
+    barriers: bool,
+) -> Result<(), String> {
+    for i in 0..count {
+        if barriers && i > 0 {
+            device
+                .record(cb, Record::Barrier)
+                .map_err(|e| format!("record: {e}"))?;
+        }
         let out = buffers[i as usize % buffers.len()];
         let bindings = [BufferRef::span(BufferSpan::whole(out))];
         device
@@ -34,6 +54,23 @@ fn record_all(
             .map_err(|e| format!("record: {e}"))?;
     }
     device.end(cb).map_err(|e| format!("end: {e}"))
+}
+
+/// Executes `cb` and waits until it has run (signalling `done` at the next `value`).
+fn execute_and_wait(
+    device: &mut VulkanDevice<'_>,
+    cb: CommandBuffer,
+    done: Semaphore,
+    value: &mut u64,
+) -> Result<(), String> {
+    *value += 1;
+    let signal = [SemaphoreValue::new(done, *value)];
+    device
+        .queue_execute(Submit::new(&[], &signal), cb, &[])
+        .map_err(|e| format!("execute: {e}"))?;
+    device
+        .wait_semaphores(&signal, Timeout::Infinite)
+        .map_err(|e| format!("wait: {e}"))
 }
 
 /// (wall ns, host ns) per execution over `iters`.
@@ -71,12 +108,13 @@ pub fn run(device: &mut VulkanDevice<'_>, iters: u64) -> Result<Value, String> {
         .map_err(|e| format!("command buffer: {e}"))?;
     record_all(device, reusable, kernel, &buffers)?;
     let replays_before = device.memoized_replays();
-    device
-        .queue_execute(Submit::NOW, reusable, &[])
-        .map_err(|e| format!("execute: {e}"))?;
+    let done = device
+        .create_semaphore(0)
+        .map_err(|e| format!("semaphore: {e}"))?;
+    let mut value = 0;
+    execute_and_wait(device, reusable, done, &mut value)?;
     let (replay_wall, replay_host) = per_execution(device, iters, |d| {
-        d.queue_execute(Submit::NOW, reusable, &[])
-            .map_err(|e| format!("replay: {e}"))
+        execute_and_wait(d, reusable, done, &mut value)
     })?;
     let replays = device.memoized_replays() - replays_before;
     if replays != iters {
@@ -87,11 +125,24 @@ pub fn run(device: &mut VulkanDevice<'_>, iters: u64) -> Result<Value, String> {
             .create_command_buffer(CommandBufferMode::OneShot, slots, 0)
             .map_err(|e| format!("command buffer: {e}"))?;
         record_all(d, cb, kernel, &buffers)?;
-        d.queue_execute(Submit::NOW, cb, &[])
-            .map_err(|e| format!("execute: {e}"))?;
+        execute_and_wait(d, cb, done, &mut value)?;
         d.release_command_buffer(cb)
             .map_err(|e| format!("release: {e}"))
     })?;
+    // The floor of one round trip (one dispatch), and what barriers between dispatches
+    // cost on the device.
+    let mut shape = |d: &mut VulkanDevice<'_>, count: u32, barriers: bool| {
+        let cb = d
+            .create_command_buffer(CommandBufferMode::Reusable, count * 4, 0)
+            .map_err(|e| format!("command buffer: {e}"))?;
+        record_n(d, cb, kernel, &buffers, count, barriers)?;
+        execute_and_wait(d, cb, done, &mut value)?;
+        let timed = per_execution(d, iters, |d| execute_and_wait(d, cb, done, &mut value));
+        let _ = d.release_command_buffer(cb);
+        timed
+    };
+    let (one_wall, _) = shape(device, 1, false)?;
+    let (barriers_wall, _) = shape(device, DISPATCHES, true)?;
     // The last dispatch on each buffer wrote its index: the work really ran.
     let mut out = [0u8; 256];
     device
@@ -102,10 +153,17 @@ pub fn run(device: &mut VulkanDevice<'_>, iters: u64) -> Result<Value, String> {
         return Err("the dispatches did not run".into());
     }
     let _ = device.release_command_buffer(reusable);
+    let _ = device.release_semaphore(done);
     for b in buffers {
         let _ = device.release_buffer(b);
     }
     let _ = device.release_executable(kernel);
+    println!(
+        "  one dispatch, replayed and waited: {:.1} µs; {DISPATCHES} dispatches with a barrier between each: {:.1} µs ({:.2} µs per barrier beyond the dispatches)",
+        one_wall / 1e3,
+        barriers_wall / 1e3,
+        (barriers_wall - replay_wall) / 1e3 / f64::from(DISPATCHES - 1),
+    );
     println!(
         "  {DISPATCHES} dispatches, replayed: {:.1} µs per execution ({:.1} µs host); recorded afresh: {:.1} µs ({:.1} µs host) → replay {:.1}× cheaper on the host, {:.1}× end to end",
         replay_wall / 1e3,
@@ -124,5 +182,7 @@ pub fn run(device: &mut VulkanDevice<'_>, iters: u64) -> Result<Value, String> {
         "record_host_us": record_host / 1e3,
         "host_ratio": record_host / replay_host,
         "end_to_end_ratio": record_wall / replay_wall,
+        "one_dispatch_us": one_wall / 1e3,
+        "with_barriers_us": barriers_wall / 1e3,
     }))
 }

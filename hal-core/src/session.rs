@@ -8,7 +8,10 @@
 //! then returns the arena with `queue_dealloca` — all ordered on the session's timeline.
 //!
 //! The binding table of a function's command buffer is its arguments, then its results,
-//! then (if it has transients) the arena; constants are bound at record time.
+//! then (if it has transients) the arena; constants are bound at record time. Where the
+//! device's memory is apart from the host's, the arena also holds a copy of every argument
+//! and result, made inside the same submission ([`Io`]). [`Session::enqueue`] submits an
+//! invocation without waiting for it, so several can be in flight.
 
 use crate::buffer::{Buffer, BufferSpan, WHOLE};
 use crate::command::{dispatch_slots, MAX_BINDINGS, MAX_BINDING_SLOTS, MAX_CONSTANTS};
@@ -125,6 +128,9 @@ pub struct Session<'m, const E: usize = 16, const C: usize = 32, const F: usize 
     stats: SessionStats,
     /// The function invoked last: invoking it again decodes nothing from the module.
     last: Option<Invoked<'m>>,
+    /// Whether the device's memory is apart from the host's: arguments and results are then
+    /// staged through the arena inside the invocation's one submission (see [`Io`]).
+    stage_io: bool,
 }
 
 /// What an invocation reads from its function's definition, kept for the next one.
@@ -180,6 +186,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
             semaphore,
             timeline: 0,
             last: None,
+            stage_io: !memory_is_unified(device),
             stats: SessionStats {
                 arena_peak: module.sizes().max_arena,
                 ..SessionStats::default()
@@ -245,10 +252,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         D: Device,
         D::HostMemory: From<&'m [u8]>,
     {
-        let unified = MemoryConnection::between(
-            device.memory_domain(MemoryType::DEVICE_LOCAL),
-            MemoryDomain::Host,
-        ) == MemoryConnection::Unified;
+        let unified = memory_is_unified(device);
         let aligned = (bytes.as_ptr() as usize) % 64 == 0;
         if !(options.import && unified && aligned) {
             return None;
@@ -311,6 +315,12 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
     /// What it holds and has done.
     pub const fn stats(&self) -> SessionStats {
         self.stats
+    }
+
+    /// Whether invocations stage arguments and results through the arena (the device's
+    /// memory is apart from the host's).
+    pub const fn stages_io(&self) -> bool {
+        self.stage_io
     }
 
     /// The index of the function named `name`.
@@ -421,7 +431,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
                     function,
                     arguments: def.arguments,
                     results: def.results,
-                    arena_size: def.arena_size,
+                    arena_size: Io::of(&def, self.stage_io).arena_size,
                 };
                 self.last = Some(invoked);
                 invoked
@@ -534,11 +544,14 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         device: &mut D,
         def: &FunctionDef<'m>,
     ) -> Result<CommandBuffer, Error> {
+        let io = Io::of(def, self.stage_io);
         let args = def.arguments.len() as u16;
         let results = def.results.len() as u16;
         let arena = args + results;
-        let slots = arena + u16::from(def.arena_size > 0);
-        let mut capacity = 0u32;
+        let slots = arena + u16::from(io.arena_size > 0);
+        // Staging: a copy per argument and result, and a barrier after the copies in and
+        // before the copies out.
+        let mut capacity = if io.staged { u32::from(arena) + 2 } else { 0 };
         for step in def.steps.iter() {
             capacity += match step {
                 Step::Dispatch {
@@ -551,7 +564,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         }
         let cb =
             device.create_command_buffer(CommandBufferMode::Reusable, capacity.max(1), slots)?;
-        let recorded = self.record_steps(device, cb, def, args, arena);
+        let recorded = self.record_steps(device, cb, def, args, arena, io);
         let ended = recorded.and_then(|()| device.end(cb));
         if let Err(e) = ended {
             let _ = device.release_command_buffer(cb);
@@ -567,12 +580,61 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         def: &FunctionDef<'m>,
         args: u16,
         arena: u16,
+        io: Io,
     ) -> Result<(), Error> {
+        let missing = Error::InvalidArgument("module refers to a value that does not exist");
+        // An argument or result (the `n`th of them, arguments first) as a step refers to it:
+        // its table slot, or its staged copy in the arena.
+        let io_ref = |n: usize, op: Operand| -> Result<BufferRef, Error> {
+            if !io.staged {
+                return Ok(BufferRef::slot(n as u16).at(op.offset, op.length));
+            }
+            let size = io.size(def, n).ok_or(missing)?;
+            let rest = size.checked_sub(op.offset).ok_or(missing)?;
+            let length = match op.length {
+                WHOLE => rest,
+                l if l <= rest => l,
+                _ => return Err(missing),
+            };
+            Ok(BufferRef::slot(arena).at(io.at(def, n) + op.offset, length))
+        };
+        let stage = |device: &mut D, into_arena: bool| -> Result<(), Error> {
+            let (first, count) = if into_arena {
+                (0, args)
+            } else {
+                (args, arena - args)
+            };
+            for n in first..first + count {
+                let size = io.size(def, n as usize).ok_or(missing)?;
+                if size == 0 {
+                    continue;
+                }
+                let outside = BufferRef::slot(n).at(0, size);
+                let inside = BufferRef::slot(arena).at(io.at(def, n as usize), size);
+                let (source, target) = if into_arena {
+                    (outside, inside)
+                } else {
+                    (inside, outside)
+                };
+                device.record(
+                    cb,
+                    Record::Copy {
+                        source,
+                        target,
+                        length: size,
+                    },
+                )?;
+            }
+            Ok(())
+        };
+        if io.staged {
+            stage(device, true)?;
+            device.record(cb, Record::Barrier)?;
+        }
         let resolve = |op: Operand| -> Result<BufferRef, Error> {
-            let missing = Error::InvalidArgument("module refers to a value that does not exist");
             Ok(match op.value {
-                Value::Argument(i) => BufferRef::slot(i as u16).at(op.offset, op.length),
-                Value::Result(i) => BufferRef::slot(args + i as u16).at(op.offset, op.length),
+                Value::Argument(i) => io_ref(i as usize, op)?,
+                Value::Result(i) => io_ref(args as usize + i as usize, op)?,
                 Value::Constant(i) => match self.pool {
                     // A span of the pool: the constant's own range, `WHOLE` cut to its end.
                     Some(pool) => {
@@ -650,6 +712,10 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
             };
             device.record(cb, record)?;
         }
+        if io.staged {
+            device.record(cb, Record::Barrier)?;
+            stage(device, false)?;
+        }
         Ok(())
     }
 
@@ -679,6 +745,74 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         self.constants.clear();
         self.executables.clear();
         first
+    }
+}
+
+/// Whether `device`'s memory is the host's (unified), so kernels may read and write the
+/// caller's buffers in place, and constants may be imported.
+fn memory_is_unified<D: Device>(device: &D) -> bool {
+    let memory = device.memory_domain(MemoryType::DEVICE_LOCAL | MemoryType::HOST_VISIBLE);
+    MemoryConnection::between(memory, MemoryDomain::Host) == MemoryConnection::Unified
+}
+
+/// Where an invocation's arena holds its staged arguments and results.
+///
+/// Where the device's memory is apart from the host's (a discrete GPU), every argument is
+/// copied into the arena first and every result out of it last, inside the invocation's one
+/// submission: the kernels touch only device memory, whatever memory the caller's buffers
+/// are in (a kernel reading host memory across a bus pays the bus's latency on every load),
+/// and the copies move each buffer across the bus once. Staged values follow the function's
+/// transients, arguments then results, each on a [`Io::ALIGN`] boundary.
+#[derive(Debug, Clone, Copy)]
+struct Io {
+    staged: bool,
+    /// Where the first staged value starts.
+    base: u64,
+    /// The whole arena an invocation takes.
+    arena_size: u64,
+}
+
+impl Io {
+    /// Alignment of each staged value in the arena.
+    const ALIGN: u64 = 256;
+
+    fn align(at: u64) -> u64 {
+        at.div_ceil(Self::ALIGN) * Self::ALIGN
+    }
+
+    fn of(def: &FunctionDef<'_>, staged: bool) -> Self {
+        if !staged {
+            return Self {
+                staged,
+                base: def.arena_size,
+                arena_size: def.arena_size,
+            };
+        }
+        let base = Self::align(def.arena_size);
+        let end = def
+            .arguments
+            .iter()
+            .chain(def.results.iter())
+            .fold(base, |at, size| Self::align(at + size));
+        Self {
+            staged,
+            base,
+            arena_size: end,
+        }
+    }
+
+    /// The size of the `n`th argument or result (arguments first).
+    fn size(&self, def: &FunctionDef<'_>, n: usize) -> Option<u64> {
+        def.arguments.iter().chain(def.results.iter()).nth(n)
+    }
+
+    /// Where the `n`th argument or result (arguments first) is staged in the arena.
+    fn at(&self, def: &FunctionDef<'_>, n: usize) -> u64 {
+        def.arguments
+            .iter()
+            .chain(def.results.iter())
+            .take(n)
+            .fold(self.base, |at, size| Self::align(at + size))
     }
 }
 

@@ -472,10 +472,18 @@ impl VulkanDevice<'_> {
     ) {
         let d = &self.ctx.device;
         let mut sets = sets.iter();
-        self.ctx.full_barrier(cb);
+        // Indirect dispatches read their grid at the indirect stage: barriers wait for it only
+        // in plans that have one. Earlier submissions ended with `end_barrier`, which covers
+        // everything else.
+        let indirect = steps
+            .iter()
+            .any(|s| matches!(s, Step::Dispatch(d) if matches!(d.grid, Grid::Indirect(..))));
+        if indirect {
+            self.ctx.barrier(cb, true);
+        }
         for step in steps {
             match *step {
-                Step::Barrier => self.ctx.full_barrier(cb),
+                Step::Barrier => self.ctx.barrier(cb, indirect),
                 Step::Fill {
                     buffer,
                     offset,
@@ -595,7 +603,7 @@ impl VulkanDevice<'_> {
                 }
             }
         }
-        self.ctx.host_barrier(cb);
+        self.ctx.end_barrier(cb);
     }
 
     /// Runs a command buffer with `table`, without waiting for it: planned (and so checked),

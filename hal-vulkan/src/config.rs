@@ -40,6 +40,11 @@ pub struct VulkanConfig {
     /// that behaves like it: the host cannot map it, so host transfers take the staging
     /// paths a discrete GPU needs. For tests.
     pub emulate_device_only_heap: bool,
+    /// How long a host wait for the GPU polls its progress before it sleeps in
+    /// `vkWaitSemaphores`: a sleeping thread wakes tens of microseconds after short GPU work
+    /// ends. Ignored on CPU devices (lavapipe), where the polling would take a core from the
+    /// work. 0 never polls.
+    pub spin_wait_nanos: u64,
     /// On drop, panic if a Vulkan object leaked or the validation layer reported a warning
     /// or error (tests set it; a panic while already panicking is skipped).
     pub strict_teardown: bool,
@@ -58,6 +63,7 @@ impl Default for VulkanConfig {
             push_descriptors: true,
             staging_bytes: 64 << 20,
             emulate_device_only_heap: false,
+            spin_wait_nanos: 200_000,
             strict_teardown: false,
         }
     }

@@ -448,7 +448,7 @@ impl VulkanDevice<'_> {
             })
             .collect();
         let cb = self.ctx.begin()?;
-        self.ctx.full_barrier(cb);
+        self.ctx.barrier(cb, false);
         for (piece, region) in pieces.iter().zip(&regions) {
             // SAFETY: `cb` is recording; the source range lies in a live buffer the load
             // keeps until this submission has run, the target range in a live piece of the
@@ -462,7 +462,7 @@ impl VulkanDevice<'_> {
                 )
             };
         }
-        self.ctx.full_barrier(cb);
+        self.ctx.end_barrier(cb);
         let submitted = self.ctx.end(cb).and_then(|()| self.ctx.submit(cb));
         match submitted {
             Ok(value) => Ok((cb, value)),

@@ -70,13 +70,9 @@ fn digits_match_the_local_driver() {
     )
     .expect("packs");
     // 64-byte aligned and never freed, so constants can be imported in place.
-    let words: &'static mut [u64] =
-        Box::leak(vec![0u64; packed.bytes.len().div_ceil(8)].into_boxed_slice());
-    // SAFETY: reinterpreting the leaked words as bytes (no alignment or validity needs).
-    let module: &'static mut [u8] =
-        unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), words.len() * 8) };
-    module[..packed.bytes.len()].copy_from_slice(&packed.bytes);
-    let module: &'static [u8] = &module[..packed.bytes.len()];
+    let module = aligned(packed.bytes.len());
+    module.copy_from_slice(&packed.bytes);
+    let module: &'static [u8] = module;
     let features = held_out.features();
 
     let local = ember_digits::runtime::run(module, &features).expect("local run");
@@ -116,13 +112,16 @@ fn digits_module() -> (&'static [u8], ember_digits::Mlp, Vec<[f32; 64]>) {
         std::path::Path::new("."),
     )
     .expect("packs");
-    let words: &'static mut [u64] =
-        Box::leak(vec![0u64; packed.bytes.len().div_ceil(8)].into_boxed_slice());
-    // SAFETY: reinterpreting the leaked words as bytes (no alignment or validity needs).
-    let module: &'static mut [u8] =
-        unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), words.len() * 8) };
-    module[..packed.bytes.len()].copy_from_slice(&packed.bytes);
-    (&module[..packed.bytes.len()], mlp, held_out.features())
+    let module = aligned(packed.bytes.len());
+    module.copy_from_slice(&packed.bytes);
+    (module, mlp, held_out.features())
+}
+
+/// `len` zero bytes starting on a 64-byte boundary, never freed.
+fn aligned(len: usize) -> &'static mut [u8] {
+    let memory: &'static mut [u8] = Box::leak(vec![0u8; len + 64].into_boxed_slice());
+    let skip = memory.as_ptr().align_offset(64);
+    &mut memory[skip..skip + len]
 }
 
 /// Several invocations in flight: each `enqueue` is one GPU submission and no host wait;

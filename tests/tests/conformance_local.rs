@@ -91,3 +91,78 @@ mod local_threaded {
 mod local_cores {
     ember_tests::conformance_tests!(crate::Local<1, true>);
 }
+
+/// The local driver with its memory declared apart from the host's, as a discrete GPU's is:
+/// sessions then stage every argument and result through the arena inside the invocation's
+/// submission, and the module cases must hold all the same.
+pub struct ApartMemory;
+
+impl Target for ApartMemory {
+    type Device = LocalDevice<'static>;
+
+    fn create() -> Self::Device {
+        local_device_with(1, |config| LocalConfig {
+            domain: hal_core::MemoryDomain::Device { fabric: 1 },
+            ..config
+        })
+    }
+
+    fn host_memory(bytes: &'static mut [u8]) -> HostMemory<'static> {
+        HostMemory::ReadWrite(bytes)
+    }
+
+    fn host_memory_read_only(bytes: &'static [u8]) -> HostMemory<'static> {
+        HostMemory::ReadOnly(bytes)
+    }
+
+    fn kernel(name: &'static str) -> ExecutableSource<'static> {
+        ExecutableSource::Kernel(name)
+    }
+}
+
+mod local_apart_memory {
+    use ember_tests::conformance::module;
+    use ember_tests::conformance::Target;
+
+    macro_rules! cases {
+        ($($case:ident),*) => {$(
+            #[test]
+            fn $case() {
+                module::$case::<crate::ApartMemory>();
+            }
+        )*};
+    }
+
+    #[test]
+    fn sessions_stage_io_here_and_not_on_host_memory() {
+        use hal_core::module::{Module, ModuleBuilder};
+        use hal_core::session::{LoadOptions, Session};
+        let mut b = ModuleBuilder::new("moves");
+        let f = b.function("moves", &[16], &[16]);
+        let (x, out) = (b.argument(f, 0), b.result(f, 0));
+        b.copy(f, x, out);
+        let bytes: &'static [u8] = Box::leak(b.finish().expect("valid").bytes.into_boxed_slice());
+        for (mut dev, staged) in [
+            (<crate::ApartMemory as Target>::create(), true),
+            (crate::local_device(1), false),
+        ] {
+            let module = Module::parse(bytes).expect("parses");
+            let s = Session::<'static, 4, 8, 4>::load(&mut dev, module, LoadOptions::default())
+                .expect("loads");
+            assert_eq!(s.stages_io(), staged);
+            s.release(&mut dev).expect("release");
+        }
+    }
+
+    cases!(
+        mlp_matches_host,
+        constants_imported_or_streamed,
+        replay_is_memoized,
+        unknown_kernel_is_a_module_error,
+        capacity_is_checked,
+        bad_calls_are_errors,
+        result_memory,
+        copy_fill_and_no_arena,
+        kernel_failure_leaves_session_usable
+    );
+}
