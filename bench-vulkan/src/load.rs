@@ -6,12 +6,28 @@ use crate::pool::HostPool;
 use crate::{gbps, Sizes};
 use hal_core::command::{BufferRef, CommandBufferMode, Record, Workgroups};
 use hal_core::memory::BufferParams;
-use hal_core::{Buffer, BufferSpan, Device, Executable, ExecutableSource, Submit};
+use hal_core::{
+    Buffer, BufferSpan, Device, Executable, ExecutableSource, SemaphoreValue, Submit, Timeout,
+};
 use hal_vulkan::{HostLoadOptions, LoadPath, LoadStats, VulkanDevice};
 use serde_json::{json, Value};
 use std::time::Instant;
 
 include!(concat!(env!("OUT_DIR"), "/checksum.rs"));
+
+/// Fills `target` with zeros and waits until that has run (so no timing counts it).
+fn clear(device: &mut VulkanDevice<'_>, target: Buffer) -> Result<(), String> {
+    let cleared = device
+        .create_semaphore(0)
+        .map_err(|e| format!("semaphore: {e}"))?;
+    let signal = [SemaphoreValue::new(cleared, 1)];
+    let done = device
+        .queue_fill(Submit::new(&[], &signal), BufferSpan::whole(target), &[0])
+        .and_then(|()| device.wait_semaphores(&signal, Timeout::Infinite))
+        .map_err(|e| format!("clearing the target: {e}"));
+    let _ = device.release_semaphore(cleared);
+    done
+}
 
 /// One timed load and its verification.
 fn timed_load(
@@ -159,28 +175,40 @@ pub fn run(device: &mut VulkanDevice<'_>, sizes: &Sizes, threads: usize) -> Resu
             &pool.bytes()[..sizes.baseline as usize],
         )
         .map_err(|e| format!("pinned buffer: {e}"))?;
+    // Queue work is not waited for on submit: each copy signals `copied` at its rep, and
+    // the clock stops once the last one has run.
+    let copied = device
+        .create_semaphore(0)
+        .map_err(|e| format!("semaphore: {e}"))?;
     let copy = |device: &mut VulkanDevice<'_>, rep: u64| {
         let at = (rep * sizes.baseline) % (sizes.pool - sizes.baseline + 1);
         let at = at - at % 4;
+        let signal = [SemaphoreValue::new(copied, rep + 1)];
         device
             .queue_copy(
-                Submit::NOW,
+                Submit::new(&[], &signal),
                 BufferSpan::whole(pinned),
                 BufferSpan::new(target, at, sizes.baseline),
                 sizes.baseline,
             )
             .map_err(|e| format!("baseline copy: {e}"))
     };
+    let reached = |device: &mut VulkanDevice<'_>, rep: u64| {
+        device
+            .wait_semaphores(&[SemaphoreValue::new(copied, rep + 1)], Timeout::Infinite)
+            .map_err(|e| format!("baseline copy: {e}"))
+    };
     // Every page of the target touched once first (CPU devices commit memory lazily).
-    device
-        .queue_fill(Submit::NOW, BufferSpan::whole(target), &[0])
-        .map_err(|e| format!("clearing the target: {e}"))?;
+    clear(device, target)?;
     copy(device, 0)?;
+    reached(device, 0)?;
     let start = Instant::now();
-    for rep in 0..sizes.baseline_reps {
+    for rep in 1..=sizes.baseline_reps {
         copy(device, rep)?;
     }
+    reached(device, sizes.baseline_reps)?;
     let copy_s = start.elapsed().as_secs_f64();
+    let _ = device.release_semaphore(copied);
     let _ = device.release_buffer(pinned);
     let copy_gbps = gbps(sizes.baseline * sizes.baseline_reps, copy_s);
     println!(
@@ -192,9 +220,7 @@ pub fn run(device: &mut VulkanDevice<'_>, sizes: &Sizes, threads: usize) -> Resu
     let mut paths = Vec::new();
     for path in [LoadPath::Auto, LoadPath::Staging] {
         // Clear the target so the check below sees this load's bytes, not the last one's.
-        device
-            .queue_fill(Submit::NOW, BufferSpan::whole(target), &[0])
-            .map_err(|e| format!("clearing the target: {e}"))?;
+        clear(device, target)?;
         let (secs, stats) = timed_load(device, &pool, target, path, sizes.load)?;
         let rate = gbps(stats.bytes, secs);
         let bad = verify(
