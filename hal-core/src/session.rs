@@ -188,7 +188,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
             last: None,
             stage_io: !memory_is_unified(device),
             stats: SessionStats {
-                arena_peak: module.sizes().max_arena,
+                arena_peak: arena_peak(&module, !memory_is_unified(device)),
                 ..SessionStats::default()
             },
         };
@@ -549,9 +549,13 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         let results = def.results.len() as u16;
         let arena = args + results;
         let slots = arena + u16::from(io.arena_size > 0);
-        // Staging: a copy per argument and result, and a barrier after the copies in and
-        // before the copies out.
-        let mut capacity = if io.staged { u32::from(arena) + 2 } else { 0 };
+        // Staging: a copy in per argument and result, a copy out per result, and a barrier
+        // after the copies in and before the copies out.
+        let mut capacity = if io.staged {
+            u32::from(arena) + u32::from(results) + 2
+        } else {
+            0
+        };
         for step in def.steps.iter() {
             capacity += match step {
                 Step::Dispatch {
@@ -586,10 +590,10 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         // An argument or result (the `n`th of them, arguments first) as a step refers to it:
         // its table slot, or its staged copy in the arena.
         let io_ref = |n: usize, op: Operand| -> Result<BufferRef, Error> {
-            if !io.staged {
+            let size = io.size(def, n).ok_or(missing)?;
+            if !io.staged || size == 0 {
                 return Ok(BufferRef::slot(n as u16).at(op.offset, op.length));
             }
-            let size = io.size(def, n).ok_or(missing)?;
             let rest = size.checked_sub(op.offset).ok_or(missing)?;
             let length = match op.length {
                 WHOLE => rest,
@@ -599,8 +603,10 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
             Ok(BufferRef::slot(arena).at(io.at(def, n) + op.offset, length))
         };
         let stage = |device: &mut D, into_arena: bool| -> Result<(), Error> {
+            // In: arguments and results (a step may write only part of a result, or read it
+            // first, as it would in place). Out: results.
             let (first, count) = if into_arena {
-                (0, args)
+                (0, arena)
             } else {
                 (args, arena - args)
             };
@@ -746,6 +752,19 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         self.executables.clear();
         first
     }
+}
+
+/// The largest arena an invocation of any of `module`'s functions takes.
+fn arena_peak(module: &Module<'_>, stage_io: bool) -> u64 {
+    if !stage_io {
+        return module.sizes().max_arena;
+    }
+    module
+        .functions()
+        .iter()
+        .map(|def| Io::of(&def, true).arena_size)
+        .max()
+        .unwrap_or(0)
 }
 
 /// Whether `device`'s memory is the host's (unified), so kernels may read and write the

@@ -58,6 +58,17 @@ pub(crate) struct Piece {
 impl<'m> VulkanDevice<'m> {
     /// Allocates a buffer of `size` bytes; chunked past the heap's largest allocation.
     pub(crate) fn allocate(&mut self, params: BufferParams, size: u64) -> Result<Buffer, Error> {
+        match self.allocate_once(params, size) {
+            // Memory that pending work still holds comes back once it has run.
+            Err(Error::Alloc(AllocError::OutOfMemory { .. })) if !self.retired.is_empty() => {
+                self.settle()?;
+                self.allocate_once(params, size)
+            }
+            result => result,
+        }
+    }
+
+    fn allocate_once(&mut self, params: BufferParams, size: u64) -> Result<Buffer, Error> {
         let (heap, alignment) = self.memory.candidates(&params)?;
         let heap_desc = self.memory.heaps[heap];
         if size == 0 {
@@ -155,31 +166,26 @@ impl<'m> VulkanDevice<'m> {
             }
         }
         // Kept recordings name Vulkan buffers and offsets: freeing a sub-allocation destroys
-        // nothing they name (a plan that differs is caught by comparing plans), destroying a
-        // buffer or a block does.
-        let destroyed = match rec.backing {
+        // nothing they name (a plan that differs is caught by comparing plans); destroying a
+        // buffer does (a block destroyed is counted by `Memory`).
+        match rec.backing {
             Backing::Chunks(chunks) => {
-                let mut destroyed = false;
                 for p in chunks {
-                    destroyed |= self.memory.free(&self.ctx, p);
+                    self.memory.free(&self.ctx, p);
                 }
-                destroyed
             }
             Backing::Sparse { buffer, chunks } => {
                 crate::memory::destroy_buffer(&self.ctx, buffer);
                 for p in chunks {
                     self.memory.free(&self.ctx, p);
                 }
-                true
+                self.object_generation += 1;
             }
             Backing::Host { buffer, memory, .. } => {
                 crate::memory::destroy_buffer(&self.ctx, buffer);
                 crate::memory::free_memory(&self.ctx, memory);
-                true
+                self.object_generation += 1;
             }
-        };
-        if destroyed {
-            self.object_generation += 1;
         }
     }
 

@@ -32,7 +32,7 @@ pub(crate) struct Memo {
     /// The binding table the plan was made with.
     table: Vec<BufferSpan>,
     generation: u64,
-    /// The device's object generation when it was recorded.
+    /// [`VulkanDevice::objects_destroyed`] when it was recorded.
     objects: u64,
     recording: Recording,
 }
@@ -613,7 +613,9 @@ impl VulkanDevice<'_> {
         command_buffer: CommandBuffer,
         table: &[BufferSpan],
     ) -> Result<(), Error> {
+        self.collect();
         let generation = self.memo_generation;
+        let destroyed = self.objects_destroyed();
         // A reusable command buffer's commands are fixed once ended, and nothing a plan
         // depends on (buffers, their memory, pipelines) changed since the memo was made if
         // the generation is the same: with the same table, the plan (and every check it
@@ -662,7 +664,7 @@ impl VulkanDevice<'_> {
         if let Some(memo) = rec.memo.as_ref() {
             // A plan that came out the same names the same live objects, unless one was
             // destroyed (and another took its handle) since.
-            if memo.objects == self.object_generation && memo.plan == steps {
+            if memo.objects == destroyed && memo.plan == steps {
                 let cb = memo.recording.cb;
                 if let Some(memo) = rec.memo.as_mut() {
                     // The next execution with this table replays without planning.
@@ -706,7 +708,7 @@ impl VulkanDevice<'_> {
                         plan: steps,
                         table: table.to_vec(),
                         generation,
-                        objects: self.object_generation,
+                        objects: destroyed,
                         recording,
                     });
                 } else {

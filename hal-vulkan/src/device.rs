@@ -39,8 +39,9 @@ pub(crate) struct MappingRec {
 ///
 /// Queue operations run in submission order once their waits are reached (work waiting on
 /// semaphores nothing has signalled yet is parked, as on the local driver) and are submitted
-/// to the GPU without host waits; the host blocks only in `wait_semaphores`, host transfers
-/// and mappings (see the `inflight` module).
+/// to the GPU without host waits; the host blocks in `wait_semaphores`, host transfers and
+/// mappings, and where it must destroy or rewrite what pending work may use (see the
+/// `inflight` module).
 pub struct VulkanDevice<'m> {
     pub(crate) id: DeviceId,
     pub(crate) config: VulkanConfig,
@@ -55,10 +56,12 @@ pub struct VulkanDevice<'m> {
     pub(crate) slots_in_use: usize,
     /// Semaphores and parked queue operations.
     pub(crate) queue: Box<Queue<MAX_OBJECTS, MAX_PENDING>>,
-    /// Bumped whenever memory or a pipeline a recording may name goes away.
+    /// Bumped whenever a buffer or a pipeline a recording's table or commands may name is
+    /// released: a kept recording replays without planning only at the generation it was
+    /// made.
     pub(crate) memo_generation: u64,
-    /// Bumped whenever a Vulkan object a recording may name (a buffer, a block of memory, a
-    /// pipeline) is destroyed.
+    /// Bumped whenever a buffer's own `VkBuffer` (sparse, imported) or a pipeline is
+    /// destroyed; with the blocks `Memory` destroyed, see [`Self::objects_destroyed`].
     pub(crate) object_generation: u64,
     /// Executions replayed from a kept recording.
     pub(crate) memo_hits: u64,
@@ -214,6 +217,13 @@ impl<'m> VulkanDevice<'m> {
         self.ctx
             .waited_nanos
             .load(core::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Counts every destruction of a Vulkan object a recording may name (a buffer, a block
+    /// of memory, a pipeline): a plan that comes out the same as a kept recording's names the
+    /// same live objects only if this has not moved since.
+    pub(crate) fn objects_destroyed(&self) -> u64 {
+        self.object_generation + self.memory.destroyed_blocks
     }
 
     pub(crate) fn counts(&self) -> ObjectCounts {

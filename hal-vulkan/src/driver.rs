@@ -163,20 +163,13 @@ impl<'m> Device for VulkanDevice<'m> {
 
     fn create_semaphore(&mut self, initial: u64) -> Result<Semaphore, Error> {
         let semaphore = self.queue.insert_timeline(Timeline::new(initial))?;
-        self.note_host_value(semaphore, initial);
+        self.note_created(semaphore, initial);
         Ok(semaphore)
     }
 
     fn query_semaphore(&self, semaphore: Semaphore) -> Result<u64, Error> {
         let queued = self.queue.timeline(semaphore)?.query()?;
         Ok(self.device_value(semaphore, queued))
-    }
-
-    fn signal_semaphore(&mut self, semaphore: Semaphore, value: u64) -> Result<(), Error> {
-        self.queue.timeline_mut(semaphore)?.signal(value)?;
-        self.note_host_value(semaphore, value);
-        self.drain_unblocked();
-        Ok(())
     }
 
     fn wait_semaphores(&mut self, waits: &[SemaphoreValue], timeout: Timeout) -> Result<(), Error> {

@@ -263,14 +263,17 @@ impl VulkanDevice<'_> {
             if p.refs == 0 {
                 let pipeline = p.pipeline;
                 *slot = None;
-                // Pending submissions may use it.
-                self.settle()?;
+                // Pending submissions may use it: wait for them (or, if that fails, for
+                // the device to go idle) before destroying it.
+                if self.settle().is_err() {
+                    self.ctx.wait_idle();
+                }
                 // Recordings that name it can no longer be replayed.
                 self.memo_generation += 1;
                 self.object_generation += 1;
                 self.drop_memoized();
-                // SAFETY: no pending work uses it (the device settled above) and no kept
-                // recording names it any more (dropped above).
+                // SAFETY: no pending work uses it (the device settled or went idle above) and
+                // no kept recording names it any more (dropped above).
                 unsafe { self.ctx.device.destroy_pipeline(pipeline, None) };
                 self.ctx.live.destroyed(VkObject::Pipeline);
             }

@@ -2,17 +2,21 @@
 //! submission uses is kept until the device's progress timeline passes it, and a host wait
 //! on a semaphore waits for the device work that signalled it.
 //!
-//! Every submission goes to the one compute queue, in queue order, and starts behind a full
-//! barrier: work submitted later runs after it on the device, so the shared queue in
-//! hal-core can treat a signal as reached (in queue order) as soon as the work that makes it
-//! is submitted. What that leaves to the driver:
+//! Every submission goes to the one compute queue, in queue order, and ends with a barrier
+//! whose second scope is all later work (`Context::end_barrier`): work submitted later runs
+//! after it on the device, so the shared queue in hal-core can treat a signal as reached (in
+//! queue order) as soon as the work that makes it is submitted. What that leaves to the
+//! driver:
 //!
-//! - **Host waits and queries** ([`DeviceSignal`]): each semaphore remembers the progress
-//!   value of the last submission whose completion may signal it; `wait_semaphores` waits for
-//!   it and `query_semaphore` reports only values the device has reached.
+//! - **Host waits and queries** ([`DeviceSignal`]): each semaphore remembers, for its last
+//!   few device signals, the progress value of the submission whose completion reaches it;
+//!   `wait_semaphores` waits for the first one at or above the value waited for, and
+//!   `query_semaphore` reports only values the device has reached. A host signal settles
+//!   nothing pending: a value above every pending one is the host's and needs no wait.
 //! - **Frees** ([`Retired`]): a buffer released, or a recording replaced, while the device may
 //!   still use it is kept with the progress value it waits for and freed once that is reached
-//!   (at the next wait, host access or release). Teardown waits for the device and frees all.
+//!   (checked at every execution, wait and host access, and before an allocation that ran
+//!   out of memory is tried again). Teardown waits for the device and frees all.
 //! - **Host access** (`read_buffer`, `write_buffer`, mappings, streams, loads) first waits
 //!   for everything submitted ([`VulkanDevice::settle`]), so the host never races the GPU on
 //!   a buffer, whatever the caller waited for.
@@ -25,15 +29,76 @@ use core::sync::atomic::Ordering::Relaxed;
 use hal_core::semaphore::Semaphore;
 use hal_core::{Error, SemaphoreValue, Timeout};
 
-/// What a semaphore's latest device signal waits for.
+/// Device signals of one semaphore not yet known to have run, oldest first.
+pub(crate) const TRACKED_SIGNALS: usize = 8;
+
+/// What a host wait on one semaphore must wait for on the device.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct DeviceSignal {
     /// A value the device has certainly reached (all of whose work has run).
     pub(crate) settled: u64,
-    /// The value signalled by submitted work.
-    pub(crate) value: u64,
-    /// The progress value after which `value` is reached on the device (0: nothing pending).
-    pub(crate) progress: u64,
+    /// `(value, progress)`: the value submitted work signals, and the progress value after
+    /// which it is reached on the device; both rise from one to the next. Past
+    /// `TRACKED_SIGNALS` the oldest is dropped, and a wait for its value waits for the next
+    /// one's progress (later, so still safe).
+    pending: [(u64, u64); TRACKED_SIGNALS],
+    len: u8,
+}
+
+impl DeviceSignal {
+    /// Nothing pending, at `value`.
+    fn at(value: u64) -> Self {
+        Self {
+            settled: value,
+            ..Self::default()
+        }
+    }
+
+    fn pending(&self) -> &[(u64, u64)] {
+        &self.pending[..self.len as usize]
+    }
+
+    /// Drops the pending signals whose progress `reached` says has run.
+    fn settle(&mut self, reached: impl Fn(u64) -> bool) {
+        let done = self
+            .pending()
+            .iter()
+            .take_while(|&&(_, progress)| reached(progress))
+            .count();
+        if done > 0 {
+            self.settled = self.settled.max(self.pending[done - 1].0);
+            self.pending.copy_within(done..self.len as usize, 0);
+            self.len -= done as u8;
+        }
+    }
+
+    /// Notes `value`, reached once progress `progress` is.
+    fn push(&mut self, value: u64, progress: u64) {
+        if let Some(last) = self.pending().last() {
+            if last.0 >= value {
+                return;
+            }
+        }
+        if self.len as usize == TRACKED_SIGNALS {
+            self.pending.copy_within(1.., 0);
+            self.len -= 1;
+        }
+        self.pending[self.len as usize] = (value, progress);
+        self.len += 1;
+    }
+
+    /// The progress a host wait for `value` must see reached (0: none): that of the first
+    /// pending signal at or above it. A value above every pending one was signalled by the
+    /// host.
+    fn progress_for(&self, value: u64) -> u64 {
+        if value <= self.settled {
+            return 0;
+        }
+        self.pending()
+            .iter()
+            .find(|&&(v, _)| v >= value)
+            .map_or(0, |&(_, progress)| progress)
+    }
 }
 
 /// Something freed once the device has passed the progress value it is kept with.
@@ -58,9 +123,15 @@ impl VulkanDevice<'_> {
         if self.retired.is_empty() {
             return;
         }
+        // One query of the device's progress for the whole list.
+        let oldest = self.retired.iter().map(|r| r.0).min().unwrap_or(0);
+        if !self.ctx.reached(oldest) {
+            return;
+        }
+        let completed = self.ctx.completed.load(Relaxed);
         let mut i = 0;
         while i < self.retired.len() {
-            if self.ctx.reached(self.retired[i].0) {
+            if self.retired[i].0 <= completed {
                 let (_, thing) = self.retired.swap_remove(i);
                 self.free_retired(thing);
             } else {
@@ -96,50 +167,45 @@ impl VulkanDevice<'_> {
     /// once everything submitted so far has run.
     pub(crate) fn note_device_signals(&mut self, signals: &[SemaphoreValue]) {
         let progress = self.ctx.next_value;
-        let pending = progress > self.ctx.completed.load(Relaxed);
+        let completed = self.ctx.completed.load(Relaxed);
         for signal in signals {
             let Some(entry) = self.signals.get_mut(signal.semaphore.index() as usize) else {
                 continue;
             };
-            if entry.progress <= self.ctx.completed.load(Relaxed) {
-                entry.settled = entry.settled.max(entry.value);
-            }
-            entry.value = entry.value.max(signal.value);
-            if pending {
-                entry.progress = progress;
+            entry.settle(|p| p <= completed);
+            if progress <= completed {
+                entry.settled = entry.settled.max(signal.value);
             } else {
-                entry.settled = entry.value;
-                entry.progress = 0;
+                entry.push(signal.value, progress);
             }
         }
     }
 
-    /// A semaphore's value moved by the host (created, signalled): nothing pending.
-    pub(crate) fn note_host_value(&mut self, semaphore: Semaphore, value: u64) {
+    /// A semaphore made at `value`: nothing pending.
+    pub(crate) fn note_created(&mut self, semaphore: Semaphore, value: u64) {
         if let Some(entry) = self.signals.get_mut(semaphore.index() as usize) {
-            *entry = DeviceSignal {
-                settled: value,
-                value,
-                progress: 0,
-            };
+            *entry = DeviceSignal::at(value);
         }
     }
 
     /// The progress value a host wait for `wait` must see reached (0: none).
     fn progress_for(&self, wait: &SemaphoreValue) -> u64 {
-        match self.signals.get(wait.semaphore.index() as usize) {
-            Some(entry) if wait.value > entry.settled => entry.progress,
-            _ => 0,
-        }
+        self.signals
+            .get(wait.semaphore.index() as usize)
+            .map_or(0, |entry| entry.progress_for(wait.value))
     }
 
     /// The value of `semaphore` the device has reached, given its value in queue order.
     pub(crate) fn device_value(&self, semaphore: Semaphore, queued: u64) -> u64 {
-        match self.signals.get(semaphore.index() as usize) {
-            Some(entry) if entry.progress != 0 && !self.ctx.reached(entry.progress) => {
-                entry.settled.min(queued)
-            }
-            _ => queued,
+        let Some(entry) = self.signals.get(semaphore.index() as usize) else {
+            return queued;
+        };
+        let mut entry = *entry;
+        entry.settle(|p| self.ctx.reached(p));
+        if entry.len == 0 {
+            queued
+        } else {
+            entry.settled.min(queued)
         }
     }
 
@@ -167,5 +233,49 @@ impl VulkanDevice<'_> {
         } else {
             Err(Error::Timeout)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DeviceSignal, TRACKED_SIGNALS};
+
+    #[test]
+    fn a_wait_waits_for_the_first_signal_at_or_above_it() {
+        let mut s = DeviceSignal::at(1);
+        s.push(2, 10);
+        s.push(4, 11);
+        s.push(6, 12);
+        assert_eq!(s.progress_for(1), 0, "settled already");
+        assert_eq!(s.progress_for(2), 10);
+        assert_eq!(s.progress_for(3), 11, "3 is reached with 4");
+        assert_eq!(s.progress_for(6), 12);
+        assert_eq!(
+            s.progress_for(7),
+            0,
+            "above every device signal: the host's"
+        );
+        s.settle(|p| p <= 11);
+        assert_eq!(s.settled, 4);
+        assert_eq!(s.progress_for(4), 0);
+        assert_eq!(s.progress_for(5), 12);
+    }
+
+    #[test]
+    fn past_the_tracked_signals_the_oldest_waits_longer_never_shorter() {
+        let mut s = DeviceSignal::at(0);
+        for i in 1..=TRACKED_SIGNALS as u64 + 2 {
+            s.push(i, 100 + i);
+        }
+        // Values 1 and 2 were dropped: a wait for them takes value 3's progress.
+        assert_eq!(s.progress_for(1), 103);
+        assert_eq!(s.progress_for(3), 103);
+        assert_eq!(
+            s.progress_for(TRACKED_SIGNALS as u64 + 2),
+            100 + TRACKED_SIGNALS as u64 + 2
+        );
+        // A value not above the last pending one adds nothing.
+        s.push(5, 999);
+        assert_eq!(s.progress_for(5), 105);
     }
 }

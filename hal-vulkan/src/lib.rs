@@ -22,7 +22,9 @@
 //! - **Semaphores and queue**: timelines kept on the host with hal-core's failure state;
 //!   operations run in order once their waits are reached and are submitted without host
 //!   waits, ordered on the GPU by one queue and a progress timeline semaphore; the host
-//!   blocks only in `wait_semaphores`, host transfers and mappings.
+//!   blocks in `wait_semaphores`, host transfers and mappings, and where it must destroy or
+//!   rewrite what pending work may use (unloading a pipeline, `trim`, a command buffer's
+//!   new upload data, sparse binds, loads, an allocation that ran out of memory).
 //! - **Loads** ([`VulkanDevice::load_from_host`]): large host data (constant pools) moved by
 //!   pipelined GPU copies from imported windows of the caller's pages, or through staging
 //!   buffers bounded to twice `staging_bytes`.

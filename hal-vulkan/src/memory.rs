@@ -101,6 +101,8 @@ pub(crate) struct Pool {
 pub(crate) struct Memory {
     pub(crate) pools: Vec<Pool>,
     pub(crate) heaps: Vec<MemoryHeap>,
+    /// Blocks destroyed so far (their `VkBuffer` handles may be reused by new blocks).
+    pub(crate) destroyed_blocks: u64,
 }
 
 fn hal_types(flags: vk::MemoryPropertyFlags) -> MemoryType {
@@ -338,7 +340,11 @@ impl Memory {
             });
         }
         let heaps = pools.iter().map(|p| p.heap).collect();
-        Ok(Self { pools, heaps })
+        Ok(Self {
+            pools,
+            heaps,
+            destroyed_blocks: 0,
+        })
     }
 
     /// The heaps that can hold a buffer with `params`, best first: device-only memory first
@@ -412,7 +418,7 @@ impl Memory {
         };
         if pool.block_bytes.saturating_add(block_size) > pool.heap.size {
             // The retained empty block may be what stands in the way.
-            pool.release_spare(ctx);
+            self.destroyed_blocks += pool.release_spare(ctx);
         }
         if pool.block_bytes.saturating_add(block_size) > pool.heap.size {
             return Err(too_large());
@@ -458,16 +464,16 @@ impl Memory {
     /// sub-allocated block per heap is kept as a spare (so a buffer allocated and freed in a
     /// loop, like a queue-ordered allocation, does not make and free a `VkDeviceMemory` each
     /// time); a second one is freed, and the spare goes when the heap's budget needs it.
-    pub(crate) fn free(&mut self, ctx: &Context, placement: Placement) -> bool {
+    pub(crate) fn free(&mut self, ctx: &Context, placement: Placement) {
         let Some(pool) = self.pools.get_mut(placement.heap as usize) else {
-            return false;
+            return;
         };
         let Some(Some(block)) = pool.blocks.get_mut(placement.block as usize) else {
-            return false;
+            return;
         };
         if let Some(alloc) = block.alloc.as_mut() {
             if alloc.free(placement.range).is_err() {
-                return false;
+                return;
             }
         }
         block.live = block.live.saturating_sub(1);
@@ -485,11 +491,10 @@ impl Memory {
                 if let Some(block) = pool.blocks[index].take() {
                     pool.block_bytes -= block.size;
                     block.destroy(ctx);
-                    return true;
+                    self.destroyed_blocks += 1;
                 }
             }
         }
-        false
     }
 
     /// The block an allocation lives in.
@@ -534,7 +539,7 @@ impl Memory {
     /// Frees the empty blocks kept as spares, in every heap.
     pub(crate) fn trim(&mut self, ctx: &Context) {
         for pool in &mut self.pools {
-            pool.release_spare(ctx);
+            self.destroyed_blocks += pool.release_spare(ctx);
         }
     }
 
@@ -550,16 +555,19 @@ impl Memory {
 }
 
 impl Pool {
-    /// Frees the empty blocks kept as spares.
-    fn release_spare(&mut self, ctx: &Context) {
+    /// Frees the empty blocks kept as spares; returns how many.
+    fn release_spare(&mut self, ctx: &Context) -> u64 {
+        let mut destroyed = 0;
         for slot in self.blocks.iter_mut() {
             if slot.as_ref().is_some_and(Block::is_spare) {
                 if let Some(block) = slot.take() {
                     self.block_bytes -= block.size;
                     block.destroy(ctx);
+                    destroyed += 1;
                 }
             }
         }
+        destroyed
     }
 
     fn note_allocated(&mut self, size: u64) {

@@ -134,6 +134,10 @@ impl VulkanDevice<'_> {
         let buffer_binds = [vk::SparseBufferMemoryBindInfo::default()
             .buffer(buffer)
             .binds(binds)];
+        // The bind signals the progress timeline from another queue: everything submitted
+        // before must have signalled its (lower) value first, or the timeline would be
+        // signalled out of order and earlier work counted as done.
+        self.ctx.settle()?;
         self.ctx.next_value += 1;
         let values = [self.ctx.next_value];
         let signal = [self.ctx.timeline];
@@ -151,7 +155,11 @@ impl VulkanDevice<'_> {
                 .device
                 .queue_bind_sparse(queue, &[info], vk::Fence::null())
         }
-        .map_err(vk_error("vkQueueBindSparse"))?;
+        .map_err(vk_error("vkQueueBindSparse"))
+        .inspect_err(|_| {
+            // Nothing signals this value now: later waits must not count on it.
+            self.ctx.next_value -= 1;
+        })?;
         self.ctx.wait_value(self.ctx.next_value)
     }
 }

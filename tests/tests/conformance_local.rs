@@ -154,6 +154,57 @@ mod local_apart_memory {
         }
     }
 
+    /// A step that writes part of a result leaves the rest of the caller's bytes as they
+    /// were, staged or not.
+    #[test]
+    fn staged_results_keep_bytes_no_step_writes() {
+        use hal_core::memory::BufferParams;
+        use hal_core::module::{Module, ModuleBuilder};
+        use hal_core::session::{LoadOptions, Session};
+        use hal_core::{BufferSpan, Device, QueueAffinity};
+        let mut b = ModuleBuilder::new("part");
+        let f = b.function("part", &[16], &[32]);
+        let (x, out) = (b.argument(f, 0), b.result(f, 0));
+        b.copy(f, x, out.slice(8, 16));
+        let bytes: &'static [u8] = Box::leak(b.finish().expect("valid").bytes.into_boxed_slice());
+        for mut dev in [
+            <crate::ApartMemory as Target>::create(),
+            crate::local_device(1),
+        ] {
+            let module = Module::parse(bytes).expect("parses");
+            let mut s = Session::<'static, 4, 8, 4>::load(&mut dev, module, LoadOptions::default())
+                .expect("loads");
+            let input = dev
+                .allocate_buffer(BufferParams::host_visible(), 16)
+                .expect("input");
+            let result = dev
+                .allocate_buffer(BufferParams::host_visible(), 32)
+                .expect("result");
+            dev.write_buffer(BufferSpan::whole(input), &[1; 16])
+                .expect("write");
+            dev.write_buffer(BufferSpan::whole(result), &[0xEE; 32])
+                .expect("write");
+            let fi = s.function("part").expect("part");
+            s.invoke(
+                &mut dev,
+                fi,
+                &[BufferSpan::whole(input)],
+                &[BufferSpan::whole(result)],
+                QueueAffinity::ANY,
+            )
+            .expect("invoke");
+            let mut got = [0u8; 32];
+            dev.read_buffer(BufferSpan::whole(result), &mut got)
+                .expect("read");
+            let mut want = [0xEE; 32];
+            want[8..24].fill(1);
+            assert_eq!(got, want, "staged: {}", s.stages_io());
+            dev.release_buffer(input).expect("release");
+            dev.release_buffer(result).expect("release");
+            s.release(&mut dev).expect("release");
+        }
+    }
+
     cases!(
         mlp_matches_host,
         constants_imported_or_streamed,
