@@ -186,7 +186,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
             semaphore,
             timeline: 0,
             last: None,
-            stage_io: !memory_is_unified(device),
+            stage_io: cfg!(feature = "stage-io") && !memory_is_unified(device),
             stats: SessionStats {
                 arena_peak: arena_peak(&module, !memory_is_unified(device)),
                 ..SessionStats::default()
@@ -318,7 +318,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
     }
 
     /// Whether invocations stage arguments and results through the arena (the device's
-    /// memory is apart from the host's).
+    /// memory is apart from the host's, and hal-core has the `stage-io` feature).
     pub const fn stages_io(&self) -> bool {
         self.stage_io
     }
@@ -551,7 +551,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         let slots = arena + u16::from(io.arena_size > 0);
         // Staging: a copy in per argument and result, a copy out per result, and a barrier
         // after the copies in and before the copies out.
-        let mut capacity = if io.staged {
+        let mut capacity = if io.staged() {
             u32::from(arena) + u32::from(results) + 2
         } else {
             0
@@ -590,9 +590,13 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         // An argument or result (the `n`th of them, arguments first) as a step refers to it:
         // its table slot, or its staged copy in the arena.
         let io_ref = |n: usize, op: Operand| -> Result<BufferRef, Error> {
+            let unstaged = BufferRef::slot(n as u16).at(op.offset, op.length);
+            if !io.staged() {
+                return Ok(unstaged);
+            }
             let size = io.size(def, n).ok_or(missing)?;
-            if !io.staged || size == 0 {
-                return Ok(BufferRef::slot(n as u16).at(op.offset, op.length));
+            if size == 0 {
+                return Ok(unstaged);
             }
             let rest = size.checked_sub(op.offset).ok_or(missing)?;
             let length = match op.length {
@@ -633,7 +637,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
             }
             Ok(())
         };
-        if io.staged {
+        if io.staged() {
             stage(device, true)?;
             device.record(cb, Record::Barrier)?;
         }
@@ -718,7 +722,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
             };
             device.record(cb, record)?;
         }
-        if io.staged {
+        if io.staged() {
             device.record(cb, Record::Barrier)?;
             stage(device, false)?;
         }
@@ -756,7 +760,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
 
 /// The largest arena an invocation of any of `module`'s functions takes.
 fn arena_peak(module: &Module<'_>, stage_io: bool) -> u64 {
-    if !stage_io {
+    if !(stage_io && cfg!(feature = "stage-io")) {
         return module.sizes().max_arena;
     }
     module
@@ -774,7 +778,8 @@ fn memory_is_unified<D: Device>(device: &D) -> bool {
     MemoryConnection::between(memory, MemoryDomain::Host) == MemoryConnection::Unified
 }
 
-/// Where an invocation's arena holds its staged arguments and results.
+/// Where an invocation's arena holds its staged arguments and results (with the `stage-io`
+/// feature; without it nothing is staged).
 ///
 /// Where the device's memory is apart from the host's (a discrete GPU), every argument is
 /// copied into the arena first and every result out of it last, inside the invocation's one
@@ -795,14 +800,21 @@ impl Io {
     /// Alignment of each staged value in the arena.
     const ALIGN: u64 = 256;
 
+    /// Whether anything is staged: a constant `false` without the `stage-io` feature, so
+    /// the staging code folds away wherever this is asked.
+    #[inline(always)]
+    fn staged(&self) -> bool {
+        cfg!(feature = "stage-io") && self.staged
+    }
+
     fn align(at: u64) -> u64 {
         at.div_ceil(Self::ALIGN) * Self::ALIGN
     }
 
     fn of(def: &FunctionDef<'_>, staged: bool) -> Self {
-        if !staged {
+        if !(staged && cfg!(feature = "stage-io")) {
             return Self {
-                staged,
+                staged: false,
                 base: def.arena_size,
                 arena_size: def.arena_size,
             };
