@@ -111,7 +111,7 @@ pub(crate) enum Retired {
 impl VulkanDevice<'_> {
     /// Frees `thing` now if the device is idle, or once everything submitted so far has run.
     pub(crate) fn free_when_done(&mut self, thing: Retired) {
-        if self.ctx.busy() && !self.ctx.reached(self.ctx.next_value) {
+        if !self.ctx.reached(self.ctx.next_value) {
             self.retired.push((self.ctx.next_value, thing));
         } else {
             self.free_retired(thing);

@@ -537,11 +537,6 @@ impl Context {
         value <= self.completed.load(Relaxed)
     }
 
-    /// Whether submitted work may still be running (by the last known progress).
-    pub(crate) fn busy(&self) -> bool {
-        self.next_value > self.completed.load(Relaxed)
-    }
-
     /// Waits until everything submitted has run.
     pub(crate) fn settle(&self) -> Result<(), Error> {
         self.wait_value(self.next_value)

@@ -62,17 +62,7 @@ where
 
 #[test]
 fn digits_match_the_local_driver() {
-    let (train_half, held_out) = Digits::load_default().expect("data").split();
-    let mlp = ember_digits::train(&train_half, &TrainConfig::default(), |_, _, _, _| {});
-    let packed = ember_pack::pack(
-        &ember_digits::model::description(&mlp),
-        std::path::Path::new("."),
-    )
-    .expect("packs");
-    // 64-byte aligned and never freed, so constants can be imported in place.
-    let module = aligned(packed.bytes.len());
-    module.copy_from_slice(&packed.bytes);
-    let module: &'static [u8] = module;
+    let (module, mlp, held_out) = digits_module();
     let features = held_out.features();
 
     let local = ember_digits::runtime::run(module, &features).expect("local run");
@@ -103,8 +93,8 @@ fn digits_match_the_local_driver() {
 }
 
 /// The packed digits module in 64-byte aligned memory that is never freed (so constants can
-/// be imported in place), its model, and the held-out images.
-fn digits_module() -> (&'static [u8], ember_digits::Mlp, Vec<[f32; 64]>) {
+/// be imported in place), its model, and the held-out half of the data set.
+fn digits_module() -> (&'static [u8], ember_digits::Mlp, ember_digits::Split) {
     let (train_half, held_out) = Digits::load_default().expect("data").split();
     let mlp = ember_digits::train(&train_half, &TrainConfig::default(), |_, _, _, _| {});
     let packed = ember_pack::pack(
@@ -114,7 +104,7 @@ fn digits_module() -> (&'static [u8], ember_digits::Mlp, Vec<[f32; 64]>) {
     .expect("packs");
     let module = aligned(packed.bytes.len());
     module.copy_from_slice(&packed.bytes);
-    (module, mlp, held_out.features())
+    (module, mlp, held_out)
 }
 
 /// `len` zero bytes starting on a 64-byte boundary, never freed.
@@ -130,7 +120,8 @@ fn aligned(len: usize) -> &'static mut [u8] {
 /// memory is unified (lavapipe), and nothing is left behind.
 #[test]
 fn invocations_in_flight_each_one_submission_and_no_host_wait() {
-    let (module, mlp, features) = digits_module();
+    let (module, mlp, held_out) = digits_module();
+    let features = held_out.features();
     const IN_FLIGHT: usize = 8;
     let mut device = VulkanDevice::new(VulkanConfig {
         validation: std::env::var("EMBER_VULKAN_VALIDATION").map_or(true, |v| v != "0"),
