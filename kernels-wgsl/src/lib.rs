@@ -1,6 +1,11 @@
 #![doc = include_str!("../README.md")]
 
-use hal_core::contract::{self, Contract};
+use hal_core::contract::{self, BindingFacts, Contract};
+use hal_core::kernel::KernelError;
+
+mod ops;
+pub use ops::{find_op, OpBinding, OpKernel, OpPushConstants, OPS};
+pub use ops::{OP_MAX_BINDINGS, OP_MAX_PARAMS, OP_PUSH_CONSTANT_BYTES};
 
 mod spirv {
     //! The SPIR-V words `build.rs` generated.

@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use ember_kernels_wgsl::KERNELS;
+use ember_kernels_wgsl::{KERNELS, OPS};
 
 #[test]
 fn spirv_val_accepts_every_kernel() {
@@ -14,9 +14,13 @@ fn spirv_val_accepts_every_kernel() {
     }
     let dir = std::env::temp_dir().join(format!("ember-kernels-wgsl-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    for k in KERNELS {
-        let path = dir.join(format!("{}.spv", k.name));
-        let bytes: Vec<u8> = k.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let modules = KERNELS
+        .iter()
+        .map(|k| (k.name, k.words))
+        .chain(OPS.iter().map(|k| (k.name, k.words)));
+    for (name, words) in modules {
+        let path = dir.join(format!("{name}.spv"));
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         std::fs::write(&path, bytes).expect("write");
         let out = Command::new("spirv-val")
             .args(["--target-env", "vulkan1.0"])
@@ -25,8 +29,7 @@ fn spirv_val_accepts_every_kernel() {
             .expect("spirv-val");
         assert!(
             out.status.success(),
-            "{}: {}{}",
-            k.name,
+            "{name}: {}{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );

@@ -1,0 +1,438 @@
+//! The TFLite op set's kernels: `ember-kernels`' arithmetic in WGSL, with its parameter
+//! words (any number up to [`OP_MAX_PARAMS`]) in a 128-byte push block.
+
+use super::{spirv, BindingFacts, KernelError};
+use ember_kernels::add::AddS8;
+use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
+use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
+use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
+use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
+use ember_kernels::softmax::{SoftmaxF32, SoftmaxS8};
+use ember_kernels::{KernelParams, Words};
+
+/// Size in bytes of an op kernel's push-constant range (32 words).
+pub const OP_PUSH_CONSTANT_BYTES: u32 = 128;
+
+/// Bindings an op kernel's push block gives a byte offset (words 0..=5).
+pub const OP_MAX_BINDINGS: usize = 6;
+
+/// Parameter words an op kernel's push block holds (words 6..=31).
+pub const OP_MAX_PARAMS: usize = 26;
+
+/// Most workgroups an op dispatch gets along x (Vulkan's guaranteed
+/// `maxComputeWorkGroupCount[0]`); the kernels stride over what is left.
+const MAX_GROUPS: u64 = 65_535;
+
+/// One binding of an op kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpBinding {
+    /// Bytes per element: 4 where the kernel reads 32-bit words, so the binding's offset
+    /// must be a multiple of 4, as hal-local's kernel requires of its slice.
+    pub element: u32,
+    /// Whether the kernel writes it.
+    pub written: bool,
+}
+
+const IN8: OpBinding = OpBinding {
+    element: 1,
+    written: false,
+};
+const IN32: OpBinding = OpBinding {
+    element: 4,
+    written: false,
+};
+const OUT8: OpBinding = OpBinding {
+    element: 1,
+    written: true,
+};
+const OUT32: OpBinding = OpBinding {
+    element: 4,
+    written: true,
+};
+
+/// An op kernel's SPIR-V and what the driver needs to check and run it.
+#[derive(Debug, Clone, Copy)]
+pub struct OpKernel {
+    /// The kernel's name, as `ember-kernels` and modules spell it.
+    pub name: &'static str,
+    /// The compute entry point: always `main`.
+    pub entry: &'static str,
+    /// The SPIR-V module, as 32-bit words.
+    pub words: &'static [u32],
+    /// Its bindings, in order: set 0, binding `i`.
+    pub bindings: &'static [OpBinding],
+    /// Invocations that share one output word, from the parameter words: 1, or
+    /// [`WORKGROUP_SIZE`](super::WORKGROUP_SIZE) where a workgroup computes each word
+    /// together (long sums over few outputs). The kernel makes the same choice from the same
+    /// words; the result does not depend on it, only the speed.
+    pub lanes_per_word: fn(&[u32]) -> u32,
+    /// Decodes the parameter words and checks the bindings' lengths (bytes) against them,
+    /// as hal-local's kernel does first; returns how many words the parameters took.
+    params: fn(&[u32], &[usize]) -> Result<usize, KernelError>,
+}
+
+impl OpKernel {
+    /// Checks a dispatch as hal-local's kernel of the same name would before running it:
+    /// the parameters and lengths, then each binding's presence, write access and alignment.
+    /// Returns how many parameter words the kernel reads (more than [`OP_MAX_PARAMS`] cannot
+    /// be pushed: the driver refuses those).
+    pub fn check(
+        &self,
+        constants: &[u32],
+        bindings: &[BindingFacts],
+    ) -> Result<usize, KernelError> {
+        let lens: Vec<usize> = bindings
+            .iter()
+            .map(|b| usize::try_from(b.len).unwrap_or(usize::MAX))
+            .collect();
+        let used = (self.params)(constants, &lens)?;
+        for (i, want) in self.bindings.iter().enumerate() {
+            let index = i as u32;
+            let fact = bindings.get(i).ok_or(KernelError::MissingBinding {
+                index,
+                bound: bindings.len() as u32,
+            })?;
+            if want.written && !fact.writable {
+                return Err(KernelError::ReadOnly { index });
+            }
+            if fact.offset % u64::from(want.element) != 0 {
+                return Err(KernelError::Misaligned {
+                    index,
+                    alignment: want.element,
+                });
+            }
+        }
+        Ok(used)
+    }
+
+    /// The index of the binding the kernel writes.
+    pub fn output(&self) -> usize {
+        self.bindings.iter().position(|b| b.written).unwrap_or(0)
+    }
+}
+
+impl OpKernel {
+    /// The grid a dispatch runs on, whatever grid the module gave: [`lanes_per_word`]
+    /// invocations per word of the output (`base` bytes into its range, `len` bytes long),
+    /// at most 65,535 workgroups. The kernels' results do not depend on it.
+    ///
+    /// [`lanes_per_word`]: Self::lanes_per_word
+    pub fn grid(&self, constants: &[u32], base: u64, len: u64) -> [u32; 3] {
+        let words = (base % 4 + len).div_ceil(4);
+        let lanes = words.saturating_mul(u64::from((self.lanes_per_word)(constants)));
+        let groups = lanes.div_ceil(u64::from(super::WORKGROUP_SIZE));
+        [groups.clamp(1, MAX_GROUPS) as u32, 1, 1]
+    }
+}
+
+/// The push block of an op dispatch.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OpPushConstants {
+    /// Byte offset of binding `i` inside its bound descriptor range (words 0..=5).
+    pub base: [u32; OP_MAX_BINDINGS],
+    /// The parameter words (words 6..=31); missing ones 0.
+    pub params: [u32; OP_MAX_PARAMS],
+}
+
+impl OpPushConstants {
+    /// The block for a dispatch: `bases[i]` for its bindings (extra ones dropped) and its
+    /// first [`OP_MAX_PARAMS`] parameter words.
+    pub fn new(bases: &[u32], params: &[u32]) -> Self {
+        let mut out = Self::default();
+        for (to, from) in out.base.iter_mut().zip(bases) {
+            *to = *from;
+        }
+        for (to, from) in out.params.iter_mut().zip(params) {
+            *to = *from;
+        }
+        out
+    }
+
+    /// The 32 words in order.
+    pub fn words(&self) -> [u32; 32] {
+        let mut out = [0; 32];
+        out[..OP_MAX_BINDINGS].copy_from_slice(&self.base);
+        out[OP_MAX_BINDINGS..].copy_from_slice(&self.params);
+        out
+    }
+}
+
+/// `P`'s decode and length check, as hal-local's kernel runs them.
+macro_rules! params_of {
+    ($params:ty) => {{
+        fn check(constants: &[u32], lens: &[usize]) -> Result<usize, KernelError> {
+            let mut words = Words::new(constants);
+            let p = <$params>::decode(&mut words)?;
+            p.check(lens)?;
+            Ok(constants.len() - words.rest().len())
+        }
+        check
+    }};
+}
+
+const fn op(
+    name: &'static str,
+    words: &'static [u32],
+    bindings: &'static [OpBinding],
+    params: fn(&[u32], &[usize]) -> Result<usize, KernelError>,
+) -> OpKernel {
+    OpKernel {
+        name,
+        entry: "main",
+        words,
+        bindings,
+        lanes_per_word: |_| 1,
+        params,
+    }
+}
+
+/// [`op`], a workgroup per output word.
+const fn op_per_group(
+    name: &'static str,
+    words: &'static [u32],
+    bindings: &'static [OpBinding],
+    params: fn(&[u32], &[usize]) -> Result<usize, KernelError>,
+) -> OpKernel {
+    OpKernel {
+        lanes_per_word: |_| super::WORKGROUP_SIZE,
+        ..op(name, words, bindings, params)
+    }
+}
+
+/// `conv2d_s8`'s choice (its WGSL's `SPLIT_MAX_WORDS`, `SPLIT_MIN_TAPS`): a workgroup per
+/// output word where the output takes at most 2,048 words and each sum at least 32 taps.
+fn conv2d_lanes(p: &[u32]) -> u32 {
+    let word = |i: usize| u64::from(p.get(i).copied().unwrap_or(0));
+    let outputs = word(0) * word(7) * word(8) * word(9);
+    let taps = word(4) * word(5) * word(6);
+    if outputs.div_ceil(4) <= 2048 && taps >= 32 {
+        super::WORKGROUP_SIZE
+    } else {
+        1
+    }
+}
+
+/// The weighted int8 ops' bindings: input, weights, bias, multipliers, shifts, output.
+const WEIGHTED_S8: &[OpBinding] = &[IN8, IN8, IN32, IN32, IN32, OUT8];
+/// One int8 input, one int8 output.
+const UNARY_S8: &[OpBinding] = &[IN8, OUT8];
+/// Two int8 inputs, one int8 output.
+const BINARY_S8: &[OpBinding] = &[IN8, IN8, OUT8];
+/// The weighted float ops' bindings: input, weights, bias, output.
+const WEIGHTED_F32: &[OpBinding] = &[IN32, IN32, IN32, OUT32];
+/// One float input, one float output.
+const UNARY_F32: &[OpBinding] = &[IN32, OUT32];
+
+/// Every op kernel (the names of `build.rs`'s `OPS`, in its order).
+pub static OPS: &[OpKernel] = &[
+    op_per_group(
+        FullyConnectedS8::KERNEL,
+        spirv::FULLY_CONNECTED_S8,
+        WEIGHTED_S8,
+        params_of!(FullyConnectedS8),
+    ),
+    OpKernel {
+        lanes_per_word: conv2d_lanes,
+        ..op(
+            Conv2dS8::KERNEL,
+            spirv::CONV2D_S8,
+            WEIGHTED_S8,
+            params_of!(Conv2dS8),
+        )
+    },
+    op(
+        DepthwiseConv2dS8::KERNEL,
+        spirv::DEPTHWISE_CONV2D_S8,
+        WEIGHTED_S8,
+        params_of!(DepthwiseConv2dS8),
+    ),
+    op(
+        AveragePool2dS8::KERNEL,
+        spirv::AVERAGE_POOL2D_S8,
+        UNARY_S8,
+        params_of!(AveragePool2dS8),
+    ),
+    op(
+        MaxPool2dS8::KERNEL,
+        spirv::MAX_POOL2D_S8,
+        UNARY_S8,
+        params_of!(MaxPool2dS8),
+    ),
+    op(
+        SoftmaxS8::KERNEL,
+        spirv::SOFTMAX_S8,
+        UNARY_S8,
+        params_of!(SoftmaxS8),
+    ),
+    op(AddS8::KERNEL, spirv::ADD_S8, BINARY_S8, params_of!(AddS8)),
+    op(
+        FullyConnectedF32::KERNEL,
+        spirv::FULLY_CONNECTED_F32,
+        WEIGHTED_F32,
+        params_of!(FullyConnectedF32),
+    ),
+    op(
+        Conv2dF32::KERNEL,
+        spirv::CONV2D_F32,
+        WEIGHTED_F32,
+        params_of!(Conv2dF32),
+    ),
+    op(
+        DepthwiseConv2dF32::KERNEL,
+        spirv::DEPTHWISE_CONV2D_F32,
+        WEIGHTED_F32,
+        params_of!(DepthwiseConv2dF32),
+    ),
+    op(
+        AveragePool2dF32::KERNEL,
+        spirv::AVERAGE_POOL2D_F32,
+        UNARY_F32,
+        params_of!(AveragePool2dF32),
+    ),
+    op(
+        MaxPool2dF32::KERNEL,
+        spirv::MAX_POOL2D_F32,
+        UNARY_F32,
+        params_of!(MaxPool2dF32),
+    ),
+    op(
+        SoftmaxF32::KERNEL,
+        spirv::SOFTMAX_BETA_F32,
+        UNARY_F32,
+        params_of!(SoftmaxF32),
+    ),
+];
+
+/// The op kernel named `name`, if there is one.
+pub fn find_op(name: &str) -> Option<&'static OpKernel> {
+    OPS.iter().find(|k| k.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ember_kernels::fully_connected::FullyConnectedShape;
+
+    #[test]
+    fn table_is_complete_and_found() {
+        let names = [
+            "fully_connected_s8",
+            "conv2d_s8",
+            "depthwise_conv2d_s8",
+            "average_pool2d_s8",
+            "max_pool2d_s8",
+            "softmax_s8",
+            "add_s8",
+            "fully_connected_f32",
+            "conv2d_f32",
+            "depthwise_conv2d_f32",
+            "average_pool2d_f32",
+            "max_pool2d_f32",
+            "softmax_beta_f32",
+        ];
+        assert_eq!(OPS.len(), names.len());
+        for (k, name) in OPS.iter().zip(names) {
+            assert_eq!(k.name, name);
+            assert!(core::ptr::eq(find_op(name).expect("listed"), k));
+            assert!(k.bindings.len() <= OP_MAX_BINDINGS, "{name}");
+            assert_eq!(k.bindings.iter().filter(|b| b.written).count(), 1, "{name}");
+            assert_eq!(k.words[0], 0x0723_0203, "{name}");
+            // No op kernel shadows one of hal-core's contracts.
+            assert!(crate::find(name).is_none(), "{name}");
+        }
+        assert!(find_op("nope").is_none());
+    }
+
+    fn fc() -> (Vec<u32>, Vec<BindingFacts>) {
+        let p = FullyConnectedS8 {
+            shape: FullyConnectedShape {
+                batches: 1,
+                accum_depth: 8,
+                output_depth: 3,
+                has_bias: true,
+            },
+            input_offset: 128,
+            filter_offset: 0,
+            output_offset: -5,
+            act_min: -128,
+            act_max: 127,
+            per_channel: true,
+        };
+        let mut words = Vec::new();
+        p.encode(&mut words);
+        let fact = |offset, len, writable| BindingFacts {
+            offset,
+            len,
+            writable,
+        };
+        let facts = vec![
+            fact(1, 8, false),
+            fact(3, 24, false),
+            fact(16, 12, false),
+            fact(32, 12, false),
+            fact(48, 12, false),
+            fact(65, 3, true),
+        ];
+        (words, facts)
+    }
+
+    /// The check is ember-kernels' decode and length check, then each binding's presence,
+    /// write access and alignment, as hal-local's kernel checks its slices.
+    #[test]
+    fn check_answers_as_hal_local() {
+        let k = find_op("fully_connected_s8").expect("listed");
+        let (words, facts) = fc();
+        assert_eq!(k.check(&words, &facts), Ok(10));
+        // Extra words are ignored, as hal-local's decode ignores them.
+        let mut more = words.clone();
+        more.push(7);
+        assert_eq!(k.check(&more, &facts), Ok(10));
+        assert!(matches!(
+            k.check(&words[..9], &facts),
+            Err(KernelError::MissingConstants { .. })
+        ));
+        let mut short = facts.clone();
+        short[5].len = 2;
+        assert!(matches!(
+            k.check(&words, &short),
+            Err(KernelError::BindingTooSmall { index: 5, .. })
+        ));
+        let mut read_only = facts.clone();
+        read_only[5].writable = false;
+        assert_eq!(
+            k.check(&words, &read_only),
+            Err(KernelError::ReadOnly { index: 5 })
+        );
+        let mut misaligned = facts.clone();
+        misaligned[3].offset = 34;
+        assert_eq!(
+            k.check(&words, &misaligned),
+            Err(KernelError::Misaligned {
+                index: 3,
+                alignment: 4
+            })
+        );
+        assert!(matches!(
+            k.check(&words, &facts[..5]),
+            Err(KernelError::MissingBinding { index: 5, .. })
+        ));
+    }
+
+    #[test]
+    fn push_block_and_grid() {
+        let pc = OpPushConstants::new(&[1, 2, 3, 4, 5, 6, 7], &(10..40).collect::<Vec<_>>());
+        let words = pc.words();
+        assert_eq!(words[..6], [1, 2, 3, 4, 5, 6]);
+        assert_eq!(words[6..], (10..36).collect::<Vec<_>>()[..]);
+        // One invocation per output word, at least one workgroup, at most 65,535.
+        let pool = find_op("average_pool2d_s8").expect("listed");
+        assert_eq!(pool.grid(&[], 0, 0), [1, 1, 1]);
+        assert_eq!(pool.grid(&[], 3, 256), [2, 1, 1]);
+        assert_eq!(pool.grid(&[], 0, 256), [1, 1, 1]);
+        assert_eq!(pool.grid(&[], 0, 1 << 40), [65_535, 1, 1]);
+        // A workgroup per word.
+        let fc = find_op("fully_connected_s8").expect("listed");
+        assert_eq!(fc.grid(&[], 0, 10), [3, 1, 1]);
+        assert_eq!(fc.grid(&[], 1, 3), [1, 1, 1]);
+    }
+}

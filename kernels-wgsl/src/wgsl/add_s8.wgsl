@@ -1,0 +1,96 @@
+// add_s8: ember-kernels' `AddS8` (TFLM's reference_integer_ops `Add`/`BroadcastAdd6DSlow`).
+// Each invocation computes whole words of the output (up to 4 outputs), keeping the bytes of
+// a word that lie outside the output. Without broadcasting it reads only the input elements
+// of its own output word, so the output may alias an input.
+//
+// Parameter words: 0..=5 input1's dimensions, 6..=11 input2's (right-aligned, leading 1s),
+// 12 left_shift, 13 input1_offset, 14 input1_multiplier, 15 input1_shift, 16 input2_offset,
+// 17 input2_multiplier, 18 input2_shift, 19 output_offset, 20 output_multiplier,
+// 21 output_shift, 22 act_min, 23 act_max.
+
+@group(0) @binding(0) var<storage, read> input1: array<u32>;
+@group(0) @binding(1) var<storage, read> input2: array<u32>;
+@group(0) @binding(2) var<storage, read_write> output: array<u32>;
+
+fn input1_s8(i: u32) -> i32 {
+    let b = base_byte(0u) + i;
+    return s8_of(input1[b / 4u], b % 4u);
+}
+
+fn input2_s8(i: u32) -> i32 {
+    let b = base_byte(1u) + i;
+    return s8_of(input2[b / 4u], b % 4u);
+}
+
+// The indices into input 1 and input 2 of output element `e`, broadcasting dimensions of 1.
+fn input_indices(e: u32) -> vec2<u32> {
+    var rest = e;
+    var a = 0u;
+    var b = 0u;
+    var stride_a = 1u;
+    var stride_b = 1u;
+    for (var i = 5; i >= 0; i--) {
+        let da = param(u32(i));
+        let db = param(u32(i) + 6u);
+        let dout = max(da, db);
+        let idx = rest % dout;
+        rest = rest / dout;
+        if da != 1u {
+            a += idx * stride_a;
+        }
+        if db != 1u {
+            b += idx * stride_b;
+        }
+        stride_a *= da;
+        stride_b *= db;
+    }
+    return vec2<u32>(a, b);
+}
+
+fn element(e: u32, elementwise: bool) -> i32 {
+    var ia = e;
+    var ib = e;
+    if !elementwise {
+        let ab = input_indices(e);
+        ia = ab.x;
+        ib = ab.y;
+    }
+    let left = param(12u);
+    let a = bitcast<i32>(bitcast<u32>(param_i32(13u) + input1_s8(ia)) << left);
+    let b = bitcast<i32>(bitcast<u32>(param_i32(16u) + input2_s8(ib)) << left);
+    let sa = multiply_by_quantized_multiplier(a, param_i32(14u), param_i32(15u));
+    let sb = multiply_by_quantized_multiplier(b, param_i32(17u), param_i32(18u));
+    let out = multiply_by_quantized_multiplier(sa + sb, param_i32(20u), param_i32(21u))
+        + param_i32(19u);
+    return clamp_s8(out, param_i32(22u), param_i32(23u));
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+    @builtin(workgroup_id) id: vec3<u32>,
+    @builtin(num_workgroups) count: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    var n = 1u;
+    var elementwise = true;
+    for (var i = 0u; i < 6u; i++) {
+        n *= max(param(i), param(i + 6u));
+        elementwise = elementwise && param(i) == param(i + 6u);
+    }
+    if n == 0u {
+        return;
+    }
+    let start = base_byte(2u);
+    let words = words_of(start, n);
+    let me = stride_of(id, count, lane);
+    for (var w = words.first + me.index; w <= words.last; w += me.total) {
+        var word = output[w];
+        for (var l = 0u; l < 4u; l++) {
+            let b = w * 4u + l;
+            if b >= start && b < start + n {
+                word = with_byte(word, l, element(b - start, elementwise));
+            }
+        }
+        output[w] = word;
+    }
+}

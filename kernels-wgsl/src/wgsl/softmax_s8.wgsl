@@ -1,0 +1,206 @@
+// softmax_s8: ember-kernels' `SoftmaxS8` (TFLM's reference_ops `Softmax<int8_t, int8_t>`,
+// gemmlowp fixed point), along rows of `depth` elements. Each invocation computes whole
+// words of the output (up to 4 outputs), keeping the bytes of a word that lie outside the
+// output; it computes the max and the sum of exponentials of each row its outputs lie in
+// (once per row per word), so no invocation depends on another. `output` must not alias
+// `input`.
+//
+// Parameter words: 0 outer, 1 depth, 2 input_multiplier, 3 input_left_shift (0..=31),
+// 4 diff_min (<= 0).
+
+@group(0) @binding(0) var<storage, read> input: array<u32>;
+@group(0) @binding(1) var<storage, read_write> output: array<u32>;
+
+const I32_MIN: i32 = -2147483647 - 1;
+const I32_MAX: i32 = 2147483647;
+
+fn input_s8(i: u32) -> i32 {
+    let b = base_byte(0u) + i;
+    return s8_of(input[b / 4u], b % 4u);
+}
+
+// gemmlowp's `SaturatingRoundingMultiplyByPOT` for `exponent` in -31..=31.
+fn sat_rounding_mul_by_pot(x: i32, exponent: i32) -> i32 {
+    if exponent > 0 {
+        let threshold = (1 << u32(31 - exponent)) - 1;
+        if x > threshold {
+            return I32_MAX;
+        }
+        if x < -threshold {
+            return I32_MIN;
+        }
+        return bitcast<i32>(bitcast<u32>(x) << u32(exponent));
+    }
+    if exponent < 0 {
+        return rounding_divide_by_pot(x, u32(-exponent));
+    }
+    return x;
+}
+
+// gemmlowp's `exp_on_interval_between_negative_one_quarter_and_0_excl` (Q0.31).
+fn exp_on_interval(a: i32) -> i32 {
+    let constant_term = 1895147668;
+    let constant_1_over_3 = 715827883;
+    let x = a + (1 << 28u);
+    let x2 = srdhm(x, x);
+    let x3 = srdhm(x2, x);
+    let x4 = srdhm(x2, x2);
+    let x4_over_4 = sat_rounding_mul_by_pot(x4, -2);
+    let inner = srdhm(x4_over_4 + x3, constant_1_over_3);
+    let poly = sat_rounding_mul_by_pot(inner + x2, -1);
+    return constant_term + srdhm(constant_term, x + poly);
+}
+
+// The barrel shifter's multiplier `exp(-2^(k - 2))` in Q0.31, `k` in 0..=6.
+fn exp_barrel(k: u32) -> i32 {
+    switch k {
+        case 0u: { return 1672461947; }
+        case 1u: { return 1302514674; }
+        case 2u: { return 790015084; }
+        case 3u: { return 290630308; }
+        case 4u: { return 39332535; }
+        case 5u: { return 720401; }
+        default: { return 242; }
+    }
+}
+
+// gemmlowp's `exp_on_negative_values` for a Q5.26 `a <= 0`, in Q0.31.
+fn exp_on_negative_values_q5(a: i32) -> i32 {
+    let one_quarter = 1 << 24u;
+    let mask = one_quarter - 1;
+    let a_mod_quarter_minus_one_quarter = (a & mask) - one_quarter;
+    var result = exp_on_interval(sat_rounding_mul_by_pot(a_mod_quarter_minus_one_quarter, 5));
+    let remainder = a_mod_quarter_minus_one_quarter - a;
+    // Exponents -2..=4, bits 24..=30 (all below the 5 integer bits).
+    for (var k = 0u; k < 7u; k++) {
+        if (remainder & (1 << (24u + k))) != 0 {
+            result = srdhm(result, exp_barrel(k));
+        }
+    }
+    if a == 0 {
+        result = I32_MAX;
+    }
+    return result;
+}
+
+// gemmlowp's `one_over_one_plus_x_for_x_in_0_1` (Q0.31 in and out).
+fn one_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
+    // RoundingHalfSum(a, one): (a + 2^31 - 1 ± 1) / 2 truncated.
+    var half_denominator = (a >> 1u) + (1 << 30u);
+    if a == I32_MIN {
+        half_denominator = -1;
+    }
+    // 48/17 and -32/17 in Q2.29.
+    var x = 1515870810 + srdhm(half_denominator, -1010580540);
+    for (var i = 0; i < 3; i++) {
+        let half_denominator_times_x = srdhm(half_denominator, x);
+        let one_minus_half_denominator_times_x = (1 << 29u) - half_denominator_times_x;
+        let step = srdhm(x, one_minus_half_denominator_times_x);
+        x = x + sat_rounding_mul_by_pot(step, 2);
+    }
+    return sat_rounding_mul_by_pot(x, 1);
+}
+
+// `input_diff * beta * input_scale` in Q5.26.
+fn scaled_diff(input_diff: i32) -> i32 {
+    let shifted = bitcast<i32>(bitcast<u32>(input_diff) << param(3u));
+    return srdhm(shifted, param_i32(2u));
+}
+
+// ember-kernels' `divide_by_pot_any` (the rounding divide for any exponent).
+fn divide_by_pot_any(x: i32, exponent: i32) -> i32 {
+    if exponent < 0 {
+        return x;
+    }
+    if exponent <= 31 {
+        return rounding_divide_by_pot(x, u32(exponent));
+    }
+    if exponent == 32 && x == I32_MIN {
+        return -1;
+    }
+    return 0;
+}
+
+// A row's max, its reciprocal scale and output exponent.
+struct Row {
+    max_in_row: i32,
+    shifted_scale: i32,
+    exponent: i32,
+}
+
+fn row_of(r: u32) -> Row {
+    let depth = param(1u);
+    let diff_min = param_i32(4u);
+    let first = r * depth;
+    var max_in_row = -128;
+    for (var k = 0u; k < depth; k++) {
+        max_in_row = max(max_in_row, input_s8(first + k));
+    }
+    // Q12.19, saturating (the terms are non-negative).
+    var sum_of_exps = 0;
+    for (var k = 0u; k < depth; k++) {
+        let input_diff = input_s8(first + k) - max_in_row;
+        if input_diff >= diff_min {
+            let exp = exp_on_negative_values_q5(scaled_diff(input_diff));
+            let term = rounding_divide_by_pot(exp, 12u);
+            if term > 0 && sum_of_exps > I32_MAX - term {
+                sum_of_exps = I32_MAX;
+            } else {
+                sum_of_exps += term;
+            }
+        }
+    }
+    let sum = max(sum_of_exps, 1);
+    // GetReciprocal(sum, 12).
+    let headroom_plus_one = countLeadingZeros(bitcast<u32>(sum));
+    let num_bits_over_unit = 12 - i32(headroom_plus_one);
+    let shifted_sum_minus_one =
+        bitcast<i32>((bitcast<u32>(sum) << headroom_plus_one) - 0x80000000u);
+    let shifted_scale = one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one);
+    return Row(max_in_row, shifted_scale, num_bits_over_unit + 31 - 8);
+}
+
+fn element(e: u32, row: Row) -> i32 {
+    let input_diff = input_s8(e) - row.max_in_row;
+    if input_diff < param_i32(4u) {
+        return -128;
+    }
+    let exp_in_0 = exp_on_negative_values_q5(scaled_diff(input_diff));
+    let product = srdhm(row.shifted_scale, exp_in_0);
+    let unsat_output = divide_by_pot_any(product, row.exponent);
+    return clamp(unsat_output + -128, -128, 127);
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+    @builtin(workgroup_id) id: vec3<u32>,
+    @builtin(num_workgroups) count: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    let depth = param(1u);
+    let n = param(0u) * depth;
+    if n == 0u {
+        return;
+    }
+    let start = base_byte(1u);
+    let words = words_of(start, n);
+    let me = stride_of(id, count, lane);
+    for (var w = words.first + me.index; w <= words.last; w += me.total) {
+        var word = output[w];
+        var have = 0xffffffffu;
+        var row = Row(0, 0, 0);
+        for (var l = 0u; l < 4u; l++) {
+            let b = w * 4u + l;
+            if b >= start && b < start + n {
+                let e = b - start;
+                let r = e / depth;
+                if r != have {
+                    row = row_of(r);
+                    have = r;
+                }
+                word = with_byte(word, l, element(e, row));
+            }
+        }
+        output[w] = word;
+    }
+}
