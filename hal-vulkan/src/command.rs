@@ -11,12 +11,13 @@
 
 use crate::buffer::Piece;
 use crate::device::VulkanDevice;
+use crate::executable::KernelKind;
 use crate::inflight::Retired;
 use crate::instance::Context;
 use crate::objects::VkObject;
 use crate::staging::InternalBuffer;
 use ash::vk;
-use ember_kernels_wgsl::PushConstants;
+use ember_kernels_wgsl::{OpPushConstants, PushConstants, OP_MAX_PARAMS};
 use hal_core::command::{
     dispatch_constants, dispatch_spans, BufferRef, Command, CommandBufferMode, CommandList,
     ConstantScratch, Op, Workgroups, BINDINGS_PER_SLOT, MAX_BINDINGS,
@@ -95,7 +96,9 @@ enum Step {
 struct DispatchStep {
     pipeline: vk::Pipeline,
     descriptors: [(vk::Buffer, u64, u64); MAX_BINDINGS],
-    push: [u32; 16],
+    push: [u32; 32],
+    /// Words of `push` the kernel declares (16 or 32).
+    push_words: usize,
     grid: Grid,
 }
 
@@ -368,11 +371,23 @@ impl VulkanDevice<'_> {
             });
             pieces.push(piece);
         }
-        match exe.kernel {
+        let op = match exe.kernel {
             // The kernel's contract, exactly as the local driver's kernel checks it: a GPU
             // kernel cannot refuse, so a dispatch it would refuse is never recorded.
-            Some(contract) => {
+            Some(KernelKind::Builtin(contract)) => {
                 contract.check(constants, &facts).map_err(Error::Kernel)?;
+                None
+            }
+            Some(KernelKind::Op(kernel)) => {
+                let used = kernel.check(constants, &facts).map_err(Error::Kernel)?;
+                if used > OP_MAX_PARAMS {
+                    return Err(Error::Limit {
+                        what: "parameter words of an op kernel",
+                        requested: used as u64,
+                        limit: OP_MAX_PARAMS as u64,
+                    });
+                }
+                Some(kernel)
             }
             None => {
                 if let Some(i) = facts.iter().position(|b| b.offset % 4 != 0) {
@@ -381,8 +396,9 @@ impl VulkanDevice<'_> {
                         alignment: 4,
                     }));
                 }
+                None
             }
-        }
+        };
         let align = self.ctx.limits.min_storage_buffer_offset_alignment;
         let dummy = self
             .dummy
@@ -399,7 +415,12 @@ impl VulkanDevice<'_> {
                 continue;
             }
             let bind = p.offset - p.offset % align;
-            let range = p.offset - bind + p.len;
+            let mut range = p.offset - bind + p.len;
+            if op.is_some() {
+                // Op kernels read and write whole words: cover the last one (every buffer's
+                // size is a whole number of words).
+                range = range.div_ceil(4) * 4;
+            }
             if range > self.ctx.limits.max_storage_buffer_range {
                 return Err(Error::Limit {
                     what: "storage buffer binding range (maxStorageBufferRange)",
@@ -408,13 +429,35 @@ impl VulkanDevice<'_> {
                 });
             }
             descriptors[i] = (p.buffer, bind, range);
-            bases.push(((p.offset - bind) / 4) as u32);
+            // Words for the contracts' kernels, bytes for the op set's.
+            let base = p.offset - bind;
+            bases.push(if op.is_some() { base } else { base / 4 } as u32);
         }
-        let push = PushConstants::new(&bases, &lens, constants).words();
+        let (push, push_words, grid) = match op {
+            Some(kernel) => {
+                // The op kernels stride over their output words: the grid is theirs.
+                let out = kernel.output();
+                let grid = match grid {
+                    Grid::Direct(_) => Grid::Direct(kernel.grid(
+                        constants,
+                        u64::from(bases.get(out).copied().unwrap_or(0)),
+                        facts.get(out).map_or(0, |f| f.len),
+                    )),
+                    indirect => indirect,
+                };
+                (OpPushConstants::new(&bases, constants).words(), 32, grid)
+            }
+            None => {
+                let mut push = [0; 32];
+                push[..16].copy_from_slice(&PushConstants::new(&bases, &lens, constants).words());
+                (push, 16, grid)
+            }
+        };
         Ok(Some(Step::Dispatch(Box::new(DispatchStep {
             pipeline,
             descriptors,
             push,
+            push_words,
             grid,
         }))))
     }
@@ -531,6 +574,7 @@ impl VulkanDevice<'_> {
                         pipeline,
                         ref descriptors,
                         ref push,
+                        push_words,
                         grid,
                     } = **dispatch;
                     let infos: Vec<[vk::DescriptorBufferInfo; 1]> = descriptors
@@ -555,10 +599,11 @@ impl VulkanDevice<'_> {
                                 .buffer_info(info)
                         })
                         .collect();
-                    let mut bytes = [0u8; 64];
+                    let mut bytes = [0u8; 128];
                     for (chunk, word) in bytes.chunks_exact_mut(4).zip(push) {
                         chunk.copy_from_slice(&word.to_ne_bytes());
                     }
+                    let bytes = &bytes[..push_words * 4];
                     // SAFETY: `cb` is recording; the pipeline and layout are live and
                     // compatible; every descriptor names a live buffer range within
                     // maxStorageBufferRange at an aligned offset; the push range matches the
@@ -591,7 +636,7 @@ impl VulkanDevice<'_> {
                             self.pipelines.layout,
                             vk::ShaderStageFlags::COMPUTE,
                             0,
-                            &bytes,
+                            bytes,
                         );
                         match grid {
                             Grid::Direct([x, y, z]) => d.cmd_dispatch(cb, x, y, z),

@@ -1,8 +1,9 @@
 //! Executables: compute pipelines from SPIR-V, all with one pipeline layout (a descriptor
 //! set of up to 16 storage buffers, pushed where the device has push descriptors, and a
-//! 64-byte push-constant range).
+//! 128-byte push-constant range).
 //!
-//! Built-in kernels come from `ember_kernels_wgsl` by name. Pipelines are shared: loading
+//! Built-in kernels come from `ember_kernels_wgsl` by name: hal-core's contracts first,
+//! then the TFLite op set. Pipelines are shared: loading
 //! the same SPIR-V and entry point again takes another reference to the same `VkPipeline`.
 
 use crate::device::VulkanDevice;
@@ -13,6 +14,15 @@ use hal_core::command::MAX_BINDINGS;
 use hal_core::{Error, Executable, ExecutableSource, ShortName};
 use std::ffi::CString;
 
+/// The push-constant range of the one pipeline layout: room for either kernel family's
+/// block (Vulkan guarantees `maxPushConstantsSize >= 128`).
+pub(crate) const PUSH_BYTES: u32 =
+    if ember_kernels_wgsl::OP_PUSH_CONSTANT_BYTES > ember_kernels_wgsl::PUSH_CONSTANT_BYTES {
+        ember_kernels_wgsl::OP_PUSH_CONSTANT_BYTES
+    } else {
+        ember_kernels_wgsl::PUSH_CONSTANT_BYTES
+    };
+
 /// The SPIR-V magic number.
 const SPIRV_MAGIC: u32 = 0x0723_0203;
 
@@ -21,9 +31,17 @@ const SPIRV_MAGIC: u32 = 0x0723_0203;
 pub(crate) struct ExecutableRec {
     /// Index of its pipeline in the shared list.
     pub(crate) pipeline: usize,
-    /// The built-in kernel's contract (its dispatches are checked against it on the host);
-    /// `None` for generic SPIR-V.
-    pub(crate) kernel: Option<&'static hal_core::contract::Contract>,
+    /// How its dispatches are checked on the host and laid out; `None` for generic SPIR-V.
+    pub(crate) kernel: Option<KernelKind>,
+}
+
+/// A built-in kernel: what checks its dispatches and how its push block is laid out.
+#[derive(Clone, Copy)]
+pub(crate) enum KernelKind {
+    /// A kernel of hal-core's contracts (`ember_kernels_wgsl::PushConstants`).
+    Builtin(&'static hal_core::contract::Contract),
+    /// A kernel of the TFLite op set (`ember_kernels_wgsl::OpPushConstants`).
+    Op(&'static ember_kernels_wgsl::OpKernel),
 }
 
 /// One pipeline, shared by every executable loaded from the same code.
@@ -66,7 +84,7 @@ impl Pipelines {
         let ranges = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::COMPUTE)
             .offset(0)
-            .size(ember_kernels_wgsl::PUSH_CONSTANT_BYTES)];
+            .size(PUSH_BYTES)];
         let set_layouts = [set_layout];
         let info = vk::PipelineLayoutCreateInfo::default()
             .set_layouts(&set_layouts)
@@ -211,10 +229,14 @@ impl VulkanDevice<'_> {
         }
         let (code, entry, kernel) = match source {
             ExecutableSource::Kernel(name) => {
-                let k = ember_kernels_wgsl::find(name).ok_or(Error::UnknownKernel {
-                    name: ShortName::new(name),
-                })?;
-                (k.words, k.entry, Some(k.contract))
+                if let Some(k) = ember_kernels_wgsl::find(name) {
+                    (k.words, k.entry, Some(KernelKind::Builtin(k.contract)))
+                } else {
+                    let k = ember_kernels_wgsl::find_op(name).ok_or(Error::UnknownKernel {
+                        name: ShortName::new(name),
+                    })?;
+                    (k.words, k.entry, Some(KernelKind::Op(k)))
+                }
             }
             ExecutableSource::Spirv { code, entry } => (code, entry, None),
         };

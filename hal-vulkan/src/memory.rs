@@ -121,14 +121,16 @@ fn hal_types(flags: vk::MemoryPropertyFlags) -> MemoryType {
     t
 }
 
-/// Creates a buffer of `size` bytes with the driver's usage; counted.
+/// Creates a buffer of `size` bytes rounded up to whole 4-byte words (so a storage
+/// descriptor can always cover the words holding its bytes) with the driver's usage;
+/// counted.
 pub(crate) fn create_buffer(
     ctx: &Context,
     size: u64,
     flags: vk::BufferCreateFlags,
 ) -> Result<vk::Buffer, Error> {
     let info = vk::BufferCreateInfo::default()
-        .size(size)
+        .size(size.div_ceil(4) * 4)
         .usage(buffer_usage())
         .flags(flags)
         .sharing_mode(vk::SharingMode::EXCLUSIVE);
