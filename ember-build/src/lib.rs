@@ -215,7 +215,8 @@ impl Embed {
 
     /// The Rust target triple a `.tflite` model is lowered for
     /// ([`ember_import::LowerOptions::for_target`]: on `thumbv7em-*`, int8 convolution
-    /// filters stay OHWI for the Cortex-M DSP kernels). Without it, the `TARGET` variable
+    /// filters stay OHWI for the Cortex-M DSP kernels; on bare-metal `*-none-*` targets no
+    /// barriers between steps, which only the local driver runs). Without it, the `TARGET` variable
     /// Cargo sets for build scripts decides, and outside a build script the host's layout
     /// is used. Module files are embedded as they are either way.
     pub fn target(mut self, triple: &str) -> Self {

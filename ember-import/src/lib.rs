@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod builtin_names;
+mod device_model;
 mod element;
 mod error;
 mod graph;
@@ -16,6 +17,7 @@ mod run;
 mod tensor;
 pub mod tflite;
 
+pub use device_model::DeviceModel;
 pub use element::ElementType;
 pub use error::{ImportError, OpSite, PlanError, TensorSite};
 pub use graph::Graph;

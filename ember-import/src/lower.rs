@@ -116,6 +116,8 @@ pub(crate) struct Lowering<'g, 'a> {
     values: HashMap<TensorId, Operand>,
     executables: HashMap<&'static str, u32>,
     constant_bytes: u64,
+    /// Whether a step (dispatch or copy) was appended: every later one follows a barrier.
+    stepped: bool,
 }
 
 impl<'g, 'a> Lowering<'g, 'a> {
@@ -144,6 +146,7 @@ impl<'g, 'a> Lowering<'g, 'a> {
             values,
             executables: HashMap::new(),
             constant_bytes: 0,
+            stepped: false,
         }
     }
 
@@ -170,8 +173,19 @@ impl<'g, 'a> Lowering<'g, 'a> {
         self.builder.constant(name, bytes)
     }
 
+    /// A barrier before every step but the first: each op reads what earlier ops wrote, or
+    /// reuses arena bytes they read, and a device that overlaps dispatches (a GPU) must
+    /// finish one before the next starts. None for [`LowerOptions::in_order`] modules.
+    fn before_step(&mut self) {
+        if self.stepped && !self.options.in_order {
+            self.builder.barrier(self.function);
+        }
+        self.stepped = true;
+    }
+
     /// Appends a dispatch of `kernel` with parameter `words` over `bindings`.
     pub(crate) fn dispatch(&mut self, kernel: &'static str, words: &[u32], bindings: &[Operand]) {
+        self.before_step();
         let builder = &mut self.builder;
         let executable = *self
             .executables
@@ -190,7 +204,10 @@ impl<'g, 'a> Lowering<'g, 'a> {
                 let output = op.outputs[0];
                 match self.values.get(&output) {
                     // A model output that is a view: its bytes are copied into the result.
-                    Some(&result) => self.builder.copy(self.function, source, result),
+                    Some(&result) => {
+                        self.before_step();
+                        self.builder.copy(self.function, source, result);
+                    }
                     None => {
                         self.values.insert(output, source);
                     }

@@ -12,16 +12,23 @@ pub struct LowerOptions {
     /// DEPTHWISE_CONV_2D over one input channel (a first layer's) then lowers to that
     /// convolution, its filter transposed from `[1, h, w, M]` to OHWI `[M, h, w, 1]`.
     pub int8_conv_ohwi: bool,
+    /// The module runs only where steps run one after another in order (the local driver,
+    /// as firmware links it): no barrier between consecutive steps, so its recorded command
+    /// buffer takes no room for them. Otherwise (the default) a barrier precedes every step
+    /// but the first, as a device that overlaps dispatches (a GPU) needs.
+    pub in_order: bool,
 }
 
 impl LowerOptions {
     /// The options for a module that runs on Rust target `target` (a target triple, as
     /// Cargo's `TARGET`): OHWI int8 convolution filters on `thumbv7em-*` (Cortex-M4 and
     /// Cortex-M7, whose DSP extension `ember-kernels`' tuned convolution uses), the default
-    /// elsewhere.
+    /// elsewhere; [`in_order`](Self::in_order) on bare-metal targets (`*-none-*`), whose
+    /// firmware runs the local driver only.
     pub fn for_target(target: &str) -> Self {
         Self {
             int8_conv_ohwi: target.starts_with("thumbv7em"),
+            in_order: target.contains("-none"),
         }
     }
 }
@@ -34,10 +41,11 @@ mod tests {
     fn dsp_cores_keep_ohwi() {
         assert!(LowerOptions::for_target("thumbv7em-none-eabihf").int8_conv_ohwi);
         assert!(LowerOptions::for_target("thumbv7em-none-eabi").int8_conv_ohwi);
-        assert_eq!(
-            LowerOptions::for_target("thumbv7m-none-eabi"),
-            LowerOptions::default()
-        );
+        assert!(!LowerOptions::for_target("thumbv7m-none-eabi").int8_conv_ohwi);
+        // Firmware runs steps in order; a host module may run on a GPU.
+        assert!(LowerOptions::for_target("thumbv7m-none-eabi").in_order);
+        assert!(LowerOptions::for_target("riscv32imac-unknown-none-elf").in_order);
+        assert!(LowerOptions::for_target("aarch64-unknown-none").in_order);
         assert_eq!(
             LowerOptions::for_target("x86_64-unknown-linux-gnu"),
             LowerOptions::default()

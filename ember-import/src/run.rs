@@ -1,19 +1,16 @@
 //! Running a lowered model on the host's local-CPU device: what `cargo xtask run --model`,
 //! the model tests and `cargo xtask bench models` share.
 
-use crate::lower::{Lowered, TensorInfo, FUNCTION};
+use crate::device_model::DeviceModel;
+use crate::lower::Lowered;
 use hal_core::memory::BufferParams;
-use hal_core::module::Module;
-use hal_core::session::{LoadOptions, ResultMemory, Session};
-use hal_core::{Buffer, BufferSpan, Device, QueueAffinity};
+use hal_core::session::ResultMemory;
 use hal_local::alloc::Tlsf;
 use hal_local::{LocalConfig, LocalDevice, LocalStorage};
 use std::time::{Duration, Instant};
 
 /// Tables of the device a model runs on: room for a model of a few hundred tensors.
 type Storage = LocalStorage<512, 4096, 1024, 16>;
-/// The session: executables, constants, memoized command buffers.
-type ModelSession = Session<'static, 64, 448, 2>;
 
 /// What running a model gave.
 #[derive(Debug, Clone)]
@@ -81,22 +78,13 @@ fn check_inputs(lowered: &Lowered, inputs: &[&[u8]]) -> Result<(), String> {
     Ok(())
 }
 
-fn err(what: &'static str) -> impl Fn(hal_core::Error) -> String {
-    move |e| format!("{what}: {e}")
-}
-
 /// A lowered model loaded on a fresh local device, its argument and result buffers
 /// allocated, ready to run again and again: the steps of [`run_local`] one by one, so that
 /// a benchmark can time [`LocalModel::invoke`] alone. The device's memory, storage and the
 /// module's bytes are leaked (for the program's life, as firmware keeps them in statics).
 pub struct LocalModel {
     device: ModelDevice,
-    session: ModelSession,
-    function: u32,
-    inputs: Vec<usize>,
-    arguments: Vec<BufferSpan>,
-    results: Vec<BufferSpan>,
-    outputs: Vec<Vec<u8>>,
+    model: DeviceModel,
 }
 
 /// The device a [`LocalModel`] runs on.
@@ -106,16 +94,6 @@ impl LocalModel {
     /// Loads `lowered` on a fresh local device; `workers` above 1 runs workgroups on the
     /// thread pool where kernels allow.
     pub fn new(lowered: &Lowered, workers: usize) -> Result<Self, String> {
-        // The module in 64-byte-aligned memory for the program's life, as firmware keeps it
-        // in flash: constants are imported in place.
-        let module_bytes = &lowered.built.bytes;
-        let words = module_bytes.len().div_ceil(64);
-        let aligned: &'static mut [[u8; 64]] = Box::leak(vec![[0u8; 64]; words].into_boxed_slice());
-        let flat: &'static mut [u8] = aligned.as_flattened_mut();
-        flat[..module_bytes.len()].copy_from_slice(module_bytes);
-        let module_bytes: &'static [u8] = &flat[..module_bytes.len()];
-        let module = Module::parse(module_bytes).map_err(|e| e.to_string())?;
-
         let io: u64 = lowered
             .inputs
             .iter()
@@ -134,98 +112,39 @@ impl LocalModel {
             ..LocalConfig::default()
         };
         let mut device = LocalDevice::new(storage, memory, config).map_err(|e| e.to_string())?;
-        let session = ModelSession::load(&mut device, module, LoadOptions::default())
-            .map_err(|e| format!("load: {e}"))?;
-        let function = session
-            .function(FUNCTION)
-            .ok_or("the module has no `main` function")?;
-        let mut arguments = Vec::new();
-        for info in &lowered.inputs {
-            let size = (info.byte_size() as u64).max(1);
-            let buffer: Buffer = device
-                .allocate_buffer(BufferParams::host_visible(), size)
-                .map_err(err("input buffer"))?;
-            arguments.push(BufferSpan::whole(buffer));
-        }
-        let results = session
-            .allocate_results(&mut device, function, ResultMemory::DeviceLocal)
-            .map_err(err("result buffers"))?
-            .iter()
-            .map(|b| BufferSpan::whole(*b))
-            .collect();
-        Ok(Self {
-            device,
-            session,
-            function,
-            inputs: lowered.inputs.iter().map(TensorInfo::byte_size).collect(),
-            arguments,
-            results,
-            outputs: lowered
-                .outputs
-                .iter()
-                .map(|t| vec![0u8; t.byte_size()])
-                .collect(),
-        })
+        let model = DeviceModel::new(
+            &mut device,
+            lowered,
+            BufferParams::host_visible(),
+            ResultMemory::DeviceLocal,
+        )?;
+        Ok(Self { device, model })
     }
 
     /// Writes the model's inputs: one per model input, each exactly its size.
     pub fn write_inputs(&mut self, inputs: &[&[u8]]) -> Result<(), String> {
-        if inputs.len() != self.inputs.len()
-            || inputs.iter().zip(&self.inputs).any(|(b, &n)| b.len() != n)
-        {
-            return Err(format!(
-                "the model takes inputs of {:?} bytes, {:?} given",
-                self.inputs,
-                inputs.iter().map(|b| b.len()).collect::<Vec<_>>()
-            ));
-        }
-        for (span, bytes) in self.arguments.iter().zip(inputs) {
-            self.device
-                .write_buffer(*span, bytes)
-                .map_err(err("write an input"))?;
-        }
-        Ok(())
+        self.model.write_inputs(&mut self.device, inputs)
     }
 
     /// One inference on the inputs last written: `Session::invoke` (the arena's
     /// `queue_alloca`, the memoized command buffer's replay, `queue_dealloca`, the wait).
     pub fn invoke(&mut self) -> Result<(), String> {
-        self.session
-            .invoke(
-                &mut self.device,
-                self.function,
-                &self.arguments,
-                &self.results,
-                QueueAffinity::ANY,
-            )
-            .map_err(err("invoke"))
+        self.model.invoke(&mut self.device)
     }
 
     /// Reads the outputs of the last inference into [`LocalModel::outputs`].
     pub fn read_outputs(&mut self) -> Result<(), String> {
-        for (span, out) in self.results.iter().zip(&mut self.outputs) {
-            self.device
-                .read_buffer(*span, out)
-                .map_err(err("read an output"))?;
-        }
-        Ok(())
+        self.model.read_outputs(&mut self.device)
     }
 
     /// Each output's bytes as last read, in order.
     pub fn outputs(&self) -> &[Vec<u8>] {
-        &self.outputs
+        self.model.outputs()
     }
 
     /// Releases the buffers and the session.
     pub fn release(mut self) -> Result<(), String> {
-        for span in self.arguments.iter().chain(&self.results) {
-            self.device
-                .release_buffer(span.buffer)
-                .map_err(err("release"))?;
-        }
-        self.session
-            .release(&mut self.device)
-            .map_err(err("release the session"))
+        self.model.release(&mut self.device)
     }
 }
 
