@@ -226,7 +226,7 @@ pub fn replay_is_memoized<T: Target>() {
 /// the kernel's name; nothing is left behind.
 pub fn unknown_kernel_is_a_module_error<T: Target>() {
     super::with_device::<T>(|dev| {
-        let bytes = leak(&Mlp::new(4, 4, 4).module(1, "conv2d_f32"), 0);
+        let bytes = leak(&Mlp::new(4, 4, 4).module(1, "conv3d_f32"), 0);
         let module = Module::parse(bytes).expect("parses");
         match S::load(dev, module, LoadOptions::default()) {
             Err(LoadError::Module(e)) => {
@@ -234,7 +234,7 @@ pub fn unknown_kernel_is_a_module_error<T: Target>() {
                 let Problem::UnknownKernel { name } = e.problem else {
                     panic!("{e}")
                 };
-                assert_eq!(name.as_str(), "conv2d_f32");
+                assert_eq!(name.as_str(), "conv3d_f32");
             }
             Err(e) => panic!("wrong error: {e}"),
             Ok(_) => panic!("loaded a module with an unknown kernel"),
