@@ -4,6 +4,7 @@ mod alloca;
 mod load;
 mod models;
 mod pool;
+mod reference;
 mod replay;
 
 use hal_core::Device;
@@ -30,8 +31,10 @@ pub struct Sizes {
     pub alloca_pairs: u64,
     /// Executions timed per replay variant.
     pub replay_iters: u64,
-    /// Inferences timed per model variant.
+    /// Inferences timed per digits variant.
     pub model_iters: usize,
+    /// Inferences timed per reference model.
+    pub reference_iters: usize,
     /// How the loads run (import window, threads filling staging).
     pub load: hal_vulkan::HostLoadOptions,
     /// Ask the kernel for transparent huge pages for the host pool.
@@ -53,6 +56,7 @@ impl Sizes {
             alloca_pairs: 200_000,
             replay_iters: 500,
             model_iters: 2000,
+            reference_iters: 200,
             load: hal_vulkan::HostLoadOptions::default(),
             hugepages: true,
         }
@@ -69,6 +73,7 @@ impl Sizes {
             alloca_pairs: 20_000,
             replay_iters: 20,
             model_iters: 40,
+            reference_iters: 3,
             load: hal_vulkan::HostLoadOptions {
                 import_window: 16 << 20,
                 ..hal_vulkan::HostLoadOptions::default()
@@ -227,7 +232,11 @@ fn run() -> Result<(), String> {
         println!("3. memoized command buffers");
         let replay = replay::run(&mut device, sizes.replay_iters)?;
         println!("4. models end to end (write input, invoke, read results)");
-        let models = models::run(&config(&sizes, !has_device_heap), sizes.model_iters)?;
+        let models = models::run(
+            &config(&sizes, !has_device_heap),
+            sizes.model_iters,
+            sizes.reference_iters,
+        )?;
         (alloca, replay, models)
     };
     let messages = device.validation_messages();

@@ -5,8 +5,8 @@
 //! driver on the same module in the same run. Every Vulkan result is checked against the
 //! local driver's.
 //!
-//! Models: digits (the main job's MLP, trained here on the repository's data set). The
-//! reference int8 models have no GPU kernels yet and are listed as not run.
+//! Models: digits (the main job's MLP, trained here on the repository's data set), then the
+//! reference `.tflite` models ([`crate::reference`]).
 
 use ember_digits::{Digits, TrainConfig};
 use hal_core::memory::BufferParams;
@@ -234,8 +234,9 @@ fn throughput(
     }))
 }
 
-/// Section 4 with `iters` timed inferences per variant, on devices made from `config`.
-pub fn run(config: &VulkanConfig, iters: usize) -> Result<Value, String> {
+/// Section 4 with `iters` timed inferences per digits variant and `reference_iters` per
+/// reference model, on devices made from `config`.
+pub fn run(config: &VulkanConfig, iters: usize, reference_iters: usize) -> Result<Value, String> {
     let (module, features) = digits()?;
     let local = ember_digits::runtime::run(module, &features).map_err(|e| format!("local: {e}"))?;
     let local_us = local.elapsed.as_secs_f64() * 1e6 / features.len() as f64;
@@ -306,7 +307,9 @@ pub fn run(config: &VulkanConfig, iters: usize) -> Result<Value, String> {
         );
     }
     println!("   digits on the local driver: {local_us:.2} µs per inference (mean, same run)");
-    println!("   reference int8 models: not run (no GPU kernels for their ops yet)");
+    let mut device =
+        VulkanDevice::new(config.clone()).map_err(|e| format!("Vulkan device: {e}"))?;
+    let reference = crate::reference::run(&mut device, reference_iters, IN_FLIGHT);
     Ok(json!({
         "digits": {
             "images": features.len(),
@@ -314,6 +317,6 @@ pub fn run(config: &VulkanConfig, iters: usize) -> Result<Value, String> {
             "local_us_per_inference": local_us,
             "vulkan": variants,
         },
-        "not_run": "reference int8 models: no GPU kernels for their ops yet",
+        "reference_models": reference,
     }))
 }
