@@ -15,6 +15,7 @@ use crate::executable::KernelKind;
 use crate::inflight::Retired;
 use crate::instance::Context;
 use crate::objects::VkObject;
+use crate::profile::Profiler;
 use crate::staging::InternalBuffer;
 use ash::vk;
 use ember_kernels_wgsl::{OpPushConstants, PushConstants, OP_MAX_PARAMS};
@@ -94,6 +95,8 @@ enum Step {
 /// A planned dispatch.
 #[derive(Debug, Clone, PartialEq)]
 struct DispatchStep {
+    /// The kernel's name (for profiles).
+    kernel: &'static str,
     pipeline: vk::Pipeline,
     descriptors: [(vk::Buffer, u64, u64); MAX_BINDINGS],
     push: [u32; 32],
@@ -453,7 +456,13 @@ impl VulkanDevice<'_> {
                 (push, 16, grid)
             }
         };
+        let kernel = match exe.kernel {
+            Some(KernelKind::Builtin(contract)) => contract.name,
+            Some(KernelKind::Op(kernel)) => kernel.name,
+            None => "spirv",
+        };
         Ok(Some(Step::Dispatch(Box::new(DispatchStep {
+            kernel,
             pipeline,
             descriptors,
             push,
@@ -505,15 +514,19 @@ impl VulkanDevice<'_> {
     }
 
     /// Records a plan into `cb` (recording), with `sets` for its dispatches when the device
-    /// has no push descriptors.
+    /// has no push descriptors, and timestamps where `profiler` is given.
     fn record_plan(
         &self,
         cb: vk::CommandBuffer,
         steps: &[Step],
         upload: vk::Buffer,
         sets: &[vk::DescriptorSet],
+        mut profiler: Option<&mut Profiler>,
     ) {
         let d = &self.ctx.device;
+        if let Some(p) = profiler.as_deref_mut() {
+            p.begin(&self.ctx, cb);
+        }
         let mut sets = sets.iter();
         // Indirect dispatches read their grid at the indirect stage: barriers wait for it only
         // in plans that have one. Earlier submissions ended with `end_barrier`, which covers
@@ -571,6 +584,7 @@ impl VulkanDevice<'_> {
                 }
                 Step::Dispatch(ref dispatch) => {
                     let DispatchStep {
+                        kernel,
                         pipeline,
                         ref descriptors,
                         ref push,
@@ -644,6 +658,13 @@ impl VulkanDevice<'_> {
                                 d.cmd_dispatch_indirect(cb, buffer, offset)
                             }
                         }
+                    }
+                    if let Some(p) = profiler.as_deref_mut() {
+                        let size = match grid {
+                            Grid::Direct(size) => size,
+                            Grid::Indirect(..) => [0; 3],
+                        };
+                        p.after_dispatch(&self.ctx, cb, kernel, size);
                     }
                 }
             }
@@ -742,7 +763,9 @@ impl VulkanDevice<'_> {
             Some((pool, sets)) => (Some(pool), sets),
             None => (None, Vec::new()),
         };
-        self.record_plan(cb, &steps, upload_buffer, &sets);
+        let mut profiler = self.profiler.take();
+        self.record_plan(cb, &steps, upload_buffer, &sets, profiler.as_mut());
+        self.profiler = profiler;
         let recording = Recording { cb, pool };
         let result = self.ctx.end(cb).and_then(|()| self.ctx.submit(cb));
         match (result, reusable) {

@@ -3,8 +3,8 @@
 /// Options for [`VulkanDevice::new`](crate::VulkanDevice::new).
 ///
 /// Environment variables fill what is left unset: `EMBER_VULKAN_DEVICE` (a physical device
-/// index or a case-insensitive substring of its name) and `EMBER_VULKAN_VALIDATION=1` (the
-/// Khronos validation layer).
+/// index or a case-insensitive substring of its name), `EMBER_VULKAN_VALIDATION=1` (the
+/// Khronos validation layer) and `EMBER_VULKAN_PROFILE=1` (dispatch timestamps).
 #[derive(Debug, Clone)]
 pub struct VulkanConfig {
     /// Which physical device: an index or a name substring. `None` reads
@@ -48,6 +48,11 @@ pub struct VulkanConfig {
     /// On drop, panic if a Vulkan object leaked or the validation layer reported a warning
     /// or error (tests set it; a panic while already panicking is skipped).
     pub strict_teardown: bool,
+    /// Write a GPU timestamp after every dispatch, so
+    /// [`VulkanDevice::dispatch_times`](crate::VulkanDevice::dispatch_times) can tell what
+    /// each dispatch of the last submission cost. `false` still enables it when
+    /// `EMBER_VULKAN_PROFILE=1`. For profiling: every recording shares one query pool.
+    pub profile_dispatches: bool,
 }
 
 impl Default for VulkanConfig {
@@ -65,6 +70,7 @@ impl Default for VulkanConfig {
             emulate_device_only_heap: false,
             spin_wait_nanos: 200_000,
             strict_teardown: false,
+            profile_dispatches: false,
         }
     }
 }
@@ -74,6 +80,14 @@ impl VulkanConfig {
     pub fn validation_enabled(&self) -> bool {
         self.validation
             || std::env::var("EMBER_VULKAN_VALIDATION")
+                .map(|v| v == "1" || v.eq_ignore_ascii_case("true"))
+                .unwrap_or(false)
+    }
+
+    /// Whether dispatches are timed, by option or environment.
+    pub fn profiling_enabled(&self) -> bool {
+        self.profile_dispatches
+            || std::env::var("EMBER_VULKAN_PROFILE")
                 .map(|v| v == "1" || v.eq_ignore_ascii_case("true"))
                 .unwrap_or(false)
     }

@@ -8,6 +8,7 @@ use crate::inflight::{DeviceSignal, Retired};
 use crate::instance::Context;
 use crate::memory::Memory;
 use crate::objects::VkObjectCounts;
+use crate::profile::{DispatchTime, Profiler};
 use crate::sparse::SparseHeap;
 use crate::staging::InternalBuffer;
 use hal_core::buffer::BufferKind;
@@ -74,6 +75,8 @@ pub struct VulkanDevice<'m> {
     /// Host transfers that went through the staging buffer (none where memory is
     /// host-visible).
     pub(crate) staged_transfers: u64,
+    /// Dispatch timestamps, where profiling is on.
+    pub(crate) profiler: Option<Profiler>,
     _memory: PhantomData<&'m mut [u8]>,
 }
 
@@ -108,6 +111,15 @@ impl<'m> VulkanDevice<'m> {
                 return Err(e);
             }
         };
+        let profiler = match Profiler::new(&ctx) {
+            Ok(p) => p,
+            Err(e) => {
+                let mut pipelines = pipelines;
+                pipelines.destroy(&ctx);
+                dummy.destroy(&ctx);
+                return Err(e);
+            }
+        };
         Ok(Self {
             id: DeviceId::next(),
             config,
@@ -129,8 +141,22 @@ impl<'m> VulkanDevice<'m> {
             retired: Vec::new(),
             signals: Box::new([DeviceSignal::default(); MAX_OBJECTS]),
             staged_transfers: 0,
+            profiler,
             _memory: PhantomData,
         })
+    }
+
+    /// What each dispatch of the submission recorded last cost on the GPU, once the device
+    /// is idle (this waits for it). Empty unless profiling is on
+    /// ([`VulkanConfig::profile_dispatches`]) and the queue writes timestamps.
+    pub fn dispatch_times(&mut self) -> Result<Vec<DispatchTime>, Error> {
+        match &self.profiler {
+            Some(p) => {
+                self.ctx.wait_idle();
+                p.read(&self.ctx)
+            }
+            None => Ok(Vec::new()),
+        }
     }
 
     /// The configuration it was made with.
@@ -257,6 +283,9 @@ impl<'m> VulkanDevice<'m> {
         }
         if let Some(d) = self.dummy.take() {
             d.destroy(&self.ctx);
+        }
+        if let Some(p) = self.profiler.take() {
+            p.destroy(&self.ctx);
         }
     }
 }

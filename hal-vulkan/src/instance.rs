@@ -118,6 +118,9 @@ pub(crate) struct Context {
     /// How long a host wait polls before it blocks (0 on CPU devices, whose threads the
     /// spinning would take from the work).
     pub(crate) spin_nanos: u64,
+    /// Nanoseconds per timestamp tick and the valid bits of the compute queue's
+    /// timestamps, where profiling is on and the queue writes them.
+    pub(crate) timestamps: Option<(f32, u32)>,
 }
 
 fn pick_device(
@@ -427,6 +430,11 @@ impl Context {
             pool,
             waited_nanos: core::sync::atomic::AtomicU64::new(0),
             host_waits: AtomicU64::new(0),
+            timestamps: {
+                let bits = families[queue_family as usize].timestamp_valid_bits;
+                (config.profiling_enabled() && bits > 0 && l.timestamp_period > 0.0)
+                    .then_some((l.timestamp_period, bits))
+            },
             spin_nanos: if props.device_type == vk::PhysicalDeviceType::CPU {
                 0
             } else {

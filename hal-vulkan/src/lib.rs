@@ -56,6 +56,7 @@ mod instance;
 mod load;
 mod memory;
 pub mod objects;
+mod profile;
 mod sparse;
 mod staging;
 mod transfer;
@@ -67,6 +68,7 @@ pub use hal_core::HostMemory;
 pub use instance::ValidationMessages;
 pub use load::{HostLoadOptions, LoadPath, LoadStats};
 pub use objects::{VkObject, VkObjectCounts};
+pub use profile::DispatchTime;
 pub use transfer::VulkanMapping;
 
 impl VulkanDevice<'_> {

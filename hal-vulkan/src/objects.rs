@@ -27,9 +27,11 @@ pub enum VkObject {
     Fence,
     /// `VkDescriptorPool`.
     DescriptorPool,
+    /// `VkQueryPool` (profiling only).
+    QueryPool,
 }
 
-const KINDS: usize = 11;
+const KINDS: usize = 12;
 
 /// Live Vulkan objects of one device, by kind.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! (and so the same accuracy), with the validation layer on and nothing leaked.
 
 use ember_digits::{predict_f64, score, Digits, TrainConfig};
-use hal_core::module::Module;
+use hal_core::module::{Module, Step};
 use hal_core::session::{LoadOptions, ResultMemory, Session};
 use hal_core::{BufferSpan, Device, QueueAffinity};
 use hal_vulkan::{VulkanConfig, VulkanDevice};
@@ -89,6 +89,53 @@ fn digits_match_the_local_driver() {
             vulkan, local.predictions,
             "the same predictions as the local driver"
         );
+    }
+}
+
+/// With profiling on, the last submission's dispatches come back in order, each named by
+/// its kernel with a GPU time; without it, none do.
+#[test]
+fn profiled_dispatches_are_named_and_timed() {
+    let (module, _, held_out) = digits_module();
+    let features = &held_out.features()[..2];
+    let parsed = Module::parse(module).expect("module parses");
+    let mut kernels = Vec::new();
+    parsed
+        .check_kernels(|k| {
+            kernels.push(k.to_string());
+            true
+        })
+        .expect("kernels");
+    let (_, f) = parsed
+        .function(ember_digits::model::FUNCTION)
+        .expect("classify");
+    let expected: Vec<&str> = f
+        .steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Dispatch { executable, .. } => Some(kernels[executable as usize].as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(!expected.is_empty());
+    for profile_dispatches in [true, false] {
+        let mut device = VulkanDevice::new(VulkanConfig {
+            validation: std::env::var("EMBER_VULKAN_VALIDATION").map_or(true, |v| v != "0"),
+            strict_teardown: true,
+            profile_dispatches,
+            ..VulkanConfig::default()
+        })
+        .expect("a Vulkan device");
+        classify(&mut device, module, features);
+        let times = device.dispatch_times().expect("dispatch times");
+        if !profile_dispatches && std::env::var_os("EMBER_VULKAN_PROFILE").is_none() {
+            assert!(times.is_empty());
+            continue;
+        }
+        let names: Vec<&str> = times.iter().map(|t| t.kernel).collect();
+        assert_eq!(names, expected, "one time per dispatch, in order");
+        assert!(times.iter().all(|t| t.nanos.is_finite() && t.nanos >= 0.0));
+        assert!(times.iter().all(|t| t.grid.iter().all(|&g| g > 0)));
     }
 }
 
