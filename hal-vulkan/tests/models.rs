@@ -7,7 +7,7 @@
 //! `cargo xtask test` runs first); without them this test says so loudly and checks
 //! nothing. The validation layer is on unless `EMBER_VULKAN_VALIDATION=0`.
 
-use ember_import::{lower, parse, DeviceModel};
+use ember_import::{lower_with, parse, DeviceModel, LowerOptions};
 use ember_npy::oracle::Manifest;
 use ember_npy::Data;
 use hal_core::memory::BufferParams;
@@ -87,69 +87,83 @@ fn reference_models_match_tflm_on_vulkan() {
             .into_owned();
         let bytes = std::fs::read(&manifest.model).expect("the model the oracle ran");
         let graph = parse(&bytes).expect("a reference model parses");
-        let lowered = lower(&graph, "model").expect("a reference model lowers");
-        // A GPU overlaps dispatches that no barrier separates (lavapipe does not, and its
-        // synchronization validation does not flag it): every step follows a barrier.
-        let module = Module::parse(&lowered.built.bytes).expect("module");
-        let (_, main) = module.function("main").expect("main");
-        let mut previous_was_step = false;
-        for step in main.steps.iter() {
-            let is_step = !matches!(step, Step::Barrier);
-            assert!(
-                !(is_step && previous_was_step),
-                "{name}: two steps without a barrier between them"
-            );
-            previous_was_step = is_step;
-        }
-        let mut model = match DeviceModel::new(
-            &mut device,
-            &lowered,
-            BufferParams::host_visible(),
-            ResultMemory::DeviceLocal,
-        ) {
-            Ok(model) => model,
-            Err(e) => {
-                failures.push(format!("{name}: {e}"));
-                continue;
+        // The host's layout (HWIO int8 convolution filters), then the Cortex-M one (OHWI),
+        // whose GPU kernel paths differ.
+        for (layout, int8_conv_ohwi) in [("HWIO", false), ("OHWI", true)] {
+            let options = LowerOptions {
+                int8_conv_ohwi,
+                ..LowerOptions::default()
+            };
+            let lowered = lower_with(&graph, "model", options).expect("a reference model lowers");
+            // A GPU overlaps dispatches that no barrier separates (lavapipe does not, and its
+            // synchronization validation does not flag it): every step follows a barrier.
+            let module = Module::parse(&lowered.built.bytes).expect("module");
+            let (_, main) = module.function("main").expect("main");
+            let mut previous_was_step = false;
+            for step in main.steps.iter() {
+                let is_step = !matches!(step, Step::Barrier);
+                assert!(
+                    !(is_step && previous_was_step),
+                    "{name}: two steps without a barrier between them"
+                );
+                previous_was_step = is_step;
             }
-        };
-        let mut model_failures = 0;
-        for case in &manifest.cases {
-            let inputs = manifest.read_inputs(case).expect("oracle inputs");
-            let wants = manifest.read_outputs(case).expect("oracle outputs");
-            let bytes: Vec<Vec<u8>> = inputs.iter().map(|a| a.data().to_le_bytes()).collect();
-            let refs: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
-            let run = model
-                .write_inputs(&mut device, &refs)
-                .and_then(|()| model.invoke(&mut device))
-                .and_then(|()| model.read_outputs(&mut device));
-            if let Err(e) = run {
-                failures.push(format!("{name} case {}: {e}", case.name));
-                model_failures += 1;
-                continue;
-            }
-            if model.outputs().len() != wants.len() {
-                failures.push(format!("{name} case {}: output count", case.name));
-            }
-            for (n, (got, want)) in model.outputs().iter().zip(&wants).enumerate() {
-                let got = Data::from_le_bytes(want.dtype(), got).expect("output bytes");
-                if let Err(e) = matches(&got, want.data()) {
-                    failures.push(format!("{name} case {} output {n}: {e}", case.name));
-                    model_failures += 1;
+            let mut model = match DeviceModel::new(
+                &mut device,
+                &lowered,
+                BufferParams::host_visible(),
+                ResultMemory::DeviceLocal,
+            ) {
+                Ok(model) => model,
+                Err(e) => {
+                    failures.push(format!("{name} ({layout}): {e}"));
+                    continue;
                 }
+            };
+            let mut model_failures = 0;
+            for case in &manifest.cases {
+                let inputs = manifest.read_inputs(case).expect("oracle inputs");
+                let wants = manifest.read_outputs(case).expect("oracle outputs");
+                let bytes: Vec<Vec<u8>> = inputs.iter().map(|a| a.data().to_le_bytes()).collect();
+                let refs: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+                let run = model
+                    .write_inputs(&mut device, &refs)
+                    .and_then(|()| model.invoke(&mut device))
+                    .and_then(|()| model.read_outputs(&mut device));
+                if let Err(e) = run {
+                    failures.push(format!("{name} ({layout}) case {}: {e}", case.name));
+                    model_failures += 1;
+                    continue;
+                }
+                if model.outputs().len() != wants.len() {
+                    failures.push(format!(
+                        "{name} ({layout}) case {}: output count",
+                        case.name
+                    ));
+                }
+                for (n, (got, want)) in model.outputs().iter().zip(&wants).enumerate() {
+                    let got = Data::from_le_bytes(want.dtype(), got).expect("output bytes");
+                    if let Err(e) = matches(&got, want.data()) {
+                        failures.push(format!(
+                            "{name} ({layout}) case {} output {n}: {e}",
+                            case.name
+                        ));
+                        model_failures += 1;
+                    }
+                }
+                checked += 1;
             }
-            checked += 1;
+            eprintln!(
+                "{name} ({layout} filters): {} cases, {}",
+                manifest.cases.len(),
+                if model_failures == 0 {
+                    "all match TFLM"
+                } else {
+                    "MISMATCH"
+                }
+            );
+            model.release(&mut device).expect("release");
         }
-        eprintln!(
-            "{name}: {} cases, {}",
-            manifest.cases.len(),
-            if model_failures == 0 {
-                "all match TFLM"
-            } else {
-                "MISMATCH"
-            }
-        );
-        model.release(&mut device).expect("release");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(checked > 0, "no oracle case found under {}", root.display());

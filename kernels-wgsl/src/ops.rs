@@ -61,10 +61,10 @@ pub struct OpKernel {
     pub words: &'static [u32],
     /// Its bindings, in order: set 0, binding `i`.
     pub bindings: &'static [OpBinding],
-    /// Invocations that share one output word, from the parameter words: 1, or
-    /// [`WORKGROUP_SIZE`](super::WORKGROUP_SIZE) where a workgroup computes each word
-    /// together (long sums over few outputs). The kernel makes the same choice from the same
-    /// words; the result does not depend on it, only the speed.
+    /// Invocations that share one output word, from the parameter words: 1, or a power of
+    /// two up to [`WORKGROUP_SIZE`](super::WORKGROUP_SIZE) where they split long sums over
+    /// few outputs. The kernel makes the same choice from the same words; the result does
+    /// not depend on it, only the speed.
     pub lanes_per_word: fn(&[u32]) -> u32,
     /// Decodes the parameter words and checks the bindings' lengths (bytes) against them,
     /// as hal-local's kernel does first; returns how many words the parameters took.
@@ -199,17 +199,50 @@ const fn op_per_group(
     }
 }
 
-/// `conv2d_s8`'s choice (its WGSL's `SPLIT_MAX_WORDS`, `SPLIT_MIN_TAPS`): a workgroup per
-/// output word where the output takes at most 2,048 words and each sum at least 32 taps.
-fn conv2d_lanes(p: &[u32]) -> u32 {
-    let word = |i: usize| u64::from(p.get(i).copied().unwrap_or(0));
-    let outputs = word(0) * word(7) * word(8) * word(9);
-    let taps = word(4) * word(5) * word(6);
-    if outputs.div_ceil(4) <= 2048 && taps >= 32 {
+/// A workgroup per output word where the output (`outputs` bytes) takes at most
+/// `max_words` words and each sum at least `min_terms` terms; otherwise one invocation.
+fn split_lanes(outputs: u64, terms: u64, max_words: u64, min_terms: u64) -> u32 {
+    if outputs.div_ceil(4) <= max_words && terms >= min_terms {
         super::WORKGROUP_SIZE
     } else {
         1
     }
+}
+
+/// Parameter word `i` of `p` (0 where missing).
+fn word(p: &[u32], i: usize) -> u64 {
+    u64::from(p.get(i).copied().unwrap_or(0))
+}
+
+/// `conv2d_s8`'s choice (its WGSL's `split_lanes`): 64 invocations per output word (a
+/// workgroup) where the output takes at most 2,048 words and each sum at least 32 taps, 16
+/// where it takes at most 8,192 words and each sum at least 64 taps, otherwise 1.
+fn conv2d_lanes(p: &[u32]) -> u32 {
+    let outputs = word(p, 0) * word(p, 7) * word(p, 8) * word(p, 9);
+    let taps = word(p, 4) * word(p, 5) * word(p, 6);
+    match split_lanes(outputs, taps, 2048, 32) {
+        1 if outputs.div_ceil(4) <= 8192 && taps >= 64 => 16,
+        lanes => lanes,
+    }
+}
+
+/// `depthwise_conv2d_s8`'s choice (its WGSL's `split_lanes`): 8 invocations per output word
+/// where the output takes at most 8,192 words and the filter at least 8 taps, otherwise 1.
+fn depthwise_lanes(p: &[u32]) -> u32 {
+    let outputs = word(p, 0) * word(p, 7) * word(p, 8) * word(p, 3) * word(p, 4);
+    if outputs.div_ceil(4) <= 8192 && word(p, 5) * word(p, 6) >= 8 {
+        8
+    } else {
+        1
+    }
+}
+
+/// `average_pool2d_s8`'s choice (its WGSL's `SPLIT_MAX_WORDS`, `SPLIT_MIN_CELLS`): a
+/// workgroup per output word where the output takes at most 4,096 words and each window at
+/// least 16 cells.
+fn pool_lanes(p: &[u32]) -> u32 {
+    let outputs = word(p, 0) * word(p, 4) * word(p, 5) * word(p, 3);
+    split_lanes(outputs, word(p, 6) * word(p, 7), 4096, 16)
 }
 
 /// The weighted int8 ops' bindings: input, weights, bias, multipliers, shifts, output.
@@ -240,18 +273,24 @@ pub static OPS: &[OpKernel] = &[
             params_of!(Conv2dS8),
         )
     },
-    op(
-        DepthwiseConv2dS8::KERNEL,
-        spirv::DEPTHWISE_CONV2D_S8,
-        WEIGHTED_S8,
-        params_of!(DepthwiseConv2dS8),
-    ),
-    op(
-        AveragePool2dS8::KERNEL,
-        spirv::AVERAGE_POOL2D_S8,
-        UNARY_S8,
-        params_of!(AveragePool2dS8),
-    ),
+    OpKernel {
+        lanes_per_word: depthwise_lanes,
+        ..op(
+            DepthwiseConv2dS8::KERNEL,
+            spirv::DEPTHWISE_CONV2D_S8,
+            WEIGHTED_S8,
+            params_of!(DepthwiseConv2dS8),
+        )
+    },
+    OpKernel {
+        lanes_per_word: pool_lanes,
+        ..op(
+            AveragePool2dS8::KERNEL,
+            spirv::AVERAGE_POOL2D_S8,
+            UNARY_S8,
+            params_of!(AveragePool2dS8),
+        )
+    },
     op(
         MaxPool2dS8::KERNEL,
         spirv::MAX_POOL2D_S8,

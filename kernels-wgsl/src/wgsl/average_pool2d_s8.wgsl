@@ -14,33 +14,58 @@ fn input_s8(i: u32) -> i32 {
     return s8_of(input[b / 4u], b % 4u);
 }
 
-// Output `e` of `[batches, output_height, output_width, depth]`: the wrapping int32 sum of
-// the window's cells inside the input, divided by their count rounding half away from zero.
-fn element(e: u32) -> i32 {
+// Outputs of at most this many words whose windows take at least this many cells get a
+// workgroup per word, its invocations splitting each window (as `ops.rs`'s `pool_lanes`).
+const SPLIT_MAX_WORDS: u32 = 4096u;
+const SPLIT_MIN_CELLS: u32 = 16u;
+
+// Output `e`'s window (`[batches, output_height, output_width, depth]`), clipped to the
+// input: the rows `fy0..fy1` and columns `fx0..fx1` of the filter that fall inside it.
+struct Window {
+    // Input element index of the filter's (0, 0) cell (may lie outside), and of the channel.
+    row0: i32,
+    x0: i32,
+    y0: i32,
+    c: u32,
+    fy0: i32,
+    fy1: i32,
+    fx0: i32,
+    fx1: i32,
+}
+
+fn window_of(e: u32) -> Window {
     let ih = param_i32(1u);
     let iw = param_i32(2u);
     let d = param(3u);
     let oh = param(4u);
     let ow = param(5u);
-    let c = e % d;
     let pixel = e / d;
     let ox = pixel % ow;
     let oy = (pixel / ow) % oh;
     let b = pixel / ow / oh;
     let y0 = bitcast<i32>(oy * param(8u)) - param_i32(10u);
     let x0 = bitcast<i32>(ox * param(9u)) - param_i32(11u);
-    let fy0 = max(-y0, 0);
-    let fy1 = min(param_i32(6u), ih - y0);
-    let fx0 = max(-x0, 0);
-    let fx1 = min(param_i32(7u), iw - x0);
-    let count = max(max(fy1 - fy0, 0) * max(fx1 - fx0, 0), 1);
-    var acc = 0;
-    for (var fy = fy0; fy < fy1; fy++) {
-        let row = (b * u32(ih) + u32(y0 + fy)) * u32(iw);
-        for (var fx = fx0; fx < fx1; fx++) {
-            acc += input_s8((row + u32(x0 + fx)) * d + c);
-        }
-    }
+    return Window(
+        i32(b) * ih,
+        x0,
+        y0,
+        e % d,
+        max(-y0, 0),
+        min(param_i32(6u), ih - y0),
+        max(-x0, 0),
+        min(param_i32(7u), iw - x0),
+    );
+}
+
+// The window cell (`fy`, `fx`), which lies inside the input.
+fn cell(w: Window, fy: i32, fx: i32) -> i32 {
+    let iw = param(2u);
+    return input_s8((u32(w.row0 + w.y0 + fy) * iw + u32(w.x0 + fx)) * param(3u) + w.c);
+}
+
+// The window's sum divided by its cell count, rounding half away from zero, clamped.
+fn average(w: Window, acc: i32) -> i32 {
+    let count = max(max(w.fy1 - w.fy0, 0) * max(w.fx1 - w.fx0, 0), 1);
     var avg: i32;
     if acc > 0 {
         avg = (acc + count / 2) / count;
@@ -49,6 +74,33 @@ fn element(e: u32) -> i32 {
     }
     return clamp_s8(avg, param_i32(12u), param_i32(13u));
 }
+
+// Output `e`: the wrapping int32 sum of the window's cells inside the input, averaged.
+fn element(e: u32) -> i32 {
+    let w = window_of(e);
+    var acc = 0;
+    for (var fy = w.fy0; fy < w.fy1; fy++) {
+        for (var fx = w.fx0; fx < w.fx1; fx++) {
+            acc += cell(w, fy, fx);
+        }
+    }
+    return average(w, acc);
+}
+
+// This invocation's share of output `e`'s sum: cells `lane`, `lane + 64`, ... of the
+// clipped window, row by row.
+fn partial_sum(e: u32, lane: u32) -> i32 {
+    let w = window_of(e);
+    let cols = max(w.fx1 - w.fx0, 0);
+    let cells = max(w.fy1 - w.fy0, 0) * cols;
+    var acc = 0;
+    for (var r = i32(lane); r < cells; r += 64) {
+        acc += cell(w, w.fy0 + r / cols, w.fx0 + r % cols);
+    }
+    return acc;
+}
+
+var<workgroup> partial: array<vec4<i32>, 64>;
 
 @compute @workgroup_size(64, 1, 1)
 fn main(
@@ -62,6 +114,42 @@ fn main(
     }
     let start = base_byte(1u);
     let words = words_of(start, n);
+    // Few outputs with large windows: a workgroup per word, its invocations splitting each
+    // window (the driver's `pool_lanes` makes the same choice for the grid).
+    if (n + 3u) / 4u <= SPLIT_MAX_WORDS && param(6u) * param(7u) >= SPLIT_MIN_CELLS {
+        let group = id.x + count.x * (id.y + count.y * id.z);
+        let groups = count.x * count.y * count.z;
+        for (var w = words.first + group; w <= words.last; w += groups) {
+            var acc = vec4<i32>(0);
+            for (var l = 0u; l < 4u; l++) {
+                let b = w * 4u + l;
+                if b >= start && b < start + n {
+                    acc[l] = partial_sum(b - start, lane);
+                }
+            }
+            partial[lane] = acc;
+            workgroupBarrier();
+            for (var half = 32u; half > 0u; half /= 2u) {
+                if lane < half {
+                    partial[lane] += partial[lane + half];
+                }
+                workgroupBarrier();
+            }
+            if lane == 0u {
+                let sum = partial[0];
+                var word = output[w];
+                for (var l = 0u; l < 4u; l++) {
+                    let b = w * 4u + l;
+                    if b >= start && b < start + n {
+                        word = with_byte(word, l, average(window_of(b - start), sum[l]));
+                    }
+                }
+                output[w] = word;
+            }
+            workgroupBarrier();
+        }
+        return;
+    }
     let me = stride_of(id, count, lane);
     for (var w = words.first + me.index; w <= words.last; w += me.total) {
         var word = output[w];

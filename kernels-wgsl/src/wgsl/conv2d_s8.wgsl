@@ -11,10 +11,18 @@
 // 15 pad_w, 16 has_bias, 17 input_offset, 18 output_offset, 19 act_min, 20 act_max,
 // 21 filter_hwio.
 
-// Outputs of at most this many words whose sums take at least this many taps get a
-// workgroup per word (as `ops.rs`'s `conv2d_lanes`).
-const SPLIT_MAX_WORDS: u32 = 2048u;
-const SPLIT_MIN_TAPS: u32 = 32u;
+// Invocations that share each output word (as `ops.rs`'s `conv2d_lanes`): 64 (a
+// workgroup) where the output takes at most 2,048 words and each sum at least 32 taps; 16
+// where it takes at most 8,192 words and each sum at least 64 taps; otherwise 1.
+fn split_lanes(words: u32, taps: u32) -> u32 {
+    if words <= 2048u && taps >= 32u {
+        return 64u;
+    }
+    if words <= 8192u && taps >= 64u {
+        return 16u;
+    }
+    return 1u;
+}
 
 // Parameters of its own (the rest, the bindings and the loads are in window_s8.wgsl).
 var<private> FD: u32;
@@ -71,13 +79,13 @@ fn element(e: u32) -> i32 {
 
 // This invocation's share of output `e`'s sum: taps `lane`, `lane + 64`, ... of the
 // window flattened as (fy, fx, c), each skipped where it falls outside the input.
-fn partial_sum(e: u32, lane: u32) -> i32 {
+fn partial_sum(e: u32, lane: u32, per_word: u32) -> i32 {
     let oc = e % OD;
     let px = pixel_of(e / OD);
     let taps = FH * FW * FD;
     let channel0 = select((oc / PER_GROUP) * FD, 0u, HWIO);
     var acc = 0;
-    for (var r = lane; r < taps; r += 64u) {
+    for (var r = lane; r < taps; r += per_word) {
         let c = r % FD;
         let fx = (r / FD) % FW;
         let fy = r / (FD * FW);
@@ -96,7 +104,69 @@ fn partial_sum(e: u32, lane: u32) -> i32 {
     return acc;
 }
 
-var<workgroup> partial: array<vec4<i32>, 64>;
+// This invocation's share of the sums of output channels `oc0..oc0 + 4` of pixel `p` (all
+// four inside the pixel and, OHWI, in one group): the window's taps in chunks of four
+// channels, chunks `lane`, `lane + 64`, ... of the window flattened as (fy, fx, chunk). The
+// channels summed over (the filter depth, or the input depth where HWIO) must be a multiple
+// of 4.
+fn partial_four(p: u32, oc0: u32, lane: u32, per_word: u32) -> vec4<i32> {
+    let px = pixel_of(p);
+    let depth = select(FD, ID, HWIO);
+    let per = depth / 4u;
+    let chunks = FH * FW * per;
+    let channel0 = select((oc0 / PER_GROUP) * FD, 0u, HWIO);
+    let row_stride = FH * FW * FD;
+    var acc = vec4<i32>(0);
+    for (var r = lane; r < chunks; r += per_word) {
+        let c = (r % per) * 4u;
+        let t = r / per;
+        let fx = t % FW;
+        let fy = t / FW;
+        let y = px.y0 + i32(fy * DH);
+        let x = px.x0 + i32(fx * DW);
+        if y < 0 || y >= i32(IH) || x < 0 || x >= i32(IW) {
+            continue;
+        }
+        let ib = IN_BASE + ((px.row0 + u32(y)) * IW + u32(x)) * ID + channel0 + c;
+        let xv = lanes(input4(ib)) + vec4<i32>(IN_OFF);
+        if HWIO {
+            // One input value meets four contiguous weights.
+            let fb = W_BASE + ((fy * FW + fx) * ID + c) * OD + oc0;
+            acc += xv.x * lanes(weights4(fb));
+            acc += xv.y * lanes(weights4(fb + OD));
+            acc += xv.z * lanes(weights4(fb + 2u * OD));
+            acc += xv.w * lanes(weights4(fb + 3u * OD));
+        } else {
+            // Four filter rows over the same input channels.
+            let f = W_BASE + ((oc0 * FH + fy) * FW + fx) * FD + c;
+            acc.x += dot(xv, lanes(weights4(f)));
+            acc.y += dot(xv, lanes(weights4(f + row_stride)));
+            acc.z += dot(xv, lanes(weights4(f + 2u * row_stride)));
+            acc.w += dot(xv, lanes(weights4(f + 3u * row_stride)));
+        }
+    }
+    return acc;
+}
+
+// Invocation `sub` of `per_word`' share of output word `w`'s sums (the split path).
+fn word_partial(w: u32, start: u32, n: u32, sub: u32, per_word: u32) -> vec4<i32> {
+    let b0 = w * 4u;
+    if select(FD, ID, HWIO) % 4u == 0u && b0 >= start && b0 + 4u <= start + n {
+        let e0 = b0 - start;
+        let oc0 = e0 % OD;
+        if oc0 + 4u <= OD && (HWIO || oc0 / PER_GROUP == (oc0 + 3u) / PER_GROUP) {
+            return partial_four(e0 / OD, oc0, sub, per_word);
+        }
+    }
+    var acc = vec4<i32>(0);
+    for (var l = 0u; l < 4u; l++) {
+        let b = b0 + l;
+        if b >= start && b < start + n {
+            acc[l] = partial_sum(b - start, sub, per_word);
+        }
+    }
+    return acc;
+}
 
 // Output channels `oc0..oc0 + 4` of pixel `p` (all four inside the pixel), as one word.
 fn four(p: u32, oc0: u32) -> u32 {
@@ -220,40 +290,11 @@ fn main(
 
     let start = base_byte(5u);
     let words = words_of(start, n);
-    // Few outputs with long sums: a workgroup per word, its invocations splitting each sum
-    // (the driver's `conv2d_lanes` makes the same choice for the grid).
-    if (n + 3u) / 4u <= SPLIT_MAX_WORDS && FH * FW * FD >= SPLIT_MIN_TAPS {
-        let group = id.x + count.x * (id.y + count.y * id.z);
-        let groups = count.x * count.y * count.z;
-        for (var w = words.first + group; w <= words.last; w += groups) {
-            var acc = vec4<i32>(0);
-            for (var l = 0u; l < 4u; l++) {
-                let b = w * 4u + l;
-                if b >= start && b < start + n {
-                    acc[l] = partial_sum(b - start, lane);
-                }
-            }
-            partial[lane] = acc;
-            workgroupBarrier();
-            for (var half = 32u; half > 0u; half /= 2u) {
-                if lane < half {
-                    partial[lane] += partial[lane + half];
-                }
-                workgroupBarrier();
-            }
-            if lane == 0u {
-                let sum = partial[0];
-                var word = output[w];
-                for (var l = 0u; l < 4u; l++) {
-                    let b = w * 4u + l;
-                    if b >= start && b < start + n {
-                        word = with_byte(word, l, finish((b - start) % OD, sum[l]));
-                    }
-                }
-                output[w] = word;
-            }
-            workgroupBarrier();
-        }
+    // Few outputs with long sums: invocations share each word (the driver's
+    // `conv2d_lanes` makes the same choice for the grid).
+    let per_word = split_lanes((n + 3u) / 4u, FH * FW * FD);
+    if per_word > 1u {
+        split_words(id, count, lane, per_word, start, n);
         return;
     }
     let me = stride_of(id, count, lane);

@@ -13,6 +13,75 @@
 // Parameters of its own (the rest, the bindings and the loads are in window_s8.wgsl).
 var<private> MULT: u32;
 
+// Invocations that share each output word (as `ops.rs`'s `depthwise_lanes`): 8 where the
+// output takes at most 8,192 words and the filter at least 8 taps, otherwise 1.
+fn split_lanes(words: u32, taps: u32) -> u32 {
+    if words <= 8192u && taps >= 8u {
+        return 8u;
+    }
+    return 1u;
+}
+
+// The four input values output channels `oc0..oc0 + 4` read at input byte `ib` (channel
+// `oc0 / MULT` of a pixel), offset.
+fn inputs4(ib: u32, oc0: u32) -> vec4<i32> {
+    var xv: vec4<i32>;
+    if MULT == 1u {
+        xv = lanes(input4(ib));
+    } else {
+        let ic0 = oc0 / MULT;
+        xv = vec4<i32>(
+            input_s8(ib),
+            input_s8(ib + (oc0 + 1u) / MULT - ic0),
+            input_s8(ib + (oc0 + 2u) / MULT - ic0),
+            input_s8(ib + (oc0 + 3u) / MULT - ic0),
+        );
+    }
+    return xv + vec4<i32>(IN_OFF);
+}
+
+// Invocation `sub` of `per_word`' share of output word `w`'s sums (the split path): filter taps
+// `sub`, `sub + per_word`, ..., each skipped where it falls outside the input.
+fn word_partial(w: u32, start: u32, n: u32, sub: u32, per_word: u32) -> vec4<i32> {
+    let taps = FH * FW;
+    var acc = vec4<i32>(0);
+    let b0 = w * 4u;
+    if b0 >= start && b0 + 4u <= start + n && (b0 - start) % OD + 4u <= OD {
+        let e0 = b0 - start;
+        let oc0 = e0 % OD;
+        let px = pixel_of(e0 / OD);
+        for (var t = sub; t < taps; t += per_word) {
+            let y = px.y0 + i32((t / FW) * DH);
+            let x = px.x0 + i32((t % FW) * DW);
+            if y < 0 || y >= i32(IH) || x < 0 || x >= i32(IW) {
+                continue;
+            }
+            let ib = IN_BASE + ((px.row0 + u32(y)) * IW + u32(x)) * ID + oc0 / MULT;
+            acc += inputs4(ib, oc0) * lanes(weights4(W_BASE + t * OD + oc0));
+        }
+        return acc;
+    }
+    for (var l = 0u; l < 4u; l++) {
+        let b = b0 + l;
+        if b < start || b >= start + n {
+            continue;
+        }
+        let e = b - start;
+        let oc = e % OD;
+        let px = pixel_of(e / OD);
+        for (var t = sub; t < taps; t += per_word) {
+            let y = px.y0 + i32((t / FW) * DH);
+            let x = px.x0 + i32((t % FW) * DW);
+            if y < 0 || y >= i32(IH) || x < 0 || x >= i32(IW) {
+                continue;
+            }
+            let ib = IN_BASE + ((px.row0 + u32(y)) * IW + u32(x)) * ID + oc / MULT;
+            acc[l] += (input_s8(ib) + IN_OFF) * weight_s8(W_BASE + t * OD + oc);
+        }
+    }
+    return acc;
+}
+
 // Output element `e` alone, by the reference loops.
 fn element(e: u32) -> i32 {
     let oc = e % OD;
@@ -116,6 +185,13 @@ fn main(
     SHIFT_BASE = base_byte(4u) / 4u;
 
     let start = base_byte(5u);
+    // Invocations share each word where there are few (the driver's `depthwise_lanes`
+    // makes the same choice for the grid).
+    let per_word = split_lanes((n + 3u) / 4u, FH * FW);
+    if per_word > 1u {
+        split_words(id, count, lane, per_word, start, n);
+        return;
+    }
     let words = words_of(start, n);
     let me = stride_of(id, count, lane);
     for (var w = words.first + me.index; w <= words.last; w += me.total) {
