@@ -14,6 +14,9 @@ use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// How long each model runs untimed before it is measured.
+const WARM_UP: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// The reference models, by path under the models directory.
 pub const MODELS: &[&str] = &[
     "microflow/sine.tflite",
@@ -79,6 +82,35 @@ fn median_us(mut ns: Vec<u64>) -> f64 {
     ns[ns.len() / 2] as f64 / 1e3
 }
 
+/// Each dispatch of the last inference with its GPU time, where the device times
+/// dispatches (`EMBER_VULKAN_PROFILE=1`), printed and as JSON; `null` otherwise.
+fn dispatch_profile(device: &mut VulkanDevice<'static>) -> Result<Value, String> {
+    let times = device
+        .dispatch_times()
+        .map_err(|e| format!("dispatch times: {e}"))?;
+    if times.is_empty() {
+        return Ok(Value::Null);
+    }
+    let total: f64 = times.iter().map(|t| t.nanos).sum();
+    println!(
+        "   {} dispatches, {:.1} µs on the GPU:",
+        times.len(),
+        total / 1e3
+    );
+    for (i, t) in times.iter().enumerate() {
+        println!(
+            "     {i:>3} {:<22} {:>6.1} µs  grid {:?}",
+            t.kernel,
+            t.nanos / 1e3,
+            t.grid
+        );
+    }
+    Ok(json!(times
+        .iter()
+        .map(|t| json!({"kernel": t.kernel, "grid": t.grid, "us": t.nanos / 1e3}))
+        .collect::<Vec<_>>()))
+}
+
 /// One model: latency and in-flight time per inference on `device`, the local driver's
 /// latency, or why it did not run.
 fn one(
@@ -110,6 +142,14 @@ fn one(
         if !same(lowered, model.outputs(), &local.outputs) {
             return Err("outputs differ from the local driver's".to_string());
         }
+        // A GPU raises its clocks under sustained work only: run for a while untimed, as
+        // IREE's benchmark does before it measures.
+        let warm = Instant::now();
+        while warm.elapsed() < WARM_UP {
+            model.write_inputs(device, &refs)?;
+            model.invoke(device)?;
+            model.read_outputs(device)?;
+        }
         let mut ns = Vec::with_capacity(iters);
         for _ in 0..iters {
             let start = Instant::now();
@@ -118,6 +158,7 @@ fn one(
             model.read_outputs(device)?;
             ns.push(start.elapsed().as_nanos() as u64);
         }
+        let profile = dispatch_profile(device)?;
         for m in models.iter_mut() {
             m.write_inputs(device, &refs)?;
             m.invoke(device)?;
@@ -142,7 +183,7 @@ fn one(
                 return Err("outputs in flight differ from the local driver's".to_string());
             }
         }
-        Ok((median_us(ns), flight_us))
+        Ok((median_us(ns), flight_us, profile))
     });
     // Whatever happened, nothing is left allocated (the driver frees what pending work
     // may still use once the device is past it).
@@ -150,10 +191,11 @@ fn one(
     for m in models {
         released = released.and(m.release(device));
     }
-    let (latency_us, flight_us) = run?;
+    let (latency_us, flight_us, profile) = run?;
     released?;
     let local_us = local.per_inference.as_secs_f64() * 1e6;
     Ok(json!({
+        "dispatch_us": profile,
         "latency_median_us": latency_us,
         "in_flight": in_flight,
         "in_flight_us_per_inference": flight_us,
