@@ -199,30 +199,29 @@ const fn op_per_group(
     }
 }
 
-/// A workgroup per output word where the output (`outputs` bytes) takes at most
-/// `max_words` words and each sum at least `min_terms` terms; otherwise one invocation.
-fn split_lanes(outputs: u64, terms: u64, max_words: u64, min_terms: u64) -> u32 {
-    if outputs.div_ceil(4) <= max_words && terms >= min_terms {
-        super::WORKGROUP_SIZE
-    } else {
-        1
-    }
-}
-
 /// Parameter word `i` of `p` (0 where missing).
 fn word(p: &[u32], i: usize) -> u64 {
     u64::from(p.get(i).copied().unwrap_or(0))
 }
 
-/// `conv2d_s8`'s choice (its WGSL's `split_lanes`): 64 invocations per output word (a
-/// workgroup) where the output takes at most 2,048 words and each sum at least 32 taps, 16
-/// where it takes at most 8,192 words and each sum at least 64 taps, otherwise 1.
+/// `conv2d_s8`'s choice (its WGSL's `split_lanes`): invocations per output word such that
+/// each takes about 8 taps in chunks of four channels (2 taps where the summed depth is not
+/// a multiple of 4), a power of two up to 64, where the output takes at most 8,192 words and
+/// that makes at least 4; otherwise 1.
 fn conv2d_lanes(p: &[u32]) -> u32 {
     let outputs = word(p, 0) * word(p, 7) * word(p, 8) * word(p, 9);
     let taps = word(p, 4) * word(p, 5) * word(p, 6);
-    match split_lanes(outputs, taps, 2048, 32) {
-        1 if outputs.div_ceil(4) <= 8192 && taps >= 64 => 16,
-        lanes => lanes,
+    // The depth each sum runs over: the input's where the filter is HWIO, else the filter's.
+    let depth = if word(p, 21) != 0 {
+        word(p, 3)
+    } else {
+        word(p, 6)
+    };
+    let share = if depth % 4 == 0 { taps / 8 } else { taps / 2 };
+    if outputs.div_ceil(4) > 8192 || share < 4 {
+        1
+    } else {
+        (1u32 << share.ilog2()).min(super::WORKGROUP_SIZE)
     }
 }
 
@@ -242,7 +241,11 @@ fn depthwise_lanes(p: &[u32]) -> u32 {
 /// least 16 cells.
 fn pool_lanes(p: &[u32]) -> u32 {
     let outputs = word(p, 0) * word(p, 4) * word(p, 5) * word(p, 3);
-    split_lanes(outputs, word(p, 6) * word(p, 7), 4096, 16)
+    if outputs.div_ceil(4) <= 4096 && word(p, 6) * word(p, 7) >= 16 {
+        super::WORKGROUP_SIZE
+    } else {
+        1
+    }
 }
 
 /// The weighted int8 ops' bindings: input, weights, bias, multipliers, shifts, output.
@@ -473,5 +476,73 @@ mod tests {
         let fc = find_op("fully_connected_s8").expect("listed");
         assert_eq!(fc.grid(&[], 0, 10), [3, 1, 1]);
         assert_eq!(fc.grid(&[], 1, 3), [1, 1, 1]);
+    }
+
+    /// Conv2dS8's parameter words for a stride-1 "same" convolution.
+    fn conv(hw: u32, depth: u32, filter: u32, out_depth: u32, hwio: bool) -> Vec<u32> {
+        let mut p = vec![1, hw, hw, depth, filter, filter, depth, hw, hw, out_depth];
+        p.extend([
+            1,
+            1,
+            1,
+            1,
+            filter / 2,
+            filter / 2,
+            1,
+            0,
+            0,
+            0,
+            0,
+            u32::from(hwio),
+        ]);
+        p
+    }
+
+    #[test]
+    fn long_sums_over_few_outputs_are_shared() {
+        let lanes = |name: &str, p: &[u32]| (find_op(name).expect("listed").lanes_per_word)(p);
+        // About 8 taps per invocation in chunks of four channels: ResNet-8's first blocks
+        // (144 taps), a 128-channel pointwise layer, a 256-channel one.
+        assert_eq!(lanes("conv2d_s8", &conv(32, 16, 3, 16, true)), 16);
+        assert_eq!(lanes("conv2d_s8", &conv(6, 128, 1, 128, false)), 16);
+        assert_eq!(lanes("conv2d_s8", &conv(3, 256, 1, 256, true)), 32);
+        assert_eq!(lanes("conv2d_s8", &conv(1, 1024, 1, 4, true)), 64);
+        // About 2 taps each where the depth is not a multiple of 4 (kws's first layer has
+        // 40 taps over one channel); none where each would get fewer than 4 or the output
+        // is large.
+        let mut kws = conv(25, 1, 1, 64, true);
+        (kws[2], kws[8], kws[4], kws[5]) = (5, 5, 10, 4);
+        assert_eq!(lanes("conv2d_s8", &kws), 16);
+        assert_eq!(lanes("conv2d_s8", &conv(48, 8, 1, 16, true)), 1);
+        assert_eq!(lanes("conv2d_s8", &conv(96, 64, 3, 64, true)), 1);
+        // Depthwise: 8 per word for a 3x3 filter over a small output; pools: a workgroup
+        // per word for a large window over few outputs.
+        let dw = [
+            1,
+            12,
+            12,
+            64,
+            1,
+            3,
+            3,
+            12,
+            12,
+            1,
+            1,
+            1,
+            1,
+            1,
+            1,
+            1,
+            0,
+            0,
+            -128i32 as u32,
+            127,
+        ];
+        assert_eq!(lanes("depthwise_conv2d_s8", &dw), 8);
+        let pool = [1, 25, 5, 64, 1, 1, 25, 5, 1, 1, 0, 0, -128i32 as u32, 127];
+        assert_eq!(lanes("average_pool2d_s8", &pool), 64);
+        let small = [1, 8, 8, 64, 4, 4, 2, 2, 2, 2, 0, 0, -128i32 as u32, 127];
+        assert_eq!(lanes("average_pool2d_s8", &small), 1);
     }
 }

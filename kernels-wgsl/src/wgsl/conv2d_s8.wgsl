@@ -11,17 +11,17 @@
 // 15 pad_w, 16 has_bias, 17 input_offset, 18 output_offset, 19 act_min, 20 act_max,
 // 21 filter_hwio.
 
-// Invocations that share each output word (as `ops.rs`'s `conv2d_lanes`): 64 (a
-// workgroup) where the output takes at most 2,048 words and each sum at least 32 taps; 16
-// where it takes at most 8,192 words and each sum at least 64 taps; otherwise 1.
-fn split_lanes(words: u32, taps: u32) -> u32 {
-    if words <= 2048u && taps >= 32u {
-        return 64u;
+// Invocations that share each output word (as `ops.rs`'s `conv2d_lanes`), so that each
+// takes about 8 taps in chunks of four channels, or 2 taps one at a time where the summed
+// depth (`depth`) is not a multiple of 4: the largest power of two at most `taps / 8` (or
+// `taps / 2`), up to 64, where the output takes at most 8,192 words and that is at least 4;
+// otherwise 1.
+fn split_lanes(words: u32, taps: u32, depth: u32) -> u32 {
+    let share = select(taps / 2u, taps / 8u, depth % 4u == 0u);
+    if words > 8192u || share < 4u {
+        return 1u;
     }
-    if words <= 8192u && taps >= 64u {
-        return 16u;
-    }
-    return 1u;
+    return min(1u << firstLeadingBit(share), 64u);
 }
 
 // Parameters of its own (the rest, the bindings and the loads are in window_s8.wgsl).
@@ -292,7 +292,7 @@ fn main(
     let words = words_of(start, n);
     // Few outputs with long sums: invocations share each word (the driver's
     // `conv2d_lanes` makes the same choice for the grid).
-    let per_word = split_lanes((n + 3u) / 4u, FH * FW * FD);
+    let per_word = split_lanes((n + 3u) / 4u, FH * FW * FD, select(FD, ID, HWIO));
     if per_word > 1u {
         split_words(id, count, lane, per_word, start, n);
         return;
