@@ -105,6 +105,20 @@ struct DispatchStep {
     grid: Grid,
 }
 
+/// The kernel and grid of each dispatch of a plan, in order (an indirect grid as zeros).
+fn dispatch_labels(steps: &[Step]) -> impl Iterator<Item = (&'static str, [u32; 3])> + '_ {
+    steps.iter().filter_map(|s| match s {
+        Step::Dispatch(d) => Some((
+            d.kernel,
+            match d.grid {
+                Grid::Direct(size) => size,
+                Grid::Indirect(..) => [0; 3],
+            },
+        )),
+        _ => None,
+    })
+}
+
 fn ranges_overlap(a: u64, b: u64, length: u64) -> bool {
     a < b.saturating_add(length) && b < a.saturating_add(length)
 }
@@ -521,12 +535,13 @@ impl VulkanDevice<'_> {
         steps: &[Step],
         upload: vk::Buffer,
         sets: &[vk::DescriptorSet],
-        mut profiler: Option<&mut Profiler>,
+        profiler: Option<&Profiler>,
     ) {
         let d = &self.ctx.device;
-        if let Some(p) = profiler.as_deref_mut() {
+        if let Some(p) = profiler {
             p.begin(&self.ctx, cb);
         }
+        let mut dispatched = 0;
         let mut sets = sets.iter();
         // Indirect dispatches read their grid at the indirect stage: barriers wait for it only
         // in plans that have one. Earlier submissions ended with `end_barrier`, which covers
@@ -584,12 +599,12 @@ impl VulkanDevice<'_> {
                 }
                 Step::Dispatch(ref dispatch) => {
                     let DispatchStep {
-                        kernel,
                         pipeline,
                         ref descriptors,
                         ref push,
                         push_words,
                         grid,
+                        ..
                     } = **dispatch;
                     let infos: Vec<[vk::DescriptorBufferInfo; 1]> = descriptors
                         .iter()
@@ -659,13 +674,10 @@ impl VulkanDevice<'_> {
                             }
                         }
                     }
-                    if let Some(p) = profiler.as_deref_mut() {
-                        let size = match grid {
-                            Grid::Direct(size) => size,
-                            Grid::Indirect(..) => [0; 3],
-                        };
-                        p.after_dispatch(&self.ctx, cb, kernel, size);
+                    if let Some(p) = profiler {
+                        p.after_dispatch(&self.ctx, cb, dispatched);
                     }
+                    dispatched += 1;
                 }
             }
         }
@@ -763,11 +775,12 @@ impl VulkanDevice<'_> {
             Some((pool, sets)) => (Some(pool), sets),
             None => (None, Vec::new()),
         };
-        let mut profiler = self.profiler.take();
-        self.record_plan(cb, &steps, upload_buffer, &sets, profiler.as_mut());
-        self.profiler = profiler;
+        self.record_plan(cb, &steps, upload_buffer, &sets, self.profiler.as_ref());
         let recording = Recording { cb, pool };
         let result = self.ctx.end(cb).and_then(|()| self.ctx.submit(cb));
+        if let (Ok(_), Some(p)) = (&result, self.profiler.as_mut()) {
+            p.ran(dispatch_labels(&steps));
+        }
         match (result, reusable) {
             (Ok(value), true) => {
                 if let Ok(rec) = self.command_buffers.get_mut(command_buffer) {
@@ -807,7 +820,11 @@ impl VulkanDevice<'_> {
     ) -> Result<(), Error> {
         self.memo_hits += 1;
         let value = self.ctx.submit(cb)?;
-        self.command_buffers.get_mut(command_buffer)?.submitted = value;
+        let rec = self.command_buffers.get_mut(command_buffer)?;
+        rec.submitted = value;
+        if let (Some(p), Some(memo)) = (self.profiler.as_mut(), rec.memo.as_ref()) {
+            p.ran(dispatch_labels(&memo.plan));
+        }
         Ok(())
     }
 

@@ -146,9 +146,8 @@ impl<'m> VulkanDevice<'m> {
         })
     }
 
-    /// What each dispatch of the submission recorded last cost on the GPU, once the device
-    /// is idle (this waits for it). Empty unless profiling is on
-    /// ([`VulkanConfig::profile_dispatches`]) and the queue writes timestamps.
+    /// What each dispatch of the last command buffer submitted cost on the GPU, once the
+    /// device is idle (this waits for it). Empty unless [`profiling`](Self::profiling).
     pub fn dispatch_times(&mut self) -> Result<Vec<DispatchTime>, Error> {
         match &self.profiler {
             Some(p) => {
@@ -157,6 +156,12 @@ impl<'m> VulkanDevice<'m> {
             }
             None => Ok(Vec::new()),
         }
+    }
+
+    /// Whether dispatches are timed: profiling is on and the compute queue writes
+    /// timestamps.
+    pub fn profiling(&self) -> bool {
+        self.profiler.is_some()
     }
 
     /// The configuration it was made with.

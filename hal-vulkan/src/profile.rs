@@ -5,7 +5,8 @@
 //! command and one after each dispatch completes. The span between two consecutive
 //! timestamps is what its dispatch cost the queue: the barrier before it, the launch and
 //! the run. Every recording shares the pool, so the figures are those of the submission that
-//! ran last; profile one submission at a time.
+//! ran last (submissions run in order on the one queue): each successful submission, fresh
+//! or replayed, names its dispatches ([`Profiler::ran`]).
 
 use crate::instance::{vk_error, Context};
 use crate::objects::VkObject;
@@ -34,7 +35,7 @@ pub(crate) struct Profiler {
     period: f64,
     /// Bits of a timestamp the queue writes (the rest are garbage).
     valid_bits: u32,
-    /// The kernels and grids of the last recording's timed dispatches, in order.
+    /// The kernels and grids of the last submission's timed dispatches, in order.
     timed: Vec<(&'static str, [u32; 3])>,
 }
 
@@ -60,8 +61,7 @@ impl Profiler {
     }
 
     /// Starts a recording's timestamps: resets the pool and writes the first.
-    pub(crate) fn begin(&mut self, ctx: &Context, cb: vk::CommandBuffer) {
-        self.timed.clear();
+    pub(crate) fn begin(&self, ctx: &Context, cb: vk::CommandBuffer) {
         // SAFETY: `cb` is recording, outside any render pass; the queries exist.
         unsafe {
             ctx.device
@@ -71,19 +71,13 @@ impl Profiler {
         }
     }
 
-    /// Writes the timestamp after a dispatch just recorded into `cb`.
-    pub(crate) fn after_dispatch(
-        &mut self,
-        ctx: &Context,
-        cb: vk::CommandBuffer,
-        kernel: &'static str,
-        grid: [u32; 3],
-    ) {
-        let index = self.timed.len() as u32 + 1;
+    /// Writes the timestamp after dispatch `dispatch` (counted from 0) of the recording,
+    /// just recorded into `cb`.
+    pub(crate) fn after_dispatch(&self, ctx: &Context, cb: vk::CommandBuffer, dispatch: u32) {
+        let index = dispatch + 1;
         if index > MAX_TIMED {
             return;
         }
-        self.timed.push((kernel, grid));
         // SAFETY: `cb` is recording; query `index` was reset earlier in it and is written once.
         unsafe {
             ctx.device.cmd_write_timestamp(
@@ -95,7 +89,15 @@ impl Profiler {
         }
     }
 
-    /// The last recording's dispatch times, once the device is idle (the caller waits).
+    /// A submission of a recording began with [`begin`](Self::begin) went to the queue: its
+    /// dispatches' kernels and grids, in order (those past the pool's room are not timed).
+    pub(crate) fn ran(&mut self, dispatches: impl IntoIterator<Item = (&'static str, [u32; 3])>) {
+        self.timed.clear();
+        self.timed
+            .extend(dispatches.into_iter().take(MAX_TIMED as usize));
+    }
+
+    /// The last submission's dispatch times, once the device is idle (the caller waits).
     pub(crate) fn read(&self, ctx: &Context) -> Result<Vec<DispatchTime>, Error> {
         if self.timed.is_empty() {
             return Ok(Vec::new());

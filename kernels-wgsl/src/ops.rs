@@ -221,7 +221,7 @@ fn conv2d_lanes(p: &[u32]) -> u32 {
     if outputs.div_ceil(4) > 8192 || share < 4 {
         1
     } else {
-        (1u32 << share.ilog2()).min(super::WORKGROUP_SIZE)
+        1u32 << share.ilog2().min(6)
     }
 }
 

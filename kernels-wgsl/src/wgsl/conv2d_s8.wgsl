@@ -77,7 +77,7 @@ fn element(e: u32) -> i32 {
     return finish(oc, acc);
 }
 
-// This invocation's share of output `e`'s sum: taps `lane`, `lane + 64`, ... of the
+// This invocation's share of output `e`'s sum: taps `lane`, `lane + per_word`, ... of the
 // window flattened as (fy, fx, c), each skipped where it falls outside the input.
 fn partial_sum(e: u32, lane: u32, per_word: u32) -> i32 {
     let oc = e % OD;
@@ -106,7 +106,7 @@ fn partial_sum(e: u32, lane: u32, per_word: u32) -> i32 {
 
 // This invocation's share of the sums of output channels `oc0..oc0 + 4` of pixel `p` (all
 // four inside the pixel and, OHWI, in one group): the window's taps in chunks of four
-// channels, chunks `lane`, `lane + 64`, ... of the window flattened as (fy, fx, chunk). The
+// channels, chunks `lane`, `lane + per_word`, ... of the window flattened as (fy, fx, chunk). The
 // channels summed over (the filter depth, or the input depth where HWIO) must be a multiple
 // of 4.
 fn partial_four(p: u32, oc0: u32, lane: u32, per_word: u32) -> vec4<i32> {
