@@ -28,7 +28,7 @@ pub struct DispatchTime {
     pub nanos: f64,
 }
 
-/// The query pool and what the last recording timed.
+/// The query pool and what the last submission timed.
 pub(crate) struct Profiler {
     pool: vk::QueryPool,
     /// Nanoseconds per timestamp tick.
