@@ -21,6 +21,15 @@ use hal_core::contract::{self, Access};
 /// windowed int8 op) is appended to.
 const WINDOW_S8: &[&str] = &["conv2d_s8", "depthwise_conv2d_s8"];
 
+/// The op kernels that `split_words.wgsl` (invocations sharing an output word) is appended
+/// to.
+const SPLIT_WORDS: &[&str] = &[
+    "fully_connected_s8",
+    "conv2d_s8",
+    "depthwise_conv2d_s8",
+    "average_pool2d_s8",
+];
+
 /// The TFLite op set's kernels (`ember-kernels`' parameters, 128-byte push block): name and,
 /// for each binding in order, whether the kernel writes it. `src/lib.rs` lists the same.
 const OPS: &[(&str, &[bool])] = &[
@@ -132,16 +141,22 @@ fn main() {
     let window_path = dir.join("window_s8.wgsl");
     println!("cargo:rerun-if-changed={}", window_path.display());
     let window = read(&window_path);
+    let split_path = dir.join("split_words.wgsl");
+    println!("cargo:rerun-if-changed={}", split_path.display());
+    let split = read(&split_path);
     for (name, written) in OPS {
         let path = dir.join(format!("{name}.wgsl"));
         println!("cargo:rerun-if-changed={}", path.display());
-        let shared = if WINDOW_S8.contains(name) {
-            window.as_str()
-        } else {
-            ""
+        let pick = |list: &[&str], text: &str| {
+            if list.contains(name) {
+                text.to_string()
+            } else {
+                String::new()
+            }
         };
+        let (window, split) = (pick(WINDOW_S8, &window), pick(SPLIT_WORDS, &split));
         let source = format!(
-            "{}\n{shared}\n{ops_common}\n{exp}\n{constants_wgsl}",
+            "{}\n{window}\n{split}\n{ops_common}\n{exp}\n{constants_wgsl}",
             read(&path)
         );
         let words = compile(&path, &source, written, "build.rs's OPS", "ops_common.wgsl");

@@ -87,20 +87,26 @@ fn element(e: u32) -> i32 {
     return average(w, acc);
 }
 
-// This invocation's share of output `e`'s sum: cells `lane`, `lane + 64`, ... of the
-// clipped window, row by row.
-fn partial_sum(e: u32, lane: u32) -> i32 {
+// Invocation `lane` of `per_word`'s share of output `e`'s sum: cells `lane`,
+// `lane + per_word`, ... of the clipped window, row by row.
+fn partial_sum(e: u32, lane: u32, per_word: u32) -> i32 {
     let w = window_of(e);
     let cols = max(w.fx1 - w.fx0, 0);
     let cells = max(w.fy1 - w.fy0, 0) * cols;
     var acc = 0;
-    for (var r = i32(lane); r < cells; r += 64) {
+    for (var r = i32(lane); r < cells; r += i32(per_word)) {
         acc += cell(w, w.fy0 + r / cols, w.fx0 + r % cols);
     }
     return acc;
 }
 
-var<workgroup> partial: array<vec4<i32>, 64>;
+fn word_partial(w: u32, start: u32, n: u32, sub: u32, per_word: u32) -> vec4<i32> {
+    return bytes_partial(w, start, n, sub, per_word);
+}
+
+fn finish_element(e: u32, sum: i32) -> i32 {
+    return average(window_of(e), sum);
+}
 
 @compute @workgroup_size(64, 1, 1)
 fn main(
@@ -117,37 +123,7 @@ fn main(
     // Few outputs with large windows: a workgroup per word, its invocations splitting each
     // window (the driver's `pool_lanes` makes the same choice for the grid).
     if (n + 3u) / 4u <= SPLIT_MAX_WORDS && param(6u) * param(7u) >= SPLIT_MIN_CELLS {
-        let group = id.x + count.x * (id.y + count.y * id.z);
-        let groups = count.x * count.y * count.z;
-        for (var w = words.first + group; w <= words.last; w += groups) {
-            var acc = vec4<i32>(0);
-            for (var l = 0u; l < 4u; l++) {
-                let b = w * 4u + l;
-                if b >= start && b < start + n {
-                    acc[l] = partial_sum(b - start, lane);
-                }
-            }
-            partial[lane] = acc;
-            workgroupBarrier();
-            for (var half = 32u; half > 0u; half /= 2u) {
-                if lane < half {
-                    partial[lane] += partial[lane + half];
-                }
-                workgroupBarrier();
-            }
-            if lane == 0u {
-                let sum = partial[0];
-                var word = output[w];
-                for (var l = 0u; l < 4u; l++) {
-                    let b = w * 4u + l;
-                    if b >= start && b < start + n {
-                        word = with_byte(word, l, average(window_of(b - start), sum[l]));
-                    }
-                }
-                output[w] = word;
-            }
-            workgroupBarrier();
-        }
+        split_words(id, count, lane, 64u, start, n);
         return;
     }
     let me = stride_of(id, count, lane);

@@ -158,14 +158,7 @@ fn word_partial(w: u32, start: u32, n: u32, sub: u32, per_word: u32) -> vec4<i32
             return partial_four(e0 / OD, oc0, sub, per_word);
         }
     }
-    var acc = vec4<i32>(0);
-    for (var l = 0u; l < 4u; l++) {
-        let b = b0 + l;
-        if b >= start && b < start + n {
-            acc[l] = partial_sum(b - start, sub, per_word);
-        }
-    }
-    return acc;
+    return bytes_partial(w, start, n, sub, per_word);
 }
 
 // Output channels `oc0..oc0 + 4` of pixel `p` (all four inside the pixel), as one word.

@@ -61,23 +61,23 @@ fn word_partial(w: u32, start: u32, n: u32, sub: u32, per_word: u32) -> vec4<i32
         }
         return acc;
     }
-    for (var l = 0u; l < 4u; l++) {
-        let b = b0 + l;
-        if b < start || b >= start + n {
+    return bytes_partial(w, start, n, sub, per_word);
+}
+
+// Invocation `sub` of `per_word`'s share of output `e`'s sum: filter taps `sub`,
+// `sub + per_word`, ..., each skipped where it falls outside the input.
+fn partial_sum(e: u32, sub: u32, per_word: u32) -> i32 {
+    let oc = e % OD;
+    let px = pixel_of(e / OD);
+    var acc = 0;
+    for (var t = sub; t < FH * FW; t += per_word) {
+        let y = px.y0 + i32((t / FW) * DH);
+        let x = px.x0 + i32((t % FW) * DW);
+        if y < 0 || y >= i32(IH) || x < 0 || x >= i32(IW) {
             continue;
         }
-        let e = b - start;
-        let oc = e % OD;
-        let px = pixel_of(e / OD);
-        for (var t = sub; t < taps; t += per_word) {
-            let y = px.y0 + i32((t / FW) * DH);
-            let x = px.x0 + i32((t % FW) * DW);
-            if y < 0 || y >= i32(IH) || x < 0 || x >= i32(IW) {
-                continue;
-            }
-            let ib = IN_BASE + ((px.row0 + u32(y)) * IW + u32(x)) * ID + oc / MULT;
-            acc[l] += (input_s8(ib) + IN_OFF) * weight_s8(W_BASE + t * OD + oc);
-        }
+        let ib = IN_BASE + ((px.row0 + u32(y)) * IW + u32(x)) * ID + oc / MULT;
+        acc += (input_s8(ib) + IN_OFF) * weight_s8(W_BASE + t * OD + oc);
     }
     return acc;
 }

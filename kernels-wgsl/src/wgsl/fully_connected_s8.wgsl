@@ -15,8 +15,6 @@
 @group(0) @binding(4) var<storage, read> shifts: array<i32>;
 @group(0) @binding(5) var<storage, read_write> output: array<u32>;
 
-var<workgroup> partial: array<vec4<i32>, 64>;
-
 fn input_s8(i: u32) -> i32 {
     let b = base_byte(0u) + i;
     return s8_of(input[b / 4u], b % 4u);
@@ -27,8 +25,9 @@ fn weight_s8(i: u32) -> i32 {
     return s8_of(weights[b / 4u], b % 4u);
 }
 
-// This invocation's share of output `e`'s dot product: products `lane`, `lane + 64`, ...
-fn partial_sum(e: u32, lane: u32) -> i32 {
+// Invocation `lane` of `per_word`'s share of output `e`'s dot product: products `lane`,
+// `lane + per_word`, ...
+fn partial_sum(e: u32, lane: u32, per_word: u32) -> i32 {
     let n = param(1u);
     let od = param(2u);
     let row = e / od;
@@ -36,14 +35,14 @@ fn partial_sum(e: u32, lane: u32) -> i32 {
     let in_off = param_i32(4u);
     let f_off = select(param_i32(5u), 0, param(9u) != 0u);
     var acc = 0;
-    for (var k = lane; k < n; k += 64u) {
+    for (var k = lane; k < n; k += per_word) {
         acc += (weight_s8(oc * n + k) + f_off) * (input_s8(row * n + k) + in_off);
     }
     return acc;
 }
 
-// Output `e` from its whole dot product `acc`.
-fn finish(e: u32, dot: i32) -> i32 {
+// Output `e` from its whole dot product `dot`.
+fn finish_element(e: u32, dot: i32) -> i32 {
     let od = param(2u);
     let oc = e % od;
     var acc = dot;
@@ -57,6 +56,10 @@ fn finish(e: u32, dot: i32) -> i32 {
     return clamp_s8(v, param_i32(7u), param_i32(8u));
 }
 
+fn word_partial(w: u32, start: u32, n: u32, sub: u32, per_word: u32) -> vec4<i32> {
+    return bytes_partial(w, start, n, sub, per_word);
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn main(
     @builtin(workgroup_id) id: vec3<u32>,
@@ -67,37 +70,5 @@ fn main(
     if n == 0u {
         return;
     }
-    let start = base_byte(5u);
-    let words = words_of(start, n);
-    let group = id.x + count.x * (id.y + count.y * id.z);
-    let groups = count.x * count.y * count.z;
-    for (var w = words.first + group; w <= words.last; w += groups) {
-        var acc = vec4<i32>(0);
-        for (var l = 0u; l < 4u; l++) {
-            let b = w * 4u + l;
-            if b >= start && b < start + n {
-                acc[l] = partial_sum(b - start, lane);
-            }
-        }
-        partial[lane] = acc;
-        workgroupBarrier();
-        for (var half = 32u; half > 0u; half /= 2u) {
-            if lane < half {
-                partial[lane] += partial[lane + half];
-            }
-            workgroupBarrier();
-        }
-        if lane == 0u {
-            let sum = partial[0];
-            var word = output[w];
-            for (var l = 0u; l < 4u; l++) {
-                let b = w * 4u + l;
-                if b >= start && b < start + n {
-                    word = with_byte(word, l, finish(b - start, sum[l]));
-                }
-            }
-            output[w] = word;
-        }
-        workgroupBarrier();
-    }
+    split_words(id, count, lane, 64u, base_byte(5u), n);
 }

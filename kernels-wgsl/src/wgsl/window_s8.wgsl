@@ -1,8 +1,6 @@
 // Shared by the int8 window kernels (`conv2d_s8`, `depthwise_conv2d_s8`): build.rs appends
 // it after each one's own source. Their bindings, the parameters both read into private
-// variables, byte loads, the per-channel output stage, the output pixel's window, and the
-// split path, where several invocations share each output word (each kernel's
-// `word_partial` gives one invocation's share of a word's four sums).
+// variables, byte loads, the per-channel output stage and the output pixel's window.
 
 @group(0) @binding(0) var<storage, read> input: array<u32>;
 @group(0) @binding(1) var<storage, read> weights: array<u32>;
@@ -101,45 +99,7 @@ fn pixel_of(p: u32) -> Pixel {
     return Pixel(b * IH, i32(oy * SH) - PH, i32(ox * SW) - PW);
 }
 
-var<workgroup> partial: array<vec4<i32>, 64>;
-
-// The split path over the output bytes `start..start + n`: `per_word` invocations (a power of
-// two up to 64) share each output word, a workgroup taking 64 / `per_word` consecutive words a
-// round. Each adds its share of the word's four sums (`word_partial`); the word's first
-// invocation adds the shares in workgroup memory and writes the word, keeping its bytes
-// outside the output. Wrapping i32 sums, so the order of the terms does not matter.
-fn split_words(id: vec3<u32>, count: vec3<u32>, lane: u32, per_word: u32, start: u32, n: u32) {
-    let words = words_of(start, n);
-    let group = id.x + count.x * (id.y + count.y * id.z);
-    let groups = count.x * count.y * count.z;
-    let per_group = 64u / per_word;
-    let sub = lane % per_word;
-    // Every invocation of the workgroup takes the same rounds (it meets the barriers).
-    for (var first = words.first + group * per_group; first <= words.last; first += groups * per_group) {
-        let w = first + lane / per_word;
-        var acc = vec4<i32>(0);
-        if w <= words.last {
-            acc = word_partial(w, start, n, sub, per_word);
-        }
-        partial[lane] = acc;
-        workgroupBarrier();
-        for (var half = per_word / 2u; half > 0u; half /= 2u) {
-            if sub < half {
-                partial[lane] += partial[lane + half];
-            }
-            workgroupBarrier();
-        }
-        if sub == 0u && w <= words.last {
-            let sum = partial[lane];
-            var word = output[w];
-            for (var l = 0u; l < 4u; l++) {
-                let b = w * 4u + l;
-                if b >= start && b < start + n {
-                    word = with_byte(word, l, finish((b - start) % OD, sum[l]));
-                }
-            }
-            output[w] = word;
-        }
-        workgroupBarrier();
-    }
+// Output element `e` from its whole sum (the split path's finish).
+fn finish_element(e: u32, sum: i32) -> i32 {
+    return finish(e % OD, sum);
 }
