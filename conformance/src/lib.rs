@@ -108,6 +108,12 @@ pub trait Target {
     fn unknown_kernel() -> ExecutableSource<'static> {
         ExecutableSource::Kernel("no_such_kernel")
     }
+    /// Whether the cases of this target must run one at a time, each alone in the process
+    /// ([`run_case_alone`]): true where something below the driver cannot take one thread
+    /// making or dropping a device while another uses a different one. False by default.
+    fn cases_one_at_a_time() -> bool {
+        false
+    }
 }
 
 /// One conformance case, as [`cases`] lists it for a target: its area (the module it lives
@@ -237,10 +243,13 @@ macro_rules! __conformance_cases {
                 $(
                     #[test]
                     fn $case() {
-                        $crate::run_case(
-                            concat!(stringify!($area), "::", stringify!($case)),
-                            $crate::$area::$case::<$target>,
-                        );
+                        let name = concat!(stringify!($area), "::", stringify!($case));
+                        let case = $crate::$area::$case::<$target>;
+                        if <$target as $crate::Target>::cases_one_at_a_time() {
+                            $crate::run_case_alone(name, case);
+                        } else {
+                            $crate::run_case(name, case);
+                        }
                     }
                 )+
             }
@@ -291,6 +300,19 @@ pub fn run_case(name: &'static str, case: fn()) {
             panic!("conformance case {name} hung: still running after {limit} s")
         }
     }
+}
+
+/// Runs one case as [`run_case`] does, while no other case run through this function
+/// runs: the turn is taken before the case's thread starts and given back when the case
+/// ends or its watchdog fires, so a hung case fails without stalling the rest. A case that
+/// panicked does not keep the others from their turn. Needs the `std` feature.
+#[cfg(feature = "std")]
+pub fn run_case_alone(name: &'static str, case: fn()) {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = TURN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    run_case(name, case);
 }
 
 /// Makes a device with [`Target::create`], runs `case` on it, then checks that the device

@@ -2,6 +2,8 @@
 //! `Session`, classifies every held-out image with the same predictions as the local driver
 //! (and so the same accuracy), with the validation layer on and nothing leaked.
 
+mod common;
+
 use ember_digits::{predict_f64, score, Digits, TrainConfig};
 use hal_core::module::{Module, Step};
 use hal_core::session::{LoadOptions, ResultMemory, Session};
@@ -62,6 +64,7 @@ where
 
 #[test]
 fn digits_match_the_local_driver() {
+    let _alone = common::alone();
     let (module, mlp, held_out) = digits_module();
     let features = held_out.features();
 
@@ -96,6 +99,7 @@ fn digits_match_the_local_driver() {
 /// its kernel with a GPU time; without it, none do.
 #[test]
 fn profiled_dispatches_are_named_and_timed() {
+    let _alone = common::alone();
     let (module, _, held_out) = digits_module();
     let features = &held_out.features()[..2];
     let parsed = Module::parse(module).expect("module parses");
@@ -171,6 +175,7 @@ fn aligned(len: usize) -> &'static mut [u8] {
 /// memory is unified (lavapipe), and nothing is left behind.
 #[test]
 fn invocations_in_flight_each_one_submission_and_no_host_wait() {
+    let _alone = common::alone();
     let (module, mlp, held_out) = digits_module();
     let features = held_out.features();
     const IN_FLIGHT: usize = 8;

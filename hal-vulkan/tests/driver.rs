@@ -7,6 +7,8 @@
 //! Runs on whatever `EMBER_VULKAN_DEVICE` picks (lavapipe in CI), with the validation layer
 //! unless `EMBER_VULKAN_VALIDATION=0`.
 
+mod common;
+
 use hal_core::memory::{BufferParams, MemoryAccess, MemoryType};
 use hal_core::{
     BufferRef, BufferSpan, CommandBufferMode, Device, Error, ExecutableSource, Mapped, Record,
@@ -70,6 +72,7 @@ fn dispatch<D: Device>(
 
 #[test]
 fn selection_queues_and_heaps() {
+    let _alone = common::alone();
     let dev = device(config());
     let (compute, transfer, _sparse) = dev.queue_families();
     eprintln!(
@@ -97,6 +100,7 @@ fn selection_queues_and_heaps() {
 
 #[test]
 fn sparse_and_fallback_chunks_hold_the_same_bytes() {
+    let _alone = common::alone();
     for sparse in [true, false] {
         let mut dev = device(VulkanConfig {
             sparse_binding: sparse,
@@ -132,6 +136,7 @@ fn sparse_and_fallback_chunks_hold_the_same_bytes() {
 
 #[test]
 fn device_only_memory_goes_through_staging() {
+    let _alone = common::alone();
     let mut dev = device(VulkanConfig {
         emulate_device_only_heap: true,
         staging_bytes: 4096,
@@ -195,6 +200,7 @@ fn run_read(
 
 #[test]
 fn imports_in_place_when_the_device_can() {
+    let _alone = common::alone();
     let mut dev = device(config());
     let page = 64 << 10;
     // A region with room to pick an aligned and a misaligned start.
@@ -248,6 +254,7 @@ fn imports_in_place_when_the_device_can() {
 
 #[test]
 fn reusable_command_buffers_replay_their_recording() {
+    let _alone = common::alone();
     let mut dev = device(config());
     let a = dev
         .allocate_buffer(BufferParams::host_visible(), 1024)
@@ -303,6 +310,7 @@ fn reusable_command_buffers_replay_their_recording() {
 
 #[test]
 fn generic_spirv_loads_and_invalid_spirv_is_refused() {
+    let _alone = common::alone();
     let mut dev = device(config());
     let kernel = ember_kernels_wgsl::find("fill_u32").expect("fill_u32");
     let exe = dev
@@ -344,6 +352,7 @@ fn generic_spirv_loads_and_invalid_spirv_is_refused() {
 
 #[test]
 fn memory_exhausted_and_allocations_over_every_heap_are_errors() {
+    let _alone = common::alone();
     let mut dev = device(VulkanConfig {
         heap_budget: 8 << 20,
         block_size: 1 << 20,
@@ -401,6 +410,7 @@ fn memory_exhausted_and_allocations_over_every_heap_are_errors() {
 
 #[test]
 fn a_binding_over_max_storage_buffer_range_is_an_error() {
+    let _alone = common::alone();
     // One chunk larger than maxStorageBufferRange (128 MiB on lavapipe).
     let mut dev = device(VulkanConfig {
         max_allocation_size: 1 << 30,
@@ -434,6 +444,7 @@ fn a_binding_over_max_storage_buffer_range_is_an_error() {
 
 #[test]
 fn failed_semaphores_fail_work_without_leaks() {
+    let _alone = common::alone();
     let mut dev = device(config());
     let b = dev
         .allocate_buffer(BufferParams::host_visible(), 64)

@@ -2,6 +2,8 @@
 //! windows and through the two bounded staging buffers, checked byte for byte; and its
 //! refusals. Every device is made with `strict_teardown` (no leak, no validation message).
 
+mod common;
+
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess};
 use hal_core::{BufferSpan, Device, Error};
 use hal_vulkan::{HostLoadOptions, LoadPath, VulkanConfig, VulkanDevice};
@@ -44,6 +46,7 @@ fn read_back(dev: &mut VulkanDevice<'_>, span: BufferSpan) -> Vec<u8> {
 
 #[test]
 fn loads_through_import_and_staging_match_the_source() {
+    let _alone = common::alone();
     for sparse in [true, false] {
         let mut dev = device(sparse);
         let words = source(3 << 20);
@@ -95,6 +98,7 @@ fn loads_through_import_and_staging_match_the_source() {
 
 #[test]
 fn host_visible_targets_are_written_through_the_mapping() {
+    let _alone = common::alone();
     let mut dev = device(true);
     let words = source(64 << 10);
     let data = bytes(&words);
@@ -112,6 +116,7 @@ fn host_visible_targets_are_written_through_the_mapping() {
 
 #[test]
 fn bad_loads_are_refused_and_change_nothing() {
+    let _alone = common::alone();
     let mut dev = device(true);
     let data = vec![7u8; 4096];
     let target = dev
