@@ -30,6 +30,14 @@ const SPLIT_WORDS: &[&str] = &[
     "average_pool2d_s8",
 ];
 
+/// The op kernels that `broadcast.wgsl` (TFLite's broadcasting of two inputs) is appended
+/// to.
+const BROADCAST: &[&str] = &["add_s8", "mul_s8", "add_broadcast_f32", "mul_broadcast_f32"];
+
+/// The op kernels that `gather_bytes.wgsl` (moving whole elements of 1, 2 or 4 bytes) is
+/// appended to.
+const GATHER_BYTES: &[&str] = &["pad", "transpose", "strided_slice"];
+
 /// The TFLite op set's kernels (`ember-kernels`' parameters, 128-byte push block): name and,
 /// for each binding in order, whether the kernel writes it. `src/lib.rs` lists the same.
 const OPS: &[(&str, &[bool])] = &[
@@ -46,12 +54,18 @@ const OPS: &[(&str, &[bool])] = &[
     ("max_pool2d_s8", &[false, true]),
     ("softmax_s8", &[false, true]),
     ("add_s8", &[false, false, true]),
+    ("mul_s8", &[false, false, true]),
     ("fully_connected_f32", &[false, false, false, true]),
     ("conv2d_f32", &[false, false, false, true]),
     ("depthwise_conv2d_f32", &[false, false, false, true]),
     ("average_pool2d_f32", &[false, true]),
     ("max_pool2d_f32", &[false, true]),
     ("softmax_beta_f32", &[false, true]),
+    ("add_broadcast_f32", &[false, false, true]),
+    ("mul_broadcast_f32", &[false, false, true]),
+    ("pad", &[false, true]),
+    ("transpose", &[false, true]),
+    ("strided_slice", &[false, true]),
 ];
 
 /// The entry point of every kernel.
@@ -144,6 +158,12 @@ fn main() {
     let split_path = dir.join("split_words.wgsl");
     println!("cargo:rerun-if-changed={}", split_path.display());
     let split = read(&split_path);
+    let broadcast_path = dir.join("broadcast.wgsl");
+    println!("cargo:rerun-if-changed={}", broadcast_path.display());
+    let broadcast = read(&broadcast_path);
+    let gather_path = dir.join("gather_bytes.wgsl");
+    println!("cargo:rerun-if-changed={}", gather_path.display());
+    let gather = read(&gather_path);
     for (name, written) in OPS {
         let path = dir.join(format!("{name}.wgsl"));
         println!("cargo:rerun-if-changed={}", path.display());
@@ -155,8 +175,9 @@ fn main() {
             }
         };
         let (window, split) = (pick(WINDOW_S8, &window), pick(SPLIT_WORDS, &split));
+        let (broadcast, gather) = (pick(BROADCAST, &broadcast), pick(GATHER_BYTES, &gather));
         let source = format!(
-            "{}\n{window}\n{split}\n{ops_common}\n{exp}\n{constants_wgsl}",
+            "{}\n{window}\n{split}\n{broadcast}\n{gather}\n{ops_common}\n{exp}\n{constants_wgsl}",
             read(&path)
         );
         let words = compile(&path, &source, written, "build.rs's OPS", "ops_common.wgsl");

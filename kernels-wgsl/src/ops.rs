@@ -2,12 +2,16 @@
 //! words (any number up to [`OP_MAX_PARAMS`]) in a 128-byte push block.
 
 use super::{spirv, BindingFacts, KernelError};
-use ember_kernels::add::AddS8;
+use ember_kernels::add::{AddF32, AddS8};
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
+use ember_kernels::mul::{MulF32, MulS8};
+use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::softmax::{SoftmaxF32, SoftmaxS8};
+use ember_kernels::strided_slice::StridedSlice;
+use ember_kernels::transpose::Transpose;
 use ember_kernels::{KernelParams, Words};
 
 /// Size in bytes of an op kernel's push-constant range (32 words).
@@ -256,6 +260,10 @@ const UNARY_S8: &[OpBinding] = &[IN8, OUT8];
 const BINARY_S8: &[OpBinding] = &[IN8, IN8, OUT8];
 /// The weighted float ops' bindings: input, weights, bias, output.
 const WEIGHTED_F32: &[OpBinding] = &[IN32, IN32, IN32, OUT32];
+/// One input, one output, of elements of 1, 2 or 4 bytes (byte-aligned bindings).
+const UNARY_U8: &[OpBinding] = &[IN8, OUT8];
+/// Two float inputs, one float output.
+const BINARY_F32: &[OpBinding] = &[IN32, IN32, OUT32];
 /// One float input, one float output.
 const UNARY_F32: &[OpBinding] = &[IN32, OUT32];
 
@@ -307,6 +315,7 @@ pub static OPS: &[OpKernel] = &[
         params_of!(SoftmaxS8),
     ),
     op(AddS8::KERNEL, spirv::ADD_S8, BINARY_S8, params_of!(AddS8)),
+    op(MulS8::KERNEL, spirv::MUL_S8, BINARY_S8, params_of!(MulS8)),
     op(
         FullyConnectedF32::KERNEL,
         spirv::FULLY_CONNECTED_F32,
@@ -343,6 +352,31 @@ pub static OPS: &[OpKernel] = &[
         UNARY_F32,
         params_of!(SoftmaxF32),
     ),
+    op(
+        AddF32::KERNEL,
+        spirv::ADD_BROADCAST_F32,
+        BINARY_F32,
+        params_of!(AddF32),
+    ),
+    op(
+        MulF32::KERNEL,
+        spirv::MUL_BROADCAST_F32,
+        BINARY_F32,
+        params_of!(MulF32),
+    ),
+    op(Pad::KERNEL, spirv::PAD, UNARY_U8, params_of!(Pad)),
+    op(
+        Transpose::KERNEL,
+        spirv::TRANSPOSE,
+        UNARY_U8,
+        params_of!(Transpose),
+    ),
+    op(
+        StridedSlice::KERNEL,
+        spirv::STRIDED_SLICE,
+        UNARY_U8,
+        params_of!(StridedSlice),
+    ),
 ];
 
 /// The op kernel named `name`, if there is one.
@@ -365,12 +399,18 @@ mod tests {
             "max_pool2d_s8",
             "softmax_s8",
             "add_s8",
+            "mul_s8",
             "fully_connected_f32",
             "conv2d_f32",
             "depthwise_conv2d_f32",
             "average_pool2d_f32",
             "max_pool2d_f32",
             "softmax_beta_f32",
+            "add_broadcast_f32",
+            "mul_broadcast_f32",
+            "pad",
+            "transpose",
+            "strided_slice",
         ];
         assert_eq!(OPS.len(), names.len());
         for (k, name) in OPS.iter().zip(names) {

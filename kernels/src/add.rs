@@ -2,7 +2,7 @@
 //! (int8: both inputs rescaled to a common scale after a left shift of 20 bits, summed,
 //! rescaled to the output) and `reference_ops::Add`/`BroadcastAdd6DSlow` (float).
 //!
-//! Bindings of `add_s8` and `add_f32`: 0 input 1, 1 input 2, 2 output (`i8` or `f32`),
+//! Bindings of `add_s8` and `add_broadcast_f32`: 0 input 1, 1 input 2, 2 output (`i8` or `f32`),
 //! sized by the [`BroadcastShape`].
 
 use crate::activation::Activation;
@@ -190,7 +190,8 @@ impl KernelParams for AddS8 {
     }
 }
 
-/// `add_f32`: `clamp(a + b)`. Words: [`BroadcastShape`]'s 12, `act_min`, `act_max`
+/// `add_broadcast_f32`: `clamp(a + b)` (named apart from the drivers' built-in element-wise
+/// `add_f32`, whose bindings and words differ). Words: [`BroadcastShape`]'s 12, `act_min`, `act_max`
 /// (`f32` bits).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AddF32 {
@@ -203,7 +204,7 @@ pub struct AddF32 {
 }
 
 impl KernelParams for AddF32 {
-    const KERNEL: &'static str = "add_f32";
+    const KERNEL: &'static str = "add_broadcast_f32";
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);

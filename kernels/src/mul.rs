@@ -1,7 +1,7 @@
 //! MUL with TFLite's broadcasting: TFLM's `reference_integer_ops::Mul`/`BroadcastMul6DSlow`
 //! (int8: the product of the offset inputs rescaled once) and `reference_ops::Mul` (float).
 //!
-//! Bindings of `mul_s8` and `mul_f32`: 0 input 1, 1 input 2, 2 output (`i8` or `f32`),
+//! Bindings of `mul_s8` and `mul_broadcast_f32`: 0 input 1, 1 input 2, 2 output (`i8` or `f32`),
 //! sized by the [`BroadcastShape`].
 
 use crate::activation::Activation;
@@ -127,7 +127,8 @@ impl KernelParams for MulS8 {
     }
 }
 
-/// `mul_f32`: `clamp(a * b)`. Words: [`BroadcastShape`]'s 12, `act_min`, `act_max`
+/// `mul_broadcast_f32`: `clamp(a * b)` (named apart from the drivers' built-in element-wise
+/// `mul_f32`, whose bindings and words differ). Words: [`BroadcastShape`]'s 12, `act_min`, `act_max`
 /// (`f32` bits).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MulF32 {
@@ -140,7 +141,7 @@ pub struct MulF32 {
 }
 
 impl KernelParams for MulF32 {
-    const KERNEL: &'static str = "mul_f32";
+    const KERNEL: &'static str = "mul_broadcast_f32";
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);

@@ -3,8 +3,7 @@
 // a word that lie outside the output. Without broadcasting it reads only the input elements
 // of its own output word, so the output may alias an input.
 //
-// Parameter words: 0..=5 input1's dimensions, 6..=11 input2's (right-aligned, leading 1s),
-// 12 left_shift, 13 input1_offset, 14 input1_multiplier, 15 input1_shift, 16 input2_offset,
+// Parameter words: 0..=11 the broadcast shape (broadcast.wgsl), 12 left_shift, 13 input1_offset, 14 input1_multiplier, 15 input1_shift, 16 input2_offset,
 // 17 input2_multiplier, 18 input2_shift, 19 output_offset, 20 output_multiplier,
 // 21 output_shift, 22 act_min, 23 act_max.
 
@@ -20,31 +19,6 @@ fn input1_s8(i: u32) -> i32 {
 fn input2_s8(i: u32) -> i32 {
     let b = base_byte(1u) + i;
     return s8_of(input2[b / 4u], b % 4u);
-}
-
-// The indices into input 1 and input 2 of output element `e`, broadcasting dimensions of 1.
-fn input_indices(e: u32) -> vec2<u32> {
-    var rest = e;
-    var a = 0u;
-    var b = 0u;
-    var stride_a = 1u;
-    var stride_b = 1u;
-    for (var i = 5; i >= 0; i--) {
-        let da = param(u32(i));
-        let db = param(u32(i) + 6u);
-        let dout = max(da, db);
-        let idx = rest % dout;
-        rest = rest / dout;
-        if da != 1u {
-            a += idx * stride_a;
-        }
-        if db != 1u {
-            b += idx * stride_b;
-        }
-        stride_a *= da;
-        stride_b *= db;
-    }
-    return vec2<u32>(a, b);
 }
 
 fn element(e: u32, elementwise: bool) -> i32 {
@@ -71,12 +45,9 @@ fn main(
     @builtin(num_workgroups) count: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    var n = 1u;
-    var elementwise = true;
-    for (var i = 0u; i < 6u; i++) {
-        n *= max(param(i), param(i + 6u));
-        elementwise = elementwise && param(i) == param(i + 6u);
-    }
+    let shape = broadcast_shape();
+    let n = shape.n;
+    let elementwise = shape.elementwise;
     if n == 0u {
         return;
     }

@@ -9,11 +9,6 @@
 @group(0) @binding(0) var<storage, read> input: array<f32>;
 @group(0) @binding(1) var<storage, read_write> output: array<f32>;
 
-fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {
-    let t = select(x, lo, x < lo);
-    return select(t, hi, hi < t);
-}
-
 // `a / b` correctly rounded, as the reference's `f32` division: Vulkan only bounds OpFDiv
 // to 2.5 ulp, so the quotient is corrected once by its exact remainder (`a - q b` by
 // Dekker's two-product), where every value is far from overflow and underflow.

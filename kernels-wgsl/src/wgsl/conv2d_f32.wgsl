@@ -15,11 +15,6 @@
 @group(0) @binding(2) var<storage, read> bias: array<f32>;
 @group(0) @binding(3) var<storage, read_write> output: array<f32>;
 
-fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {
-    let t = select(x, lo, x < lo);
-    return select(t, hi, hi < t);
-}
-
 // Output `e` of `[batches, output_height, output_width, output_depth]`.
 fn element(e: u32) -> f32 {
     let ih = i32(param(1u));

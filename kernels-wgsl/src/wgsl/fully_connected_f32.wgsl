@@ -11,12 +11,6 @@
 @group(0) @binding(2) var<storage, read> bias: array<f32>;
 @group(0) @binding(3) var<storage, read_write> output: array<f32>;
 
-// ember-kernels' `clamp_f32`: `lo` where `x < lo`, then `hi` where `hi < t` (a NaN passes).
-fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {
-    let t = select(x, lo, x < lo);
-    return select(t, hi, hi < t);
-}
-
 // Output `e` (row `e / output_depth`, channel `e % output_depth`).
 fn element(e: u32) -> f32 {
     let n = param(1u);

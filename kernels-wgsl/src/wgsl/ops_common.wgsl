@@ -134,3 +134,9 @@ fn words_of(base: u32, n: u32) -> Words {
 fn clamp_s8(v: i32, lo: i32, hi: i32) -> i32 {
     return min(max(v, lo), hi);
 }
+
+// ember-kernels' `clamp_f32`: `lo` where `x < lo`, then `hi` where `hi < t` (a NaN passes).
+fn clamp_f32(x: f32, lo: f32, hi: f32) -> f32 {
+    let t = select(x, lo, x < lo);
+    return select(t, hi, hi < t);
+}

@@ -1,0 +1,252 @@
+//! Every op on randomized single-op models, imported and run on the Vulkan driver, against
+//! TensorFlow Lite Micro: int8 and other integer outputs equal, float outputs within 1e-5
+//! relative (or 1e-6 absolute near zero), as ember-import's `op_oracle` holds the local
+//! driver.
+//!
+//! The models and TFLM's outputs are under `target/oracle-ops/<variant>/<n>/` (`cargo
+//! xtask oracle --ops`, which `cargo xtask test` runs first); without them this test says so
+//! loudly and checks nothing. It runs every model (`EMBER_OP_ORACLE_EVERY=N`, every `N`th
+//! of each variant). A model whose module names a kernel the GPU
+//! has no SPIR-V for is counted per kernel and listed, not failed: the lowering is the
+//! host's, and the GPU's op set is smaller. Anything else that goes wrong (a lowering or
+//! load error, a run error, a differing element, a validation message) fails the test.
+
+mod common;
+
+use ember_import::{lower, parse, DeviceModel, LowerError};
+use ember_npy::oracle::Manifest;
+use ember_npy::Data;
+use hal_core::memory::BufferParams;
+use hal_core::module::Module;
+use hal_core::session::ResultMemory;
+use hal_core::Device;
+use hal_vulkan::{VulkanConfig, VulkanDevice};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn ops_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracle-ops")
+}
+
+/// The first element of `got` that differs from TFLM's `want` (integers: any difference;
+/// floats: beyond 1e-5 relative and 1e-6 absolute; a NaN on one side only), described.
+fn first_difference(got: &Data, want: &Data) -> Option<String> {
+    if got.len() != want.len() {
+        return Some(format!("{} elements, TFLM has {}", got.len(), want.len()));
+    }
+    fn first<T: PartialEq + std::fmt::Display>(g: &[T], w: &[T]) -> Option<String> {
+        let (i, (a, b)) = g.iter().zip(w).enumerate().find(|(_, (a, b))| a != b)?;
+        Some(format!("[{i}] {a} vs TFLM {b}"))
+    }
+    match (got, want) {
+        (Data::F32(g), Data::F32(w)) => {
+            let (i, (a, b)) = g.iter().zip(w).enumerate().find(|(_, (a, b))| {
+                let same_nan = a.is_nan() && b.is_nan();
+                !(same_nan || (*a - *b).abs() <= (b.abs() * 1e-5).max(1e-6))
+            })?;
+            Some(format!("[{i}] {a:e} vs TFLM {b:e}"))
+        }
+        (Data::I8(g), Data::I8(w)) => first(g, w),
+        (Data::U8(g), Data::U8(w)) => first(g, w),
+        (Data::I16(g), Data::I16(w)) => first(g, w),
+        (Data::I32(g), Data::I32(w)) => first(g, w),
+        _ => Some(format!(
+            "{:?} against TFLM's {:?}",
+            got.dtype(),
+            want.dtype()
+        )),
+    }
+}
+
+/// The generator's `op` and `params` for a model's folder.
+fn describe(dir: &Path) -> String {
+    let text = std::fs::read_to_string(dir.join("manifest.json")).unwrap_or_default();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    format!(
+        "{} {} ({})",
+        json["op"].as_str().unwrap_or("?"),
+        dir.display(),
+        json["params"]
+    )
+}
+
+/// What one model gave on the GPU.
+enum Outcome {
+    /// Its cases ran and matched TFLM.
+    Matched(usize),
+    /// Its module needs a kernel with no SPIR-V.
+    NoGpuKernel(String),
+    /// Something went wrong.
+    Failed(String),
+}
+
+fn check_model(device: &mut VulkanDevice<'static>, dir: &Path) -> Outcome {
+    let here = describe(dir);
+    let manifest = match Manifest::load(dir.join("manifest.json")) {
+        Ok(m) => m,
+        Err(e) => return Outcome::Failed(format!("{here}: manifest: {e}")),
+    };
+    let bytes = match std::fs::read(&manifest.model) {
+        Ok(b) => b,
+        Err(e) => return Outcome::Failed(format!("{here}: the model: {e}")),
+    };
+    let graph = match parse(&bytes) {
+        Ok(g) => g,
+        Err(e) => return Outcome::Failed(format!("{here}: does not parse: {e}")),
+    };
+    let lowered = match lower(&graph, "model") {
+        Ok(l) => l,
+        // ember-import's own test holds a refusal to naming the op; nothing runs here.
+        Err(LowerError::Unsupported { .. }) => return Outcome::Matched(0),
+        Err(e) => return Outcome::Failed(format!("{here}: does not lower: {e}")),
+    };
+    let module = match Module::parse(&lowered.built.bytes) {
+        Ok(m) => m,
+        Err(e) => return Outcome::Failed(format!("{here}: module: {e}")),
+    };
+    let mut missing = None;
+    let linked = |k: &str| {
+        let known =
+            ember_kernels_wgsl::find(k).is_some() || ember_kernels_wgsl::find_op(k).is_some();
+        if !known {
+            missing = Some(k.to_string());
+        }
+        known
+    };
+    if module.check_kernels(linked).is_err() {
+        return Outcome::NoGpuKernel(missing.unwrap_or_default());
+    }
+    let mut model = match DeviceModel::new(
+        device,
+        &lowered,
+        BufferParams::host_visible(),
+        ResultMemory::DeviceLocal,
+    ) {
+        Ok(m) => m,
+        Err(e) => return Outcome::Failed(format!("{here}: load: {e}")),
+    };
+    let mut result = Outcome::Matched(0);
+    for case in &manifest.cases {
+        let (inputs, wants) = match (manifest.read_inputs(case), manifest.read_outputs(case)) {
+            (Ok(i), Ok(o)) => (i, o),
+            (Err(e), _) | (_, Err(e)) => {
+                result = Outcome::Failed(format!("{here} {}: {e}", case.name));
+                break;
+            }
+        };
+        let bytes: Vec<Vec<u8>> = inputs.iter().map(|a| a.data().to_le_bytes()).collect();
+        let refs: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+        let run = model
+            .write_inputs(device, &refs)
+            .and_then(|()| model.invoke(device))
+            .and_then(|()| model.read_outputs(device));
+        if let Err(e) = run {
+            result = Outcome::Failed(format!("{here} case {}: run: {e}", case.name));
+            break;
+        }
+        let difference =
+            model
+                .outputs()
+                .iter()
+                .zip(&wants)
+                .enumerate()
+                .find_map(|(k, (got, want))| {
+                    let Some(got) = Data::from_le_bytes(want.dtype(), got) else {
+                        return Some(format!(
+                            "output {k}: {} bytes are no {:?} tensor",
+                            got.len(),
+                            want.dtype()
+                        ));
+                    };
+                    first_difference(&got, want.data()).map(|d| format!("output {k}: {d}"))
+                });
+        if model.outputs().len() != wants.len() {
+            result = Outcome::Failed(format!("{here} case {}: output count", case.name));
+            break;
+        }
+        if let Some(d) = difference {
+            result = Outcome::Failed(format!("{here} case {}: {d}", case.name));
+            break;
+        }
+        if let Outcome::Matched(n) = &mut result {
+            *n += 1;
+        }
+    }
+    if let Err(e) = model.release(device) {
+        return Outcome::Failed(format!("{here}: release: {e}"));
+    }
+    result
+}
+
+#[test]
+fn single_op_models_match_tflm_on_vulkan() {
+    let _alone = common::alone();
+    let root = ops_root();
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        eprintln!(
+            "\n*** SKIPPED: no single-op models at {} — run `cargo xtask oracle --ops` ***\n",
+            root.display()
+        );
+        return;
+    };
+    let every: usize = std::env::var("EMBER_OP_ORACLE_EVERY")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(1);
+    let mut variants: Vec<PathBuf> = entries
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    variants.sort();
+    let mut device = VulkanDevice::new(VulkanConfig {
+        validation: std::env::var("EMBER_VULKAN_VALIDATION").map_or(true, |v| v != "0"),
+        heap_budget: 256 << 20,
+        block_size: 16 << 20,
+        strict_teardown: true,
+        ..VulkanConfig::default()
+    })
+    .expect("a Vulkan device");
+    let mut failures = Vec::new();
+    let mut missing: BTreeMap<String, usize> = BTreeMap::new();
+    let mut runs = 0;
+    for variant in &variants {
+        let mut models: Vec<(usize, PathBuf)> = std::fs::read_dir(variant)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| {
+                let path = e.ok()?.path();
+                let n = path.file_name()?.to_str()?.parse().ok()?;
+                Some((n, path))
+            })
+            .collect();
+        models.sort();
+        let (mut matched, mut cases, mut without) = (0, 0, 0);
+        for (_, dir) in models.iter().filter(|(n, _)| n % every == 0) {
+            match check_model(&mut device, dir) {
+                Outcome::Matched(n) => {
+                    matched += 1;
+                    cases += n;
+                }
+                Outcome::NoGpuKernel(kernel) => {
+                    without += 1;
+                    *missing.entry(kernel).or_default() += 1;
+                }
+                Outcome::Failed(f) => failures.push(f),
+            }
+        }
+        runs += cases;
+        eprintln!(
+            "{}: {matched} models ({cases} cases) match TFLM, {without} need a kernel the GPU lacks",
+            variant.file_name().unwrap_or_default().to_string_lossy()
+        );
+    }
+    if !missing.is_empty() {
+        eprintln!("kernels with no SPIR-V (models that need them): {missing:?}");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(runs > 0, "no single-op model ran under {}", root.display());
+    assert_eq!(device.object_counts(), Default::default(), "nothing left");
+    assert_eq!(device.validation_messages(), 0, "validation messages");
+    eprintln!("{runs} single-op cases on Vulkan matched TFLM");
+}
