@@ -66,6 +66,8 @@ const OPS: &[(&str, &[bool])] = &[
     ("pad", &[false, true]),
     ("transpose", &[false, true]),
     ("strided_slice", &[false, true]),
+    ("requantize_s8", &[false, true]),
+    ("dequantize_s8_f32", &[false, true]),
 ];
 
 /// The entry point of every kernel.

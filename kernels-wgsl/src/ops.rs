@@ -5,10 +5,12 @@ use super::{spirv, BindingFacts, KernelError};
 use ember_kernels::add::{AddF32, AddS8};
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
+use ember_kernels::dequantize::DequantizeS8F32;
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::mul::{MulF32, MulS8};
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
+use ember_kernels::quantize::RequantizeS8;
 use ember_kernels::softmax::{SoftmaxF32, SoftmaxS8};
 use ember_kernels::strided_slice::StridedSlice;
 use ember_kernels::transpose::Transpose;
@@ -377,6 +379,18 @@ pub static OPS: &[OpKernel] = &[
         UNARY_U8,
         params_of!(StridedSlice),
     ),
+    op(
+        RequantizeS8::KERNEL,
+        spirv::REQUANTIZE_S8,
+        UNARY_S8,
+        params_of!(RequantizeS8),
+    ),
+    op(
+        DequantizeS8F32::KERNEL,
+        spirv::DEQUANTIZE_S8_F32,
+        &[IN8, OUT32],
+        params_of!(DequantizeS8F32),
+    ),
 ];
 
 /// The op kernel named `name`, if there is one.
@@ -411,6 +425,8 @@ mod tests {
             "pad",
             "transpose",
             "strided_slice",
+            "requantize_s8",
+            "dequantize_s8_f32",
         ];
         assert_eq!(OPS.len(), names.len());
         for (k, name) in OPS.iter().zip(names) {
