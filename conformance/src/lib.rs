@@ -109,8 +109,9 @@ pub trait Target {
         ExecutableSource::Kernel("no_such_kernel")
     }
     /// Whether the cases of this target must run one at a time, each alone in the process
-    /// ([`run_case_alone`]): true where something below the driver cannot take one thread
-    /// making or dropping a device while another uses a different one. False by default.
+    /// (`run_case_alone`, with the `std` feature): true where something below the driver
+    /// cannot take one thread making or dropping a device while another uses a different
+    /// one. False by default.
     fn cases_one_at_a_time() -> bool {
         false
     }
@@ -304,7 +305,8 @@ pub fn run_case(name: &'static str, case: fn()) {
 
 /// Runs one case as [`run_case`] does, while no other case run through this function
 /// runs: the turn is taken before the case's thread starts and given back when the case
-/// ends or its watchdog fires, so a hung case fails without stalling the rest. A case that
+/// ends or its watchdog fires. A hung case therefore fails without stalling the rest, but
+/// its thread runs on beside the cases after it (a hang is a failure anyway). A case that
 /// panicked does not keep the others from their turn. Needs the `std` feature.
 #[cfg(feature = "std")]
 pub fn run_case_alone(name: &'static str, case: fn()) {

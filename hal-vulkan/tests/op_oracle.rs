@@ -6,10 +6,11 @@
 //! The models and TFLM's outputs are under `target/oracle-ops/<variant>/<n>/` (`cargo
 //! xtask oracle --ops`, which `cargo xtask test` runs first); without them this test says so
 //! loudly and checks nothing. It runs every model (`EMBER_OP_ORACLE_EVERY=N`, every `N`th
-//! of each variant). A model whose module names a kernel the GPU
-//! has no SPIR-V for is counted per kernel and listed, not failed: the lowering is the
-//! host's, and the GPU's op set is smaller. Anything else that goes wrong (a lowering or
-//! load error, a run error, a differing element, a validation message) fails the test.
+//! of each variant). A model whose module names one of the kernels with no SPIR-V yet
+//! ([`NO_SPIRV_YET`]) is counted per kernel and listed, not failed: the lowering is the
+//! host's, and the GPU's op set is smaller. Anything else that goes wrong (any other
+//! kernel missing, a lowering or load error, a run error, a differing element, a
+//! validation message) fails the test.
 
 mod common;
 
@@ -23,6 +24,20 @@ use hal_core::Device;
 use hal_vulkan::{VulkanConfig, VulkanDevice};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// The op kernels with no SPIR-V yet (kernels-wgsl's README lists the same): a model that
+/// needs one of these is counted, one that needs any other kernel the GPU lacks fails.
+const NO_SPIRV_YET: &[&str] = &[
+    "concatenation",
+    "quantize_f32_s8",
+    "mean_s8",
+    "mean_f32",
+    "logistic_s8",
+    "logistic_f32",
+    "tanh_s8",
+    "tanh_f32",
+    "softmax_s8_s16",
+];
 
 fn ops_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracle-ops")
@@ -231,6 +246,9 @@ fn single_op_models_match_tflm_on_vulkan() {
                     cases += n;
                 }
                 Outcome::NoGpuKernel(kernel) => {
+                    if !NO_SPIRV_YET.contains(&kernel.as_str()) {
+                        failures.push(format!("{}: no SPIR-V for `{kernel}`", dir.display()));
+                    }
                     without += 1;
                     *missing.entry(kernel).or_default() += 1;
                 }

@@ -242,9 +242,9 @@ unary!(
 unary!(MAX_POOL2D_S8, max_pool2d_s8, MaxPool2dS8, i8, i8);
 unary!(MAX_POOL2D_F32, max_pool2d_f32, MaxPool2dF32, f32, f32);
 binary!(ADD_S8, add_s8, AddS8, i8);
-binary!(ADD_F32, add_f32, AddF32, f32);
+binary!(ADD_BROADCAST_F32, add_broadcast_f32, AddF32, f32);
 binary!(MUL_S8, mul_s8, MulS8, i8);
-binary!(MUL_F32, mul_f32, MulF32, f32);
+binary!(MUL_BROADCAST_F32, mul_broadcast_f32, MulF32, f32);
 unary!(PAD, pad, Pad, u8, u8);
 unary!(TRANSPOSE, transpose, Transpose, u8, u8);
 unary!(STRIDED_SLICE, strided_slice, StridedSlice, u8, u8);
@@ -273,8 +273,18 @@ pub const CONCATENATION: Kernel = Kernel {
     entry: Entry::Exclusive(concatenation, Writes::Last),
 };
 
-/// Every TFLite-op kernel, for a device that runs imported models.
-pub static TFLITE: &[Kernel] = &[
+/// [`TFLITE`] and, for its test, each entry's const name with its kernel's name.
+macro_rules! tflite_table {
+    ($($kernel:ident),+ $(,)?) => {
+        /// Every TFLite-op kernel, for a device that runs imported models.
+        pub static TFLITE: &[Kernel] = &[$($kernel),+];
+
+        #[cfg(test)]
+        const TFLITE_CONSTS: &[(&str, &str)] = &[$((stringify!($kernel), $kernel.name)),+];
+    };
+}
+
+tflite_table!(
     CONV2D_S8,
     CONV2D_F32,
     DEPTHWISE_CONV2D_S8,
@@ -286,9 +296,9 @@ pub static TFLITE: &[Kernel] = &[
     MAX_POOL2D_S8,
     MAX_POOL2D_F32,
     ADD_S8,
-    ADD_F32,
+    ADD_BROADCAST_F32,
     MUL_S8,
-    MUL_F32,
+    MUL_BROADCAST_F32,
     PAD,
     TRANSPOSE,
     CONCATENATION,
@@ -305,4 +315,19 @@ pub static TFLITE: &[Kernel] = &[
     QUANTIZE_F32_S8,
     REQUANTIZE_S8,
     DEQUANTIZE_S8_F32,
-];
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ember-build links each kernel as `hal_local::kernels::tflite::{NAME}`, the kernel's
+    /// name in upper case, so each const must be named so.
+    #[test]
+    fn consts_are_named_after_their_kernels() {
+        assert_eq!(TFLITE_CONSTS.len(), TFLITE.len());
+        for (konst, name) in TFLITE_CONSTS {
+            assert_eq!(*konst, name.to_uppercase());
+        }
+    }
+}
