@@ -68,6 +68,8 @@ const OPS: &[(&str, &[bool])] = &[
     ("strided_slice", &[false, true]),
     ("requantize_s8", &[false, true]),
     ("dequantize_s8_f32", &[false, true]),
+    ("logistic_f32", &[false, true]),
+    ("tanh_f32", &[false, true]),
 ];
 
 /// The entry point of every kernel.

@@ -33,9 +33,7 @@ const NO_SPIRV_YET: &[&str] = &[
     "mean_s8",
     "mean_f32",
     "logistic_s8",
-    "logistic_f32",
     "tanh_s8",
-    "tanh_f32",
     "softmax_s8_s16",
 ];
 

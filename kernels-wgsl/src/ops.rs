@@ -7,12 +7,14 @@ use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::DequantizeS8F32;
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
+use ember_kernels::logistic::LogisticF32;
 use ember_kernels::mul::{MulF32, MulS8};
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::quantize::RequantizeS8;
 use ember_kernels::softmax::{SoftmaxF32, SoftmaxS8};
 use ember_kernels::strided_slice::StridedSlice;
+use ember_kernels::tanh::TanhF32;
 use ember_kernels::transpose::Transpose;
 use ember_kernels::{KernelParams, Words};
 
@@ -391,6 +393,18 @@ pub static OPS: &[OpKernel] = &[
         &[IN8, OUT32],
         params_of!(DequantizeS8F32),
     ),
+    op(
+        LogisticF32::KERNEL,
+        spirv::LOGISTIC_F32,
+        UNARY_F32,
+        params_of!(LogisticF32),
+    ),
+    op(
+        TanhF32::KERNEL,
+        spirv::TANH_F32,
+        UNARY_F32,
+        params_of!(TanhF32),
+    ),
 ];
 
 /// The op kernel named `name`, if there is one.
@@ -427,6 +441,8 @@ mod tests {
             "strided_slice",
             "requantize_s8",
             "dequantize_s8_f32",
+            "logistic_f32",
+            "tanh_f32",
         ];
         assert_eq!(OPS.len(), names.len());
         for (k, name) in OPS.iter().zip(names) {
