@@ -38,6 +38,13 @@ const BROADCAST: &[&str] = &["add_s8", "mul_s8", "add_broadcast_f32", "mul_broad
 /// appended to.
 const GATHER_BYTES: &[&str] = &["pad", "transpose", "strided_slice"];
 
+/// The op kernels that `fixed_point.wgsl` (gemmlowp's fixed point) is appended to.
+const FIXED_POINT: &[&str] = &["softmax_s8", "logistic_s8", "tanh_s8"];
+
+/// The op kernels that `act_s8.wgsl` (the int8 activations' bindings and loop) is
+/// appended to.
+const ACT_S8: &[&str] = &["logistic_s8", "tanh_s8"];
+
 /// The TFLite op set's kernels (`ember-kernels`' parameters, 128-byte push block): name and,
 /// for each binding in order, whether the kernel writes it. `src/lib.rs` lists the same.
 const OPS: &[(&str, &[bool])] = &[
@@ -70,6 +77,8 @@ const OPS: &[(&str, &[bool])] = &[
     ("dequantize_s8_f32", &[false, true]),
     ("logistic_f32", &[false, true]),
     ("tanh_f32", &[false, true]),
+    ("logistic_s8", &[false, true]),
+    ("tanh_s8", &[false, true]),
 ];
 
 /// The entry point of every kernel.
@@ -168,6 +177,12 @@ fn main() {
     let gather_path = dir.join("gather_bytes.wgsl");
     println!("cargo:rerun-if-changed={}", gather_path.display());
     let gather = read(&gather_path);
+    let fixed_path = dir.join("fixed_point.wgsl");
+    println!("cargo:rerun-if-changed={}", fixed_path.display());
+    let fixed = read(&fixed_path);
+    let act_path = dir.join("act_s8.wgsl");
+    println!("cargo:rerun-if-changed={}", act_path.display());
+    let act = read(&act_path);
     for (name, written) in OPS {
         let path = dir.join(format!("{name}.wgsl"));
         println!("cargo:rerun-if-changed={}", path.display());
@@ -180,8 +195,9 @@ fn main() {
         };
         let (window, split) = (pick(WINDOW_S8, &window), pick(SPLIT_WORDS, &split));
         let (broadcast, gather) = (pick(BROADCAST, &broadcast), pick(GATHER_BYTES, &gather));
+        let (fixed, act) = (pick(FIXED_POINT, &fixed), pick(ACT_S8, &act));
         let source = format!(
-            "{}\n{window}\n{split}\n{broadcast}\n{gather}\n{ops_common}\n{exp}\n{constants_wgsl}",
+            "{}\n{window}\n{split}\n{broadcast}\n{gather}\n{act}\n{fixed}\n{ops_common}\n{exp}\n{constants_wgsl}",
             read(&path)
         );
         let words = compile(&path, &source, written, "build.rs's OPS", "ops_common.wgsl");

@@ -32,8 +32,6 @@ const NO_SPIRV_YET: &[&str] = &[
     "quantize_f32_s8",
     "mean_s8",
     "mean_f32",
-    "logistic_s8",
-    "tanh_s8",
     "softmax_s8_s16",
 ];
 

@@ -7,14 +7,14 @@ use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::DequantizeS8F32;
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
-use ember_kernels::logistic::LogisticF32;
+use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::mul::{MulF32, MulS8};
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::quantize::RequantizeS8;
 use ember_kernels::softmax::{SoftmaxF32, SoftmaxS8};
 use ember_kernels::strided_slice::StridedSlice;
-use ember_kernels::tanh::TanhF32;
+use ember_kernels::tanh::{TanhF32, TanhS8};
 use ember_kernels::transpose::Transpose;
 use ember_kernels::{KernelParams, Words};
 
@@ -405,6 +405,13 @@ pub static OPS: &[OpKernel] = &[
         UNARY_F32,
         params_of!(TanhF32),
     ),
+    op(
+        LogisticS8::KERNEL,
+        spirv::LOGISTIC_S8,
+        UNARY_S8,
+        params_of!(LogisticS8),
+    ),
+    op(TanhS8::KERNEL, spirv::TANH_S8, UNARY_S8, params_of!(TanhS8)),
 ];
 
 /// The op kernel named `name`, if there is one.
@@ -443,6 +450,8 @@ mod tests {
             "dequantize_s8_f32",
             "logistic_f32",
             "tanh_f32",
+            "logistic_s8",
+            "tanh_s8",
         ];
         assert_eq!(OPS.len(), names.len());
         for (k, name) in OPS.iter().zip(names) {

@@ -11,94 +11,9 @@
 @group(0) @binding(0) var<storage, read> input: array<u32>;
 @group(0) @binding(1) var<storage, read_write> output: array<u32>;
 
-const I32_MIN: i32 = -2147483647 - 1;
-const I32_MAX: i32 = 2147483647;
-
 fn input_s8(i: u32) -> i32 {
     let b = base_byte(0u) + i;
     return s8_of(input[b / 4u], b % 4u);
-}
-
-// gemmlowp's `SaturatingRoundingMultiplyByPOT` for `exponent` in -31..=31.
-fn sat_rounding_mul_by_pot(x: i32, exponent: i32) -> i32 {
-    if exponent > 0 {
-        let threshold = (1 << u32(31 - exponent)) - 1;
-        if x > threshold {
-            return I32_MAX;
-        }
-        if x < -threshold {
-            return I32_MIN;
-        }
-        return bitcast<i32>(bitcast<u32>(x) << u32(exponent));
-    }
-    if exponent < 0 {
-        return rounding_divide_by_pot(x, u32(-exponent));
-    }
-    return x;
-}
-
-// gemmlowp's `exp_on_interval_between_negative_one_quarter_and_0_excl` (Q0.31).
-fn exp_on_interval(a: i32) -> i32 {
-    let constant_term = 1895147668;
-    let constant_1_over_3 = 715827883;
-    let x = a + (1 << 28u);
-    let x2 = srdhm(x, x);
-    let x3 = srdhm(x2, x);
-    let x4 = srdhm(x2, x2);
-    let x4_over_4 = sat_rounding_mul_by_pot(x4, -2);
-    let inner = srdhm(x4_over_4 + x3, constant_1_over_3);
-    let poly = sat_rounding_mul_by_pot(inner + x2, -1);
-    return constant_term + srdhm(constant_term, x + poly);
-}
-
-// The barrel shifter's multiplier `exp(-2^(k - 2))` in Q0.31, `k` in 0..=6.
-fn exp_barrel(k: u32) -> i32 {
-    switch k {
-        case 0u: { return 1672461947; }
-        case 1u: { return 1302514674; }
-        case 2u: { return 790015084; }
-        case 3u: { return 290630308; }
-        case 4u: { return 39332535; }
-        case 5u: { return 720401; }
-        default: { return 242; }
-    }
-}
-
-// gemmlowp's `exp_on_negative_values` for a Q5.26 `a <= 0`, in Q0.31.
-fn exp_on_negative_values_q5(a: i32) -> i32 {
-    let one_quarter = 1 << 24u;
-    let mask = one_quarter - 1;
-    let a_mod_quarter_minus_one_quarter = (a & mask) - one_quarter;
-    var result = exp_on_interval(sat_rounding_mul_by_pot(a_mod_quarter_minus_one_quarter, 5));
-    let remainder = a_mod_quarter_minus_one_quarter - a;
-    // Exponents -2..=4, bits 24..=30 (all below the 5 integer bits).
-    for (var k = 0u; k < 7u; k++) {
-        if (remainder & (1 << (24u + k))) != 0 {
-            result = srdhm(result, exp_barrel(k));
-        }
-    }
-    if a == 0 {
-        result = I32_MAX;
-    }
-    return result;
-}
-
-// gemmlowp's `one_over_one_plus_x_for_x_in_0_1` (Q0.31 in and out).
-fn one_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
-    // RoundingHalfSum(a, one): (a + 2^31 - 1 ± 1) / 2 truncated.
-    var half_denominator = (a >> 1u) + (1 << 30u);
-    if a == I32_MIN {
-        half_denominator = -1;
-    }
-    // 48/17 and -32/17 in Q2.29.
-    var x = 1515870810 + srdhm(half_denominator, -1010580540);
-    for (var i = 0; i < 3; i++) {
-        let half_denominator_times_x = srdhm(half_denominator, x);
-        let one_minus_half_denominator_times_x = (1 << 29u) - half_denominator_times_x;
-        let step = srdhm(x, one_minus_half_denominator_times_x);
-        x = x + sat_rounding_mul_by_pot(step, 2);
-    }
-    return sat_rounding_mul_by_pot(x, 1);
 }
 
 // `input_diff * beta * input_scale` in Q5.26.
@@ -141,7 +56,7 @@ fn row_of(r: u32) -> Row {
     for (var k = 0u; k < depth; k++) {
         let input_diff = input_s8(first + k) - max_in_row;
         if input_diff >= diff_min {
-            let exp = exp_on_negative_values_q5(scaled_diff(input_diff));
+            let exp = exp_on_negative_values(scaled_diff(input_diff), 5u);
             let term = rounding_divide_by_pot(exp, 12u);
             if term > 0 && sum_of_exps > I32_MAX - term {
                 sum_of_exps = I32_MAX;
@@ -165,7 +80,7 @@ fn element(e: u32, row: Row) -> i32 {
     if input_diff < param_i32(4u) {
         return -128;
     }
-    let exp_in_0 = exp_on_negative_values_q5(scaled_diff(input_diff));
+    let exp_in_0 = exp_on_negative_values(scaled_diff(input_diff), 5u);
     let product = srdhm(row.shifted_scale, exp_in_0);
     let unsat_output = divide_by_pot_any(product, row.exponent);
     return clamp(unsat_output + -128, -128, 127);
