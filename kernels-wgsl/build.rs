@@ -45,6 +45,9 @@ const FIXED_POINT: &[&str] = &["softmax_s8", "logistic_s8", "tanh_s8"];
 /// appended to.
 const ACT_S8: &[&str] = &["logistic_s8", "tanh_s8"];
 
+/// The op kernels that `mean_shape.wgsl` (MEAN's shape and reduced axes) is appended to.
+const MEAN_SHAPE: &[&str] = &["mean_s8", "mean_f32"];
+
 /// The TFLite op set's kernels (`ember-kernels`' parameters, 128-byte push block): name and,
 /// for each binding in order, whether the kernel writes it. `src/lib.rs` lists the same.
 const OPS: &[(&str, &[bool])] = &[
@@ -79,6 +82,8 @@ const OPS: &[(&str, &[bool])] = &[
     ("tanh_f32", &[false, true]),
     ("logistic_s8", &[false, true]),
     ("tanh_s8", &[false, true]),
+    ("mean_s8", &[false, true]),
+    ("mean_f32", &[false, true]),
 ];
 
 /// The entry point of every kernel.
@@ -183,6 +188,9 @@ fn main() {
     let act_path = dir.join("act_s8.wgsl");
     println!("cargo:rerun-if-changed={}", act_path.display());
     let act = read(&act_path);
+    let mean_path = dir.join("mean_shape.wgsl");
+    println!("cargo:rerun-if-changed={}", mean_path.display());
+    let mean = read(&mean_path);
     for (name, written) in OPS {
         let path = dir.join(format!("{name}.wgsl"));
         println!("cargo:rerun-if-changed={}", path.display());
@@ -196,8 +204,9 @@ fn main() {
         let (window, split) = (pick(WINDOW_S8, &window), pick(SPLIT_WORDS, &split));
         let (broadcast, gather) = (pick(BROADCAST, &broadcast), pick(GATHER_BYTES, &gather));
         let (fixed, act) = (pick(FIXED_POINT, &fixed), pick(ACT_S8, &act));
+        let mean = pick(MEAN_SHAPE, &mean);
         let source = format!(
-            "{}\n{window}\n{split}\n{broadcast}\n{gather}\n{act}\n{fixed}\n{ops_common}\n{exp}\n{constants_wgsl}",
+            "{}\n{window}\n{split}\n{broadcast}\n{gather}\n{act}\n{fixed}\n{mean}\n{ops_common}\n{exp}\n{constants_wgsl}",
             read(&path)
         );
         let words = compile(&path, &source, written, "build.rs's OPS", "ops_common.wgsl");

@@ -8,6 +8,7 @@ use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::DequantizeS8F32;
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
+use ember_kernels::mean::{MeanF32, MeanS8};
 use ember_kernels::mul::{MulF32, MulS8};
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
@@ -412,6 +413,13 @@ pub static OPS: &[OpKernel] = &[
         params_of!(LogisticS8),
     ),
     op(TanhS8::KERNEL, spirv::TANH_S8, UNARY_S8, params_of!(TanhS8)),
+    op(MeanS8::KERNEL, spirv::MEAN_S8, UNARY_S8, params_of!(MeanS8)),
+    op(
+        MeanF32::KERNEL,
+        spirv::MEAN_F32,
+        UNARY_F32,
+        params_of!(MeanF32),
+    ),
 ];
 
 /// The op kernel named `name`, if there is one.
@@ -452,6 +460,8 @@ mod tests {
             "tanh_f32",
             "logistic_s8",
             "tanh_s8",
+            "mean_s8",
+            "mean_f32",
         ];
         assert_eq!(OPS.len(), names.len());
         for (k, name) in OPS.iter().zip(names) {
