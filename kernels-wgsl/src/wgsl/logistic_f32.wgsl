@@ -1,7 +1,6 @@
 // logistic_f32: ember-kernels' `LogisticF32` (TFLM's reference `Logistic<float>`): 1 above
-// 16.619047, `exp(x)` below -9, else `1 / (1 + exp(-x))`, with the device's `exp` (within a
-// few ulp of `expf`, where Vulkan allows). One element per invocation; the output may
-// alias the input.
+// 16.619047, `exp(x)` below -9, else `1 / (1 + exp(-x))`, with the device's `exp` (Vulkan
+// allows 3 + 2|x| ulp). One element per invocation; the output may alias the input.
 //
 // Parameter words: 0 len.
 
