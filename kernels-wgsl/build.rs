@@ -17,36 +17,54 @@ use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 use hal_core::contract::{self, Access};
 
-/// The op kernels that `window_s8.wgsl` (bindings, parameters, loads and output stage of a
-/// windowed int8 op) is appended to.
-const WINDOW_S8: &[&str] = &["conv2d_s8", "depthwise_conv2d_s8"];
-
-/// The op kernels that `split_words.wgsl` (invocations sharing an output word) is appended
-/// to.
-const SPLIT_WORDS: &[&str] = &[
-    "fully_connected_s8",
-    "conv2d_s8",
-    "depthwise_conv2d_s8",
-    "average_pool2d_s8",
+/// The shared WGSL files and the op kernels each is appended to (after the kernel's own
+/// source, so its line numbers stay its own).
+const SHARED: &[(&str, &[&str])] = &[
+    // Bindings, parameters, loads and output stage of a windowed int8 op.
+    ("window_s8.wgsl", &["conv2d_s8", "depthwise_conv2d_s8"]),
+    // Invocations sharing an output word.
+    (
+        "split_words.wgsl",
+        &[
+            "fully_connected_s8",
+            "conv2d_s8",
+            "depthwise_conv2d_s8",
+            "average_pool2d_s8",
+        ],
+    ),
+    // TFLite's broadcasting of two inputs.
+    (
+        "broadcast.wgsl",
+        &["add_s8", "mul_s8", "add_broadcast_f32", "mul_broadcast_f32"],
+    ),
+    // Moving whole elements of 1, 2 or 4 bytes.
+    ("gather_bytes.wgsl", &["pad", "transpose", "strided_slice"]),
+    // gemmlowp's fixed point.
+    (
+        "fixed_point.wgsl",
+        &["softmax_s8", "logistic_s8", "tanh_s8"],
+    ),
+    // The int8 activations' bindings and saturation.
+    ("act_s8.wgsl", &["logistic_s8", "tanh_s8"]),
+    // The loop over int8 output words whose bytes are computed alone.
+    (
+        "each_byte_s8.wgsl",
+        &[
+            "add_s8",
+            "mul_s8",
+            "requantize_s8",
+            "logistic_s8",
+            "tanh_s8",
+        ],
+    ),
+    // Bindings and loop of a broadcasting float binary op.
+    (
+        "binary_f32.wgsl",
+        &["add_broadcast_f32", "mul_broadcast_f32"],
+    ),
+    // MEAN's shape and reduced axes.
+    ("mean_shape.wgsl", &["mean_s8", "mean_f32"]),
 ];
-
-/// The op kernels that `broadcast.wgsl` (TFLite's broadcasting of two inputs) is appended
-/// to.
-const BROADCAST: &[&str] = &["add_s8", "mul_s8", "add_broadcast_f32", "mul_broadcast_f32"];
-
-/// The op kernels that `gather_bytes.wgsl` (moving whole elements of 1, 2 or 4 bytes) is
-/// appended to.
-const GATHER_BYTES: &[&str] = &["pad", "transpose", "strided_slice"];
-
-/// The op kernels that `fixed_point.wgsl` (gemmlowp's fixed point) is appended to.
-const FIXED_POINT: &[&str] = &["softmax_s8", "logistic_s8", "tanh_s8"];
-
-/// The op kernels that `act_s8.wgsl` (the int8 activations' bindings and loop) is
-/// appended to.
-const ACT_S8: &[&str] = &["logistic_s8", "tanh_s8"];
-
-/// The op kernels that `mean_shape.wgsl` (MEAN's shape and reduced axes) is appended to.
-const MEAN_SHAPE: &[&str] = &["mean_s8", "mean_f32"];
 
 /// The TFLite op set's kernels (`ember-kernels`' parameters, 128-byte push block): name and,
 /// for each binding in order, whether the kernel writes it. `src/lib.rs` lists the same.
@@ -170,45 +188,25 @@ fn main() {
         let words = compile(&path, &source, &written, &expected_from, "common.wgsl");
         emit(&mut out, name, &words);
     }
-    let window_path = dir.join("window_s8.wgsl");
-    println!("cargo:rerun-if-changed={}", window_path.display());
-    let window = read(&window_path);
-    let split_path = dir.join("split_words.wgsl");
-    println!("cargo:rerun-if-changed={}", split_path.display());
-    let split = read(&split_path);
-    let broadcast_path = dir.join("broadcast.wgsl");
-    println!("cargo:rerun-if-changed={}", broadcast_path.display());
-    let broadcast = read(&broadcast_path);
-    let gather_path = dir.join("gather_bytes.wgsl");
-    println!("cargo:rerun-if-changed={}", gather_path.display());
-    let gather = read(&gather_path);
-    let fixed_path = dir.join("fixed_point.wgsl");
-    println!("cargo:rerun-if-changed={}", fixed_path.display());
-    let fixed = read(&fixed_path);
-    let act_path = dir.join("act_s8.wgsl");
-    println!("cargo:rerun-if-changed={}", act_path.display());
-    let act = read(&act_path);
-    let mean_path = dir.join("mean_shape.wgsl");
-    println!("cargo:rerun-if-changed={}", mean_path.display());
-    let mean = read(&mean_path);
+    let shared: Vec<(String, &[&str])> = SHARED
+        .iter()
+        .map(|(file, kernels)| {
+            let path = dir.join(file);
+            println!("cargo:rerun-if-changed={}", path.display());
+            (read(&path), *kernels)
+        })
+        .collect();
     for (name, written) in OPS {
         let path = dir.join(format!("{name}.wgsl"));
         println!("cargo:rerun-if-changed={}", path.display());
-        let pick = |list: &[&str], text: &str| {
-            if list.contains(name) {
-                text.to_string()
-            } else {
-                String::new()
+        let mut source = read(&path);
+        for (text, kernels) in &shared {
+            if kernels.contains(name) {
+                source.push('\n');
+                source.push_str(text);
             }
-        };
-        let (window, split) = (pick(WINDOW_S8, &window), pick(SPLIT_WORDS, &split));
-        let (broadcast, gather) = (pick(BROADCAST, &broadcast), pick(GATHER_BYTES, &gather));
-        let (fixed, act) = (pick(FIXED_POINT, &fixed), pick(ACT_S8, &act));
-        let mean = pick(MEAN_SHAPE, &mean);
-        let source = format!(
-            "{}\n{window}\n{split}\n{broadcast}\n{gather}\n{act}\n{fixed}\n{mean}\n{ops_common}\n{exp}\n{constants_wgsl}",
-            read(&path)
-        );
+        }
+        let source = format!("{source}\n{ops_common}\n{exp}\n{constants_wgsl}");
         let words = compile(&path, &source, written, "build.rs's OPS", "ops_common.wgsl");
         emit(&mut out, name, &words);
     }

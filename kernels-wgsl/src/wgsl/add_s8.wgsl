@@ -1,15 +1,26 @@
 // add_s8: ember-kernels' `AddS8` (TFLM's reference_integer_ops `Add`/`BroadcastAdd6DSlow`).
-// Each invocation computes whole words of the output (up to 4 outputs), keeping the bytes of
-// a word that lie outside the output. Without broadcasting it reads only the input elements
-// of its own output word, so the output may alias an input.
+// each_byte_s8.wgsl runs the loop; without broadcasting an element reads only its own
+// inputs, so the output may alias an input.
 //
-// Parameter words: 0..=11 the broadcast shape (broadcast.wgsl), 12 left_shift, 13 input1_offset, 14 input1_multiplier, 15 input1_shift, 16 input2_offset,
+// Parameter words: 0..=11 the broadcast shape (broadcast.wgsl), 12 left_shift,
+// 13 input1_offset, 14 input1_multiplier, 15 input1_shift, 16 input2_offset,
 // 17 input2_multiplier, 18 input2_shift, 19 output_offset, 20 output_multiplier,
 // 21 output_shift, 22 act_min, 23 act_max.
 
 @group(0) @binding(0) var<storage, read> input1: array<u32>;
 @group(0) @binding(1) var<storage, read> input2: array<u32>;
 @group(0) @binding(2) var<storage, read_write> output: array<u32>;
+
+const OUT: u32 = 2u;
+
+// Whether both inputs have the output's shape (no index arithmetic then).
+var<private> ELEMENTWISE: bool;
+
+fn begin() -> u32 {
+    let shape = broadcast_shape();
+    ELEMENTWISE = shape.elementwise;
+    return shape.n;
+}
 
 fn input1_s8(i: u32) -> i32 {
     let b = base_byte(0u) + i;
@@ -21,10 +32,10 @@ fn input2_s8(i: u32) -> i32 {
     return s8_of(input2[b / 4u], b % 4u);
 }
 
-fn element(e: u32, elementwise: bool) -> i32 {
+fn element(e: u32) -> i32 {
     var ia = e;
     var ib = e;
-    if !elementwise {
+    if !ELEMENTWISE {
         let ab = input_indices(e);
         ia = ab.x;
         ib = ab.y;
@@ -37,31 +48,4 @@ fn element(e: u32, elementwise: bool) -> i32 {
     let out = multiply_by_quantized_multiplier(sa + sb, param_i32(20u), param_i32(21u))
         + param_i32(19u);
     return clamp_s8(out, param_i32(22u), param_i32(23u));
-}
-
-@compute @workgroup_size(64, 1, 1)
-fn main(
-    @builtin(workgroup_id) id: vec3<u32>,
-    @builtin(num_workgroups) count: vec3<u32>,
-    @builtin(local_invocation_index) lane: u32,
-) {
-    let shape = broadcast_shape();
-    let n = shape.n;
-    let elementwise = shape.elementwise;
-    if n == 0u {
-        return;
-    }
-    let start = base_byte(2u);
-    let words = words_of(start, n);
-    let me = stride_of(id, count, lane);
-    for (var w = words.first + me.index; w <= words.last; w += me.total) {
-        var word = output[w];
-        for (var l = 0u; l < 4u; l++) {
-            let b = w * 4u + l;
-            if b >= start && b < start + n {
-                word = with_byte(word, l, element(b - start, elementwise));
-            }
-        }
-        output[w] = word;
-    }
 }
