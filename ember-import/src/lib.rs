@@ -8,6 +8,7 @@ mod graph;
 mod lower;
 mod lower_ops;
 mod lower_options;
+mod lower_separable;
 mod op;
 mod plan;
 mod quantization;

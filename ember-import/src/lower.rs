@@ -100,7 +100,14 @@ pub fn lower_with(
     options: LowerOptions,
 ) -> Result<Lowered, LowerError> {
     let mut lowering = Lowering::new(graph, name, options);
-    for op in graph.ops() {
+    let mut ops = graph.ops().iter().peekable();
+    while let Some(op) = ops.next() {
+        if let (true, Some(next)) = (options.fuse_separable, ops.peek()) {
+            if crate::lower_separable::lower_separable(&mut lowering, op, next)? {
+                ops.next();
+                continue;
+            }
+        }
         lowering.op(op)?;
     }
     lowering.finish()

@@ -247,7 +247,7 @@ fn unary<P: KernelParams>(
 }
 
 /// The kernels' activation for the importer's.
-fn act(a: Activation) -> Act {
+pub(crate) fn act(a: Activation) -> Act {
     match a {
         Activation::None => Act::None,
         Activation::Relu => Act::Relu,
@@ -265,7 +265,11 @@ fn dispatch<P: KernelParams>(l: &mut Lowering<'_, '_>, params: &P, bindings: &[T
 }
 
 /// A constant of `values` as little-endian `i32`s.
-fn i32_constant(l: &mut Lowering<'_, '_>, name: &str, values: &[i32]) -> hal_core::module::Operand {
+pub(crate) fn i32_constant(
+    l: &mut Lowering<'_, '_>,
+    name: &str,
+    values: &[i32],
+) -> hal_core::module::Operand {
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
     l.constant(name, &bytes)
 }
@@ -275,7 +279,7 @@ fn i32_constant(l: &mut Lowering<'_, '_>, name: &str, values: &[i32]) -> hal_cor
 /// over output channel `c`'s weights, in the wrapping int32 arithmetic the kernels
 /// accumulate in (the same sum, reordered). `None` where there is nothing to fold (a zero
 /// input offset) or the weights or bias are not constants the importer can read.
-fn folded_bias(
+pub(crate) fn folded_bias(
     l: &Lowering<'_, '_>,
     weights: TensorId,
     bias: Option<TensorId>,
@@ -328,15 +332,15 @@ fn ohwi_to_hwio(weights: &[u8], outputs: usize, per_output: usize, element: usiz
 }
 
 /// Per-channel (or per-tensor) multipliers and shifts of a weighted int8 op with
-/// `channels` outputs, as constants.
-fn requantization(
-    l: &mut Lowering<'_, '_>,
+/// `channels` outputs.
+pub(crate) fn channel_requantization(
+    l: &Lowering<'_, '_>,
     op: &Op,
     input: TensorId,
     weights: TensorId,
     output: TensorId,
     channels: usize,
-) -> Result<(hal_core::module::Operand, hal_core::module::Operand), LowerError> {
+) -> Result<(Vec<i32>, Vec<i32>), LowerError> {
     let (si, _) = per_tensor(l, op, input)?;
     let (so, _) = per_tensor(l, op, output)?;
     let scales: Vec<f32> = match &l.graph.tensor(weights).quantization {
@@ -347,6 +351,19 @@ fn requantization(
     let mut shifts = vec![0i32; channels];
     per_channel_multipliers(si, &scales, so, &mut multipliers, &mut shifts)
         .map_err(|e| l.invalid(op, e.to_string()))?;
+    Ok((multipliers, shifts))
+}
+
+/// [`channel_requantization`] as two constants.
+fn requantization(
+    l: &mut Lowering<'_, '_>,
+    op: &Op,
+    input: TensorId,
+    weights: TensorId,
+    output: TensorId,
+    channels: usize,
+) -> Result<(hal_core::module::Operand, hal_core::module::Operand), LowerError> {
+    let (multipliers, shifts) = channel_requantization(l, op, input, weights, output, channels)?;
     let name = format!("op{}", op.index);
     Ok((
         i32_constant(l, &format!("{name}.multipliers"), &multipliers),
@@ -453,7 +470,7 @@ fn fully_connected(
 }
 
 /// TFLM's padding and window for a 2-D op over an NHWC input.
-fn window(
+pub(crate) fn window(
     padding: Padding,
     stride: Hw,
     dilation: Hw,
@@ -814,7 +831,7 @@ fn elementwise(
 }
 
 /// A kernel contract's refusal, as an error naming `op`.
-fn kerr(op: &Op) -> impl Fn(KernelError) -> LowerError + Copy + '_ {
+pub(crate) fn kerr(op: &Op) -> impl Fn(KernelError) -> LowerError + Copy + '_ {
     move |e| LowerError::Invalid {
         site: site(op),
         problem: e.to_string(),

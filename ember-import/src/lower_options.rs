@@ -17,6 +17,12 @@ pub struct LowerOptions {
     /// buffer takes no room for them. Otherwise (the default) a barrier precedes every step
     /// but the first, as a device that overlaps dispatches (a GPU) needs.
     pub in_order: bool,
+    /// A DEPTHWISE_CONV_2D whose int8 result only the 1×1 CONV_2D after it reads runs with
+    /// it as one step, `separable_conv2d_s8`: one dispatch, no barrier between the layers
+    /// and no middle tensor in the arena. For a GPU, where each dependent dispatch costs
+    /// microseconds ([`for_gpu`](Self::for_gpu)); the CPU kernels run the two layers apart
+    /// as fast, and the Cortex-M DSP path has tuned kernels for each.
+    pub fuse_separable: bool,
 }
 
 impl LowerOptions {
@@ -29,6 +35,16 @@ impl LowerOptions {
         Self {
             int8_conv_ohwi: target.starts_with("thumbv7em"),
             in_order: target.contains("-none"),
+            fuse_separable: false,
+        }
+    }
+
+    /// The options for a module that runs on a GPU: the host's, with
+    /// [`fuse_separable`](Self::fuse_separable).
+    pub fn for_gpu() -> Self {
+        Self {
+            fuse_separable: true,
+            ..Self::default()
         }
     }
 }

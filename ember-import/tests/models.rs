@@ -7,7 +7,7 @@
 //! `cargo xtask test` runs first); without them this test says so loudly and checks
 //! nothing.
 
-use ember_import::{lower, parse, run_local};
+use ember_import::{lower_with, parse, run_local, LowerOptions};
 use ember_npy::oracle::Manifest;
 use ember_npy::Data;
 use std::path::{Path, PathBuf};
@@ -62,76 +62,92 @@ fn reference_models_match_tflm() {
         };
         let bytes = std::fs::read(&manifest.model).expect("the model the oracle ran");
         let graph = parse(&bytes).expect("a reference model parses");
-        let lowered = match lower(&graph, "model") {
-            Ok(lowered) => lowered,
-            Err(e) => {
-                failures.push(format!("{}: {e}", dir.display()));
-                continue;
-            }
-        };
-        // The module describes its function's tensors as TFLM sees them.
-        let module = hal_core::module::Module::parse(&lowered.built.bytes).expect("module");
-        let (_, main) = module.function("main").expect("main");
-        for (metas, tensors) in [
-            (main.inputs, &manifest.inputs),
-            (main.outputs, &manifest.outputs),
+        // The host's lowering, then a GPU's (separable convolutions as one step).
+        for (lowering, options) in [
+            ("host", LowerOptions::default()),
+            ("gpu", LowerOptions::for_gpu()),
         ] {
-            assert_eq!(metas.len() as usize, tensors.len(), "{}", dir.display());
-            for (meta, t) in metas.iter().zip(tensors.iter()) {
-                let shape: Vec<usize> = meta.shape.iter().map(|d| d as usize).collect();
-                assert_eq!(shape, t.shape, "{}: `{}`", dir.display(), t.name);
-                assert_eq!(meta.element.size() as usize, t.dtype.size());
-                assert_eq!(meta.scale, t.scale.first().copied().unwrap_or(0.0));
-                assert_eq!(
-                    i64::from(meta.zero_point),
-                    t.zero_point.first().copied().unwrap_or(0)
-                );
-            }
-        }
-        let head = manifest.arena.head.unwrap_or(0);
-        eprintln!(
-            "{}: arena {} B (TFLM's activations: {head} B), constants {} B",
-            dir.file_name().unwrap_or_default().to_string_lossy(),
-            lowered.arena_bytes(),
-            lowered.constant_bytes
-        );
-        if lowered.arena_bytes() > head {
-            failures.push(format!(
-                "{}: arena {} B is larger than TFLM's {head} B",
-                dir.display(),
-                lowered.arena_bytes()
-            ));
-        }
-        for case in &manifest.cases {
-            let inputs = manifest.read_inputs(case).expect("oracle inputs");
-            let wants = manifest.read_outputs(case).expect("oracle outputs");
-            let bytes: Vec<Vec<u8>> = inputs.iter().map(|a| a.data().to_le_bytes()).collect();
-            let refs: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
-            for workers in [1, 3] {
-                let out = match run_local(&lowered, &refs, workers, 1) {
-                    Ok(out) => out,
-                    Err(e) => {
-                        failures.push(format!("{} {}: {e}", dir.display(), case.name));
-                        continue;
-                    }
-                };
-                assert_eq!(
-                    out.outputs.len(),
-                    wants.len(),
-                    "{}: output count",
-                    dir.display()
-                );
-                for (n, (got, want)) in out.outputs.iter().zip(&wants).enumerate() {
-                    let got = Data::from_le_bytes(want.dtype(), got).expect("output bytes");
-                    if let Err(e) = matches(&got, want.data()) {
-                        failures.push(format!(
-                            "{} case {} output {n} ({workers} workers): {e}",
-                            dir.display(),
-                            case.name
-                        ));
-                    }
+            let lowered = match lower_with(&graph, "model", options) {
+                Ok(lowered) => lowered,
+                Err(e) => {
+                    failures.push(format!("{} ({lowering}): {e}", dir.display()));
+                    continue;
                 }
-                checked += 1;
+            };
+            // The module describes its function's tensors as TFLM sees them.
+            let module = hal_core::module::Module::parse(&lowered.built.bytes).expect("module");
+            let (_, main) = module.function("main").expect("main");
+            for (metas, tensors) in [
+                (main.inputs, &manifest.inputs),
+                (main.outputs, &manifest.outputs),
+            ] {
+                assert_eq!(metas.len() as usize, tensors.len(), "{}", dir.display());
+                for (meta, t) in metas.iter().zip(tensors.iter()) {
+                    let shape: Vec<usize> = meta.shape.iter().map(|d| d as usize).collect();
+                    assert_eq!(shape, t.shape, "{}: `{}`", dir.display(), t.name);
+                    assert_eq!(meta.element.size() as usize, t.dtype.size());
+                    assert_eq!(meta.scale, t.scale.first().copied().unwrap_or(0.0));
+                    assert_eq!(
+                        i64::from(meta.zero_point),
+                        t.zero_point.first().copied().unwrap_or(0)
+                    );
+                }
+            }
+            let head = manifest.arena.head.unwrap_or(0);
+            let dispatches = main
+                .steps
+                .iter()
+                .filter(|s| matches!(s, hal_core::module::Step::Dispatch { .. }))
+                .count();
+            eprintln!(
+                "{} ({lowering}): {dispatches} dispatches, arena {} B (TFLM's activations: \
+                 {head} B), constants {} B",
+                dir.file_name().unwrap_or_default().to_string_lossy(),
+                lowered.arena_bytes(),
+                lowered.constant_bytes
+            );
+            if lowered.arena_bytes() > head {
+                failures.push(format!(
+                    "{}: arena {} B is larger than TFLM's {head} B",
+                    dir.display(),
+                    lowered.arena_bytes()
+                ));
+            }
+            for case in &manifest.cases {
+                let inputs = manifest.read_inputs(case).expect("oracle inputs");
+                let wants = manifest.read_outputs(case).expect("oracle outputs");
+                let bytes: Vec<Vec<u8>> = inputs.iter().map(|a| a.data().to_le_bytes()).collect();
+                let refs: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+                for workers in [1, 3] {
+                    let out = match run_local(&lowered, &refs, workers, 1) {
+                        Ok(out) => out,
+                        Err(e) => {
+                            failures.push(format!(
+                                "{} ({lowering}) {}: {e}",
+                                dir.display(),
+                                case.name
+                            ));
+                            continue;
+                        }
+                    };
+                    assert_eq!(
+                        out.outputs.len(),
+                        wants.len(),
+                        "{}: output count",
+                        dir.display()
+                    );
+                    for (n, (got, want)) in out.outputs.iter().zip(&wants).enumerate() {
+                        let got = Data::from_le_bytes(want.dtype(), got).expect("output bytes");
+                        if let Err(e) = matches(&got, want.data()) {
+                            failures.push(format!(
+                                "{} ({lowering}) case {} output {n} ({workers} workers): {e}",
+                                dir.display(),
+                                case.name
+                            ));
+                        }
+                    }
+                    checked += 1;
+                }
             }
         }
     }

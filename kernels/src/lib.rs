@@ -22,6 +22,7 @@ pub mod padding;
 pub mod params;
 pub mod pooling;
 pub mod quant;
+pub mod separable_conv2d;
 mod shape;
 pub mod strided_slice;
 pub mod transpose;

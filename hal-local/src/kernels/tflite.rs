@@ -16,6 +16,7 @@ use ember_kernels::mul::{MulF32, MulS8};
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8};
+use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxF32, SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
 use ember_kernels::tanh::{TanhF32, TanhS8};
@@ -218,6 +219,27 @@ macro_rules! binary {
 convolution_s8!(CONV2D_S8, conv2d_s8, Conv2dS8);
 convolution_f32!(CONV2D_F32, conv2d_f32, Conv2dF32);
 convolution_s8!(DEPTHWISE_CONV2D_S8, depthwise_conv2d_s8, DepthwiseConv2dS8);
+
+fn separable_conv2d_s8(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+    let p: SeparableConv2dS8 = params(wg)?;
+    p.check(&wg.lens())?;
+    let tiler = wg.tiler;
+    let (head, tail) = wg.bindings.split_at_mut(5.min(wg.bindings.len()));
+    let output = elements_mut::<i8>(binding(tail, 0)?.bytes_mut(5)?, 5)?;
+    let (input, depthwise, pointwise) = (read(head, 0)?, read(head, 1)?, read(head, 2)?);
+    let (first, second) = (read(head, 3)?, read(head, 4)?);
+    let (rows, row_len) = (p.rows()?, p.row_len()?);
+    tiler.run(output, rows, row_len, |rows, tile| {
+        p.run_rows(input, depthwise, pointwise, first, second, rows, tile)
+    })
+}
+
+/// `SeparableConv2dS8` (`ember-kernels`): bindings input, depthwise filter, pointwise
+/// filter, the two output stages, output; its output rows in tiles.
+pub const SEPARABLE_CONV2D_S8: Kernel = Kernel {
+    name: SeparableConv2dS8::KERNEL,
+    entry: Entry::Exclusive(separable_conv2d_s8, Writes::Binding(5)),
+};
 convolution_f32!(
     DEPTHWISE_CONV2D_F32,
     depthwise_conv2d_f32,
@@ -289,6 +311,7 @@ tflite_table!(
     CONV2D_F32,
     DEPTHWISE_CONV2D_S8,
     DEPTHWISE_CONV2D_F32,
+    SEPARABLE_CONV2D_S8,
     FULLY_CONNECTED_S8,
     FULLY_CONNECTED_F32,
     AVERAGE_POOL2D_S8,
