@@ -78,6 +78,10 @@ const OPS: &[(&str, &[bool])] = &[
         "depthwise_conv2d_s8",
         &[false, false, false, false, false, true],
     ),
+    (
+        "separable_conv2d_s8",
+        &[false, false, false, false, false, true],
+    ),
     ("average_pool2d_s8", &[false, true]),
     ("max_pool2d_s8", &[false, true]),
     ("softmax_s8", &[false, true]),

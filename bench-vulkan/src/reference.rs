@@ -5,7 +5,7 @@
 //! to the local CPU driver on the same lowered module in the same run. Every Vulkan output
 //! is checked against the local driver's (int8 bit for bit, float within 1e-5 relative).
 
-use ember_import::{lower, parse, run_local, DeviceModel, ElementType, Lowered};
+use ember_import::{lower_with, parse, run_local, DeviceModel, ElementType, LowerOptions, Lowered};
 use hal_core::memory::BufferParams;
 use hal_core::session::ResultMemory;
 use hal_core::{Device, Timeout};
@@ -204,6 +204,22 @@ fn one(
     }))
 }
 
+/// Dispatches in the lowered module's function.
+fn dispatches(lowered: &Lowered) -> usize {
+    hal_core::module::Module::parse(&lowered.built.bytes)
+        .ok()
+        .and_then(|m| {
+            let (_, f) = m.function(ember_import::FUNCTION)?;
+            Some(
+                f.steps
+                    .iter()
+                    .filter(|s| matches!(s, hal_core::module::Step::Dispatch { .. }))
+                    .count(),
+            )
+        })
+        .unwrap_or(0)
+}
+
 /// Every reference model found, `iters` timed inferences each, `in_flight` in the
 /// throughput run.
 pub fn run(device: &mut VulkanDevice<'static>, iters: usize, in_flight: usize) -> Value {
@@ -219,8 +235,24 @@ pub fn run(device: &mut VulkanDevice<'static>, iters: usize, in_flight: usize) -
             .map_err(|e| format!("{}: {e}", dir.join(path).display()))
             .and_then(|bytes| {
                 let graph = parse(&bytes).map_err(|e| e.to_string())?;
-                let lowered = lower(&graph, "model").map_err(|e| e.to_string())?;
-                one(device, &lowered, iters, in_flight)
+                let lower =
+                    |options| lower_with(&graph, "model", options).map_err(|e| e.to_string());
+                // A GPU's lowering; where it fuses ops, the host's too, in the same run.
+                let (gpu, host) = (
+                    lower(LowerOptions::for_gpu())?,
+                    lower(LowerOptions::default())?,
+                );
+                let mut v = one(device, &gpu, iters, in_flight)?;
+                v["dispatches"] = json!(dispatches(&gpu));
+                if dispatches(&host) != dispatches(&gpu) {
+                    let unfused = one(device, &host, iters, in_flight)?;
+                    v["unfused"] = json!({
+                        "dispatches": dispatches(&host),
+                        "latency_median_us": unfused["latency_median_us"],
+                        "in_flight_us_per_inference": unfused["in_flight_us_per_inference"],
+                    });
+                }
+                Ok(v)
             });
         match result {
             Ok(v) => {
@@ -232,6 +264,18 @@ pub fn run(device: &mut VulkanDevice<'static>, iters: usize, in_flight: usize) -
                     v["local_median_us"].as_f64().unwrap_or(f64::NAN),
                     v["vulkan_over_local"].as_f64().unwrap_or(f64::NAN),
                 );
+                if let Some(u) = v.get("unfused") {
+                    let fused = v["latency_median_us"].as_f64().unwrap_or(f64::NAN);
+                    let apart = u["latency_median_us"].as_f64().unwrap_or(f64::NAN);
+                    println!(
+                        "   {name}: {} dispatches; the host's lowering ({} dispatches, depthwise and \
+                         pointwise apart) {apart:.1} µs median, {:.1} µs in flight: fused {:.2}× faster",
+                        v["dispatches"],
+                        u["dispatches"],
+                        u["in_flight_us_per_inference"].as_f64().unwrap_or(f64::NAN),
+                        apart / fused,
+                    );
+                }
                 out.insert(name.into(), v);
             }
             Err(e) => {

@@ -88,12 +88,16 @@ fn reference_models_match_tflm_on_vulkan() {
         let bytes = std::fs::read(&manifest.model).expect("the model the oracle ran");
         let graph = parse(&bytes).expect("a reference model parses");
         // The host's layout (HWIO int8 convolution filters), then the Cortex-M one (OHWI),
-        // whose GPU kernel paths differ.
-        for (layout, int8_conv_ohwi) in [("HWIO", false), ("OHWI", true)] {
-            let options = LowerOptions {
-                int8_conv_ohwi,
-                ..LowerOptions::default()
-            };
+        // whose GPU kernel paths differ, then a GPU's (separable convolutions in one step).
+        let ohwi = LowerOptions {
+            int8_conv_ohwi: true,
+            ..LowerOptions::default()
+        };
+        for (layout, options) in [
+            ("HWIO", LowerOptions::default()),
+            ("OHWI", ohwi),
+            ("GPU", LowerOptions::for_gpu()),
+        ] {
             let lowered = lower_with(&graph, "model", options).expect("a reference model lowers");
             // A GPU overlaps dispatches that no barrier separates (lavapipe does not, and its
             // synchronization validation does not flag it): every step follows a barrier.

@@ -13,6 +13,7 @@ use ember_kernels::mul::{MulF32, MulS8};
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::quantize::RequantizeS8;
+use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxF32, SoftmaxS8};
 use ember_kernels::strided_slice::StridedSlice;
 use ember_kernels::tanh::{TanhF32, TanhS8};
@@ -75,6 +76,10 @@ pub struct OpKernel {
     /// few outputs. The kernel makes the same choice from the same words; the result does
     /// not depend on it, only the speed.
     pub lanes_per_word: fn(&[u32]) -> u32,
+    /// For a kernel whose workgroups each take whole tiles of the output (rather than
+    /// striding over its words): the tiles, from the parameter words and the output's byte
+    /// offset in its range, one workgroup each.
+    pub tiles: Option<fn(&[u32], u64) -> u64>,
     /// Decodes the parameter words and checks the bindings' lengths (bytes) against them,
     /// as hal-local's kernel does first; returns how many words the parameters took.
     params: fn(&[u32], &[usize]) -> Result<usize, KernelError>,
@@ -127,9 +132,14 @@ impl OpKernel {
     ///
     /// [`lanes_per_word`]: Self::lanes_per_word
     pub fn grid(&self, constants: &[u32], base: u64, len: u64) -> [u32; 3] {
-        let words = (base % 4 + len).div_ceil(4);
-        let lanes = words.saturating_mul(u64::from((self.lanes_per_word)(constants)));
-        let groups = lanes.div_ceil(u64::from(super::WORKGROUP_SIZE));
+        let groups = match self.tiles {
+            Some(tiles) => tiles(constants, base),
+            None => {
+                let words = (base % 4 + len).div_ceil(4);
+                let lanes = words.saturating_mul(u64::from((self.lanes_per_word)(constants)));
+                lanes.div_ceil(u64::from(super::WORKGROUP_SIZE))
+            }
+        };
         [groups.clamp(1, MAX_GROUPS) as u32, 1, 1]
     }
 }
@@ -191,6 +201,7 @@ const fn op(
         words,
         bindings,
         lanes_per_word: |_| 1,
+        tiles: None,
         params,
     }
 }
@@ -257,6 +268,27 @@ fn pool_lanes(p: &[u32]) -> u32 {
     }
 }
 
+/// `separable_conv2d_s8`'s tiles (its WGSL's `tiling`), its output `base` bytes into its
+/// range: each workgroup takes a few pixels and, where the output depth and `base` are
+/// multiples of 4, a chunk of their output channels; `per_word` invocations share each output
+/// word's sums so that each takes about 4 words of middle values.
+fn separable_tiles(p: &[u32], base: u64) -> u64 {
+    let pixels = word(p, 0) * word(p, 7) * word(p, 8);
+    let middle_words = (word(p, 3) * word(p, 4)).div_ceil(4).max(1);
+    let out_depth = word(p, 20).max(1);
+    let aligned = base % 4 == 0 && out_depth % 4 == 0;
+    let per_word = (1u64 << (middle_words / 4).max(1).ilog2()).min(16);
+    let words = u64::from(super::WORKGROUP_SIZE) / per_word;
+    let channels = if aligned && out_depth > 4 * words {
+        4 * words
+    } else {
+        out_depth
+    };
+    let most = (1024 / middle_words).saturating_sub(3).max(1);
+    let tile_pixels = (words / channels.div_ceil(4)).clamp(1, most);
+    pixels.div_ceil(tile_pixels) * out_depth.div_ceil(channels)
+}
+
 /// The weighted int8 ops' bindings: input, weights, bias, multipliers, shifts, output.
 const WEIGHTED_S8: &[OpBinding] = &[IN8, IN8, IN32, IN32, IN32, OUT8];
 /// One int8 input, one int8 output.
@@ -296,6 +328,15 @@ pub static OPS: &[OpKernel] = &[
             spirv::DEPTHWISE_CONV2D_S8,
             WEIGHTED_S8,
             params_of!(DepthwiseConv2dS8),
+        )
+    },
+    OpKernel {
+        tiles: Some(separable_tiles),
+        ..op(
+            SeparableConv2dS8::KERNEL,
+            spirv::SEPARABLE_CONV2D_S8,
+            &[IN8, IN8, IN8, IN32, IN32, OUT8],
+            params_of!(SeparableConv2dS8),
         )
     },
     OpKernel {
@@ -438,6 +479,7 @@ mod tests {
             "fully_connected_s8",
             "conv2d_s8",
             "depthwise_conv2d_s8",
+            "separable_conv2d_s8",
             "average_pool2d_s8",
             "max_pool2d_s8",
             "softmax_s8",
