@@ -271,20 +271,20 @@ fn pool_lanes(p: &[u32]) -> u32 {
 /// `separable_conv2d_s8`'s tiles (its WGSL's `tiling`), its output `base` bytes into its
 /// range: each workgroup takes a few pixels and, where the output depth and `base` are
 /// multiples of 4, a chunk of their output channels; `per_word` invocations share each output
-/// word's sums so that each takes about 4 words of middle values.
+/// word's sum so that each takes about 2 words of middle values.
 fn separable_tiles(p: &[u32], base: u64) -> u64 {
     let pixels = word(p, 0) * word(p, 7) * word(p, 8);
     let middle_words = (word(p, 3) * word(p, 4)).div_ceil(4).max(1);
     let out_depth = word(p, 20).max(1);
     let aligned = base % 4 == 0 && out_depth % 4 == 0;
-    let per_word = (1u64 << (middle_words / 4).max(1).ilog2()).min(16);
+    let per_word = (1u64 << (middle_words / 2).max(1).ilog2()).min(32);
     let words = u64::from(super::WORKGROUP_SIZE) / per_word;
     let channels = if aligned && out_depth > 4 * words {
         4 * words
     } else {
         out_depth
     };
-    let most = (1024 / middle_words).saturating_sub(3).max(1);
+    let most = (512 / middle_words).saturating_sub(3).max(1);
     let tile_pixels = (words / channels.div_ceil(4)).clamp(1, most);
     pixels.div_ceil(tile_pixels) * out_depth.div_ceil(channels)
 }

@@ -29,7 +29,7 @@ use hal_core::kernel::KernelError;
 
 /// Most middle channels (`in_depth * depth_multiplier`): one pixel's middle values live in
 /// a buffer of this many bytes, on the stack of a CPU and in a GPU workgroup's memory.
-pub const MAX_MIDDLE_DEPTH: usize = 1024;
+pub const MAX_MIDDLE_DEPTH: usize = 512;
 
 /// `separable_conv2d_s8`. Words: [`DepthwiseConv2dS8`]'s 20 (its shape and output stage),
 /// then the pointwise convolution's `output_depth`, `input_offset` (`-middle_zero_point`),
@@ -80,7 +80,7 @@ impl KernelParams for SeparableConv2dS8 {
         };
         if p.middle_depth()? > MAX_MIDDLE_DEPTH {
             return Err(KernelError::Shape(
-                "separable convolution: more than 1024 middle channels",
+                "separable convolution: more than 512 middle channels",
             ));
         }
         p.output_len()?;

@@ -7,6 +7,10 @@
 // from them. Products accumulate in wrapping i32 (their order does not change the sum),
 // then bias, requantization, offset and clamp, as the two ops apart.
 //
+// Both layers are latency-bound at the sizes models have, so each invocation's chain of
+// dependent loads is kept short: several invocations share each middle word's taps and each
+// output word's sum (added in workgroup memory).
+//
 // Each output word has one writer: the tile that holds the word's first output byte. Where
 // the output depth and offset are multiples of 4, tiles split the channels too and their
 // words never straddle; otherwise a tile holds all channels and the middle values of up to
@@ -25,11 +29,14 @@
 @group(0) @binding(4) var<storage, read> second_stage: array<i32>;
 @group(0) @binding(5) var<storage, read_write> output: array<u32>;
 
-// Words of middle values a workgroup holds (4 KiB): ember-kernels' `MAX_MIDDLE_DEPTH`
-// (1,024) bytes for each of at least 4 pixels (a tile's, and 3 past it), each pixel's from
-// a word boundary.
-const MIDDLE_WORDS: u32 = 1024u;
-var<workgroup> middle: array<u32, 1024>;
+// Invocations of a workgroup.
+const LANES: u32 = 64u;
+// Words of middle values a workgroup holds (2 KiB): ember-kernels' `MAX_MIDDLE_DEPTH` (512)
+// bytes for each of at least 4 pixels (a tile's, and 3 past it), each pixel's from a word
+// boundary. Workgroup memory is kept small: on an H100, each dispatch of this kernel took
+// 2-3 µs longer with 8 KiB of it, 4-6 µs longer with 14 KiB.
+const MIDDLE_WORDS: u32 = 512u;
+var<workgroup> middle: array<u32, 512>;
 var<workgroup> partial: array<vec4<i32>, 64>;
 
 var<private> IH: u32;
@@ -110,27 +117,40 @@ fn lanes(w: u32) -> vec4<i32> {
     return bitcast<vec4<i32>>(vec4<u32>(w) << vec4<u32>(24u, 16u, 8u, 0u)) >> vec4<u32>(24u);
 }
 
+// Word `i` of the first output stage (binding 3), then of the second (binding 4).
+fn first_word(i: u32) -> i32 {
+    return first_stage[FIRST_BASE + i];
+}
+
+fn second_word(i: u32) -> i32 {
+    return second_stage[SECOND_BASE + i];
+}
+
 // Middle channel `c`'s value for its accumulated products, as the depthwise op stores it.
 fn finish_middle(c: u32, acc_in: i32) -> i32 {
     var acc = acc_in;
     if HAS_BIAS {
-        acc += first_stage[FIRST_BASE + c];
+        acc += first_word(c);
     }
-    let m = first_stage[FIRST_BASE + MD + c];
-    let s = first_stage[FIRST_BASE + 2u * MD + c];
-    return clamp_s8(multiply_by_quantized_multiplier(acc, m, s) + MID_OFF, MID_MIN, MID_MAX);
+    let v = multiply_by_quantized_multiplier(acc, first_word(MD + c), first_word(2u * MD + c));
+    return clamp_s8(v + MID_OFF, MID_MIN, MID_MAX);
 }
 
 // Output channel `oc`'s value for its accumulated products.
-fn finish_output(oc: u32, acc_in: i32) -> i32 {
-    let acc = acc_in + second_stage[SECOND_BASE + oc];
-    let m = second_stage[SECOND_BASE + OD + oc];
-    let s = second_stage[SECOND_BASE + 2u * OD + oc];
-    return clamp_s8(multiply_by_quantized_multiplier(acc, m, s) + OUT_OFF, ACT_MIN, ACT_MAX);
+fn finish_output(oc: u32, acc: i32) -> i32 {
+    let v = multiply_by_quantized_multiplier(
+        acc + second_word(oc),
+        second_word(OD + oc),
+        second_word(2u * OD + oc),
+    );
+    return clamp_s8(v + OUT_OFF, ACT_MIN, ACT_MAX);
 }
 
-// Middle channels `4k..4k + 4` (those below MD; the rest 0) of output pixel `p`, packed.
-fn middle_word(p: u32, k: u32) -> u32 {
+// Invocation `sub` of `per_word`'s share of the products of middle channels `4k..4k + 4`
+// (those below MD) of output pixel `p`: filter taps `sub`, `sub + per_word`, ... Taps
+// outside the input add nothing; their loads read the input's first word instead, so no
+// branch separates one tap's loads from the next's.
+fn middle_partial(p: u32, k: u32, sub: u32, per_word: u32) -> vec4<i32> {
     let ox = p % OW;
     let oy = (p / OW) % OH;
     let row0 = (p / (OW * OH)) * IH;
@@ -139,43 +159,52 @@ fn middle_word(p: u32, k: u32) -> u32 {
     let c0 = 4u * k;
     let n = min(4u, MD - c0);
     var acc = vec4<i32>(0);
-    for (var fy = 0u; fy < FH; fy++) {
+    for (var t = sub; t < FH * FW; t += per_word) {
+        let fy = t / FW;
+        let fx = t % FW;
         let y = y0 + i32(fy * DH);
-        if y < 0 || y >= i32(IH) {
-            continue;
-        }
-        for (var fx = 0u; fx < FW; fx++) {
-            let x = x0 + i32(fx * DW);
-            if x < 0 || x >= i32(IW) {
-                continue;
-            }
-            let ib = ((row0 + u32(y)) * IW + u32(x)) * ID + IN_BASE;
-            let fb = DW_BASE + (fy * FW + fx) * MD + c0;
-            if n == 4u {
-                var xv: vec4<i32>;
-                if MULT == 1u {
-                    xv = lanes(input4(ib + c0));
-                } else {
-                    xv = vec4<i32>(
-                        input_s8(ib + c0 / MULT),
-                        input_s8(ib + (c0 + 1u) / MULT),
-                        input_s8(ib + (c0 + 2u) / MULT),
-                        input_s8(ib + (c0 + 3u) / MULT),
-                    );
-                }
-                acc += (xv + vec4<i32>(IN_OFF)) * lanes(depthwise4(fb));
-            } else {
-                for (var j = 0u; j < n; j++) {
-                    acc[j] += (input_s8(ib + (c0 + j) / MULT) + IN_OFF) * depthwise_s8(fb + j);
-                }
+        let x = x0 + i32(fx * DW);
+        let inside = y >= 0 && y < i32(IH) && x >= 0 && x < i32(IW);
+        let ib = select(IN_BASE, ((row0 + u32(y)) * IW + u32(x)) * ID + IN_BASE, inside);
+        let fb = DW_BASE + t * MD + c0;
+        var xv: vec4<i32>;
+        var wv: vec4<i32>;
+        if n == 4u && MULT == 1u {
+            xv = lanes(input4(ib + select(0u, c0, inside)));
+            wv = lanes(depthwise4(fb));
+        } else {
+            for (var j = 0u; j < 4u; j++) {
+                let c = min(c0 + j, MD - 1u);
+                xv[j] = input_s8(ib + select(0u, c / MULT, inside));
+                wv[j] = select(0, depthwise_s8(DW_BASE + t * MD + c), j < n);
             }
         }
+        acc += select(vec4<i32>(0), (xv + vec4<i32>(IN_OFF)) * wv, vec4<bool>(inside));
     }
+    return acc;
+}
+
+// Middle channels `4k..4k + 4` (those below MD; the rest 0) for their summed products.
+fn middle_word(k: u32, acc: vec4<i32>) -> u32 {
+    let c0 = 4u * k;
     var word = 0u;
-    for (var j = 0u; j < n; j++) {
+    for (var j = 0u; j < min(4u, MD - c0); j++) {
         word = with_byte(word, j, finish_middle(c0 + j, acc[j]));
     }
     return word;
+}
+
+// Adds the `per_word` consecutive entries of `partial` from each multiple of `per_word` into
+// that entry. Every invocation of the workgroup calls it (it meets the barriers).
+fn reduce_partials(lane: u32, per_word: u32) {
+    workgroupBarrier();
+    let sub = lane % per_word;
+    for (var half = per_word / 2u; half > 0u; half /= 2u) {
+        if sub < half {
+            partial[lane] += partial[lane + half];
+        }
+        workgroupBarrier();
+    }
 }
 
 // Middle channel `c` of the tile's pixel `lp`, offset for the pointwise products.
@@ -214,7 +243,7 @@ fn partial_four(lp: u32, oc0: u32, sub: u32, per_word: u32) -> vec4<i32> {
 
 // The tile shape, as ops.rs's `separable_tiles` computes it for the grid.
 struct Tiling {
-    // Invocations sharing one output word's sums: about 4 middle words each.
+    // Invocations sharing one output word's sum: about 2 middle words each, at most 32.
     per_word: u32,
     // Output channels per tile: all, or (`aligned`) a multiple of 4.
     channels: u32,
@@ -223,8 +252,8 @@ struct Tiling {
 }
 
 fn tiling(aligned: bool) -> Tiling {
-    let per_word = min(1u << firstLeadingBit(max(MW / 4u, 1u)), 16u);
-    let words = 64u / per_word;
+    let per_word = min(1u << firstLeadingBit(max(MW / 2u, 1u)), 32u);
+    let words = LANES / per_word;
     let channels = select(OD, 4u * words, aligned && OD > 4u * words);
     let pixels = clamp(words / ((channels + 3u) / 4u), 1u, MIDDLE_WORDS / MW - 3u);
     return Tiling(per_word, channels, pixels);
@@ -281,8 +310,7 @@ fn main(
     let chunks = (OD + t.channels - 1u) / t.channels;
     let tiles = ((pixels + t.pixels - 1u) / t.pixels) * chunks;
     let slots = select((t.pixels * OD + 3u) / 4u + 1u, t.channels / 4u, aligned);
-    let sub = lane % t.per_word;
-    let per_round = 64u / t.per_word;
+    let taps = FH * FW;
     let group = id.x + count.x * (id.y + count.y * id.z);
     let groups = count.x * count.y * count.z;
     // Every invocation of the workgroup takes the same tiles and rounds (it meets the
@@ -293,10 +321,25 @@ fn main(
         let oc_lo = (tile % chunks) * t.channels;
         let oc_hi = min(oc_lo + t.channels, OD);
         let held = select(min(np + 3u, pixels - p0), np, aligned);
-        for (var i = lane; i < held * MW; i += 64u) {
-            middle[i] = middle_word(p0 + i / MW, i % MW);
+        // The middle words, invocations sharing each one's taps where there are few.
+        let items = held * MW;
+        let tap_share = min(1u << firstLeadingBit(max(LANES / items, 1u)), min(8u, 1u << firstLeadingBit(taps)));
+        let tap_sub = lane % tap_share;
+        for (var first = 0u; first < items; first += LANES / tap_share) {
+            let i = first + lane / tap_share;
+            var acc = vec4<i32>(0);
+            if i < items {
+                acc = middle_partial(p0 + i / MW, i % MW, tap_sub, tap_share);
+            }
+            partial[lane] = acc;
+            reduce_partials(lane, tap_share);
+            if tap_sub == 0u && i < items {
+                middle[i] = middle_word(i % MW, partial[lane]);
+            }
+            workgroupBarrier();
         }
-        workgroupBarrier();
+        let sub = lane % t.per_word;
+        let per_round = LANES / t.per_word;
         let total = select(1u, np, aligned) * slots;
         for (var first = 0u; first < total; first += per_round) {
             let slot = first + lane / t.per_word;
@@ -327,13 +370,7 @@ fn main(
                 }
             }
             partial[lane] = acc;
-            workgroupBarrier();
-            for (var half = t.per_word / 2u; half > 0u; half /= 2u) {
-                if sub < half {
-                    partial[lane] += partial[lane + half];
-                }
-                workgroupBarrier();
-            }
+            reduce_partials(lane, t.per_word);
             if sub == 0u && valid {
                 let sum = partial[lane];
                 let whole = b0 >= start && b0 + 4u <= end;
