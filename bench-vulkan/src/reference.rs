@@ -1,9 +1,11 @@
 //! Section 4, second part: the reference `.tflite` models (`../shared/models`, or the
 //! directory in `EMBER_MODELS`) imported with `ember-import` and run end to end on the
 //! Vulkan driver: the latency of one inference (write the inputs, invoke, read the
-//! outputs; inputs and results in host-visible memory, mapped) and the time per inference with several in flight, next
-//! to the local CPU driver on the same lowered module in the same run. Every Vulkan output
-//! is checked against the local driver's (int8 bit for bit, float within 1e-5 relative).
+//! outputs; inputs and results in host-visible memory, mapped) and the time per inference
+//! with several in flight, next to the local CPU driver on the same lowered module in the
+//! same run. Each model is lowered for a GPU ([`LowerOptions::for_gpu`]); where that fuses
+//! ops, the host's lowering runs too, in the same run. Every Vulkan output is checked
+//! against the local driver's (int8 bit for bit, float within 1e-5 relative).
 
 use ember_import::{lower_with, parse, run_local, DeviceModel, ElementType, LowerOptions, Lowered};
 use hal_core::memory::BufferParams;

@@ -671,3 +671,99 @@ fn one_channel_int8_depthwise_runs_as_a_conv_on_dsp_targets() {
         assert_eq!(a.outputs, b.outputs);
     }
 }
+
+/// A depthwise convolution (6 input channels, multiplier 2, 3×3, RELU6) then a 1×1
+/// convolution to 10 channels with stride `stride`; the middle tensor is also a model output
+/// where `middle_out`.
+fn separable_model(stride: i32, middle_out: bool) -> Vec<u8> {
+    let mut s = Synth::new();
+    let x = s.tensor(TensorType::Int8, &[1, 6, 5, 6], Some((0.5, -9)));
+    let dw = s.constant(
+        TensorType::Int8,
+        &[1, 3, 3, 12],
+        (0..108).map(|i| (i * 53 % 255) as u8).collect(),
+    );
+    let db = s.i32s(&[12], &[50, -60, 70, -80, 90, -100, 5, 6, -7, 8, 9, 10]);
+    let m = s.tensor(TensorType::Int8, &[1, 6, 5, 12], Some((0.25, -20)));
+    let pw = s.constant(
+        TensorType::Int8,
+        &[10, 1, 1, 12],
+        (0..120).map(|i| (i * 71 % 253) as u8).collect(),
+    );
+    let pb = s.i32s(&[10], &[300, -200, 100, 0, -100, 200, -300, 400, -500, 600]);
+    let side = if stride == 1 { [6, 5] } else { [3, 3] };
+    let y = s.tensor(
+        TensorType::Int8,
+        &[1, side[0], side[1], 10],
+        Some((0.75, 3)),
+    );
+    let depthwise = O::DepthwiseConv2DOptions(Box::new(tflite::DepthwiseConv2DOptions {
+        padding: tflite::Padding::Same,
+        stride_w: 1,
+        stride_h: 1,
+        depth_multiplier: 2,
+        dilation_w_factor: 1,
+        dilation_h_factor: 1,
+        fused_activation_function: tflite::ActivationFunctionType::Relu6,
+    }));
+    s.op(B::DepthwiseConv2d, Some(depthwise), &[x, dw, db], &[m]);
+    let pointwise = O::Conv2DOptions(Box::new(tflite::Conv2DOptions {
+        padding: tflite::Padding::Same,
+        stride_w: stride,
+        stride_h: stride,
+        dilation_w_factor: 1,
+        dilation_h_factor: 1,
+        ..Default::default()
+    }));
+    s.op(B::Conv2d, Some(pointwise), &[m, pw, pb], &[y]);
+    let outputs: &[i32] = if middle_out { &[y, m] } else { &[y] };
+    let mut model = s.model(&[x], outputs);
+    for (w, channels) in [(dw, 12usize), (pw, 10)] {
+        common::tensor(&mut model, w as usize).quantization =
+            Some(Box::new(tflite::QuantizationParameters {
+                scale: Some((0..channels).map(|c| 0.01 + 0.002 * c as f32).collect()),
+                zero_point: Some(vec![0; channels]),
+                quantized_dimension: if w == dw { 3 } else { 0 },
+                ..Default::default()
+            }));
+    }
+    common::serialize(&model)
+}
+
+#[test]
+fn separable_pairs_fuse_for_a_gpu() {
+    let kernels = |l: &ember_import::Lowered| -> Vec<String> {
+        let module = hal_core::module::Module::parse(&l.built.bytes).unwrap();
+        module
+            .executables()
+            .iter()
+            .map(|e| e.kernel.to_string())
+            .collect()
+    };
+    for (stride, middle_out, fused) in [(1, false, true), (1, true, false), (2, false, false)] {
+        let bytes = separable_model(stride, middle_out);
+        let graph = Graph::parse(&bytes).unwrap();
+        let host = ember_import::lower(&graph, "sep").unwrap();
+        let gpu = ember_import::lower_with(&graph, "sep", LowerOptions::for_gpu()).unwrap();
+        assert_eq!(kernels(&host), ["depthwise_conv2d_s8", "conv2d_s8"]);
+        let want: &[&str] = if fused {
+            &["separable_conv2d_s8"]
+        } else {
+            &["depthwise_conv2d_s8", "conv2d_s8"]
+        };
+        assert_eq!(
+            kernels(&gpu),
+            want,
+            "stride {stride}, middle out {middle_out}"
+        );
+        for seed in 0..4u8 {
+            let input: Vec<u8> = (0..180u8)
+                .map(|i| i.wrapping_mul(97).wrapping_add(seed.wrapping_mul(31)))
+                .collect();
+            let a = ember_import::run_local(&host, &[&input], 1, 1).unwrap();
+            let b = ember_import::run_local(&gpu, &[&input], 1, 1).unwrap();
+            assert_eq!(a.outputs, b.outputs);
+            assert!(a.outputs[0].iter().any(|&v| v != a.outputs[0][0]));
+        }
+    }
+}
