@@ -265,6 +265,8 @@ pub fn run(config: &VulkanConfig, iters: usize, reference_iters: usize) -> Resul
             Placement::Mapped,
         )?;
         let mapped = latency(d, s, &features, &expected, iters, Placement::Mapped)?;
+        // The last inference's dispatches, where the device times them.
+        let profile = crate::reference::dispatch_profile(d)?;
         let device_local = latency(d, s, &features, &expected, iters, Placement::DeviceLocal)?;
         let flight = throughput(d, s, &features, &expected, iters.div_ceil(IN_FLIGHT))?;
         let stages_io = session.stages_io();
@@ -301,6 +303,7 @@ pub fn run(config: &VulkanConfig, iters: usize, reference_iters: usize) -> Resul
                 "spin_wait_ns": spin,
                 "session_stages_io": stages_io,
                 "mapped": mapped,
+                "dispatch_us": profile,
                 "device_local": device_local,
                 "in_flight": flight,
             }),

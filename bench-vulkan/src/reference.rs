@@ -86,7 +86,7 @@ fn median_us(mut ns: Vec<u64>) -> f64 {
 
 /// Each dispatch of the last inference with its GPU time, where the device times
 /// dispatches (`EMBER_VULKAN_PROFILE=1`), printed and as JSON; `null` otherwise.
-fn dispatch_profile(device: &mut VulkanDevice<'static>) -> Result<Value, String> {
+pub(crate) fn dispatch_profile(device: &mut VulkanDevice<'static>) -> Result<Value, String> {
     let times = device
         .dispatch_times()
         .map_err(|e| format!("dispatch times: {e}"))?;

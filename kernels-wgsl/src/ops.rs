@@ -284,7 +284,8 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
     } else {
         out_depth
     };
-    let most = (512 / middle_words).saturating_sub(3).max(1);
+    let past = if aligned { 0 } else { 3u64.div_ceil(out_depth) };
+    let most = (1024 / middle_words).saturating_sub(past).max(1);
     let tile_pixels = (words / channels.div_ceil(4)).clamp(1, most);
     pixels.div_ceil(tile_pixels) * out_depth.div_ceil(channels)
 }

@@ -29,7 +29,7 @@ use hal_core::kernel::KernelError;
 
 /// Most middle channels (`in_depth * depth_multiplier`): one pixel's middle values live in
 /// a buffer of this many bytes, on the stack of a CPU and in a GPU workgroup's memory.
-pub const MAX_MIDDLE_DEPTH: usize = 512;
+pub const MAX_MIDDLE_DEPTH: usize = 1024;
 
 /// `separable_conv2d_s8`. Words: [`DepthwiseConv2dS8`]'s 20 (its shape and output stage),
 /// then the pointwise convolution's `output_depth`, `input_offset` (`-middle_zero_point`),
@@ -78,11 +78,7 @@ impl KernelParams for SeparableConv2dS8 {
             act_min,
             act_max,
         };
-        if p.middle_depth()? > MAX_MIDDLE_DEPTH {
-            return Err(KernelError::Shape(
-                "separable convolution: more than 512 middle channels",
-            ));
-        }
+        p.middle_fits()?;
         p.output_len()?;
         shape::product(&[p.output_depth, p.middle_depth()?])?;
         Ok(p)
@@ -93,6 +89,17 @@ impl SeparableConv2dS8 {
     /// Channels between the two layers: the depthwise convolution's outputs.
     pub fn middle_depth(&self) -> Result<usize, KernelError> {
         self.depthwise.shape.output_depth()
+    }
+
+    /// The middle channels, refused above [`MAX_MIDDLE_DEPTH`].
+    fn middle_fits(&self) -> Result<usize, KernelError> {
+        let middle = self.middle_depth()?;
+        if middle > MAX_MIDDLE_DEPTH {
+            return Err(KernelError::Shape(
+                "separable convolution: more than 1024 middle channels",
+            ));
+        }
+        Ok(middle)
     }
 
     /// Output rows: one per batch and output row.
@@ -113,7 +120,7 @@ impl SeparableConv2dS8 {
     /// Checks each binding's length in bytes against the parameters.
     pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
         let s = &self.depthwise.shape;
-        let middle = self.middle_depth()?;
+        let middle = self.middle_fits()?;
         need(binding_lens, 0, s.input_len()?, 1)?;
         need(binding_lens, 1, s.filter_len()?, 1)?;
         need(
@@ -466,6 +473,11 @@ mod tests {
         let mut words = Vec::new();
         wide.encode(&mut words);
         assert!(SeparableConv2dS8::decode(&mut Words::new(&words)).is_err());
+        // Built by hand, it is refused when run, not indexed past its buffer.
+        let mut out = vec![0i8; wide.output_len().unwrap()];
+        assert!(wide
+            .run(&data[0], &data[1], &data[2], &first, &second, &mut out)
+            .is_err());
         // Missing words, a zero output depth.
         assert!(SeparableConv2dS8::decode(&mut Words::new(&[0; 24])).is_err());
         let mut zero = Vec::new();

@@ -13,8 +13,9 @@
 //
 // Each output word has one writer: the tile that holds the word's first output byte. Where
 // the output depth and offset are multiples of 4, tiles split the channels too and their
-// words never straddle; otherwise a tile holds all channels and the middle values of up to
-// 3 pixels past its own, for the bytes of its last word. Bytes outside the output are kept.
+// words never straddle; otherwise a tile holds all channels and the middle values of the
+// pixels past its own that the bytes of its last word reach (up to 3). Bytes outside the
+// output are kept.
 //
 // Parameter words: 0 batches, 1 input_height, 2 input_width, 3 input_depth,
 // 4 depth_multiplier, 5 filter_height, 6 filter_width, 7 output_height, 8 output_width,
@@ -31,12 +32,11 @@
 
 // Invocations of a workgroup.
 const LANES: u32 = 64u;
-// Words of middle values a workgroup holds (2 KiB): ember-kernels' `MAX_MIDDLE_DEPTH` (512)
-// bytes for each of at least 4 pixels (a tile's, and 3 past it), each pixel's from a word
-// boundary. Workgroup memory is kept small: on an H100, each dispatch of this kernel took
-// 2-3 µs longer with 8 KiB of it, 4-6 µs longer with 14 KiB.
-const MIDDLE_WORDS: u32 = 512u;
-var<workgroup> middle: array<u32, 512>;
+// Words of middle values a workgroup holds (4 KiB): ember-kernels' `MAX_MIDDLE_DEPTH` (1,024)
+// bytes for each of at least 4 pixels (a tile's, and up to 3 past it), each pixel's from a
+// word boundary.
+const MIDDLE_WORDS: u32 = 1024u;
+var<workgroup> middle: array<u32, 1024>;
 var<workgroup> partial: array<vec4<i32>, 64>;
 
 var<private> IH: u32;
@@ -255,8 +255,14 @@ fn tiling(aligned: bool) -> Tiling {
     let per_word = min(1u << firstLeadingBit(max(MW / 2u, 1u)), 32u);
     let words = LANES / per_word;
     let channels = select(OD, 4u * words, aligned && OD > 4u * words);
-    let pixels = clamp(words / ((channels + 3u) / 4u), 1u, MIDDLE_WORDS / MW - 3u);
+    let pixels = clamp(words / ((channels + 3u) / 4u), 1u, MIDDLE_WORDS / MW - past(aligned));
     return Tiling(per_word, channels, pixels);
+}
+
+// Pixels past a tile whose middle values it holds: those the 3 bytes after its last output
+// byte can reach, where its last word may straddle into them.
+fn past(aligned: bool) -> u32 {
+    return select((3u + OD - 1u) / OD, 0u, aligned);
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -320,7 +326,7 @@ fn main(
         let np = min(t.pixels, pixels - p0);
         let oc_lo = (tile % chunks) * t.channels;
         let oc_hi = min(oc_lo + t.channels, OD);
-        let held = select(min(np + 3u, pixels - p0), np, aligned);
+        let held = min(np + past(aligned), pixels - p0);
         // The middle words, invocations sharing each one's taps where there are few.
         let items = held * MW;
         let tap_share = min(1u << firstLeadingBit(max(LANES / items, 1u)), min(8u, 1u << firstLeadingBit(taps)));
