@@ -473,11 +473,24 @@ mod tests {
         let mut words = Vec::new();
         wide.encode(&mut words);
         assert!(SeparableConv2dS8::decode(&mut Words::new(&words)).is_err());
-        // Built by hand, it is refused when run, not indexed past its buffer.
+        // Built by hand, with bindings long enough for it, it is refused when run, not
+        // indexed past its buffer.
+        let ws = wide.depthwise.shape;
+        let (middle, od) = (wide.middle_depth().unwrap(), wide.output_depth);
         let mut out = vec![0i8; wide.output_len().unwrap()];
-        assert!(wide
-            .run(&data[0], &data[1], &data[2], &first, &second, &mut out)
-            .is_err());
+        assert_eq!(
+            wide.run(
+                &vec![0; ws.input_len().unwrap()],
+                &vec![0; ws.filter_len().unwrap()],
+                &vec![0; od * middle],
+                &vec![0; 3 * middle],
+                &vec![0; 3 * od],
+                &mut out,
+            ),
+            Err(KernelError::Shape(
+                "separable convolution: more than 1024 middle channels"
+            ))
+        );
         // Missing words, a zero output depth.
         assert!(SeparableConv2dS8::decode(&mut Words::new(&[0; 24])).is_err());
         let mut zero = Vec::new();
