@@ -20,8 +20,8 @@ pub struct LowerOptions {
     /// A DEPTHWISE_CONV_2D whose int8 result only the 1×1 CONV_2D after it reads runs with
     /// it as one step, `separable_conv2d_s8`: one dispatch, no barrier between the layers
     /// and no middle tensor in the arena. For a GPU, where each dependent dispatch costs
-    /// microseconds ([`for_gpu`](Self::for_gpu)); the CPU kernels run the two layers apart
-    /// as fast, and the Cortex-M DSP path has tuned kernels for each.
+    /// microseconds ([`for_gpu`](Self::for_gpu)); on a CPU the fused kernel is a plain loop,
+    /// slower than the two tuned kernels apart (and the Cortex-M DSP path has one for each).
     pub fuse_separable: bool,
 }
 

@@ -128,9 +128,11 @@ impl OpKernel {
 impl OpKernel {
     /// The grid a dispatch runs on, whatever grid the module gave: [`lanes_per_word`]
     /// invocations per word of the output (`base` bytes into its range, `len` bytes long),
-    /// at most 65,535 workgroups. The kernels' results do not depend on it.
+    /// or a workgroup per tile where the kernel has [`tiles`]; at most 65,535 workgroups.
+    /// The kernels' results do not depend on it.
     ///
     /// [`lanes_per_word`]: Self::lanes_per_word
+    /// [`tiles`]: Self::tiles
     pub fn grid(&self, constants: &[u32], base: u64, len: u64) -> [u32; 3] {
         let groups = match self.tiles {
             Some(tiles) => tiles(constants, base),
@@ -610,6 +612,19 @@ mod tests {
         let fc = find_op("fully_connected_s8").expect("listed");
         assert_eq!(fc.grid(&[], 0, 10), [3, 1, 1]);
         assert_eq!(fc.grid(&[], 1, 3), [1, 1, 1]);
+        // A workgroup per tile: person_detect's first separable layer (48×48 pixels, 8
+        // middle channels, 16 out: 16 pixels a tile) and a later one (6×6, 128 and 128: a
+        // pixel and 16 channels a tile); with 3 output channels a tile takes all of a pixel's,
+        // 4 pixels a tile.
+        let separable = find_op("separable_conv2d_s8").expect("listed");
+        let words = |hw: u32, depth: u32, out: u32| {
+            let mut p = vec![1, hw, hw, depth, 1, 3, 3, hw, hw, 1, 1, 1, 1, 1, 1, 1];
+            p.extend([0, 0, -128i32 as u32, 127, out, 0, 0, -128i32 as u32, 127]);
+            p
+        };
+        assert_eq!(separable.grid(&words(48, 8, 16), 0, 0), [144, 1, 1]);
+        assert_eq!(separable.grid(&words(6, 128, 128), 0, 0), [288, 1, 1]);
+        assert_eq!(separable.grid(&words(6, 128, 3), 4, 0), [9, 1, 1]);
     }
 
     /// Conv2dS8's parameter words for a stride-1 "same" convolution.
