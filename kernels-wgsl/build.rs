@@ -42,7 +42,7 @@ const SHARED: &[(&str, &[&str])] = &[
     // gemmlowp's fixed point.
     (
         "fixed_point.wgsl",
-        &["softmax_s8", "logistic_s8", "tanh_s8"],
+        &["softmax_s8", "softmax_s8_s16", "logistic_s8", "tanh_s8"],
     ),
     // The int8 activations' bindings and saturation.
     ("act_s8.wgsl", &["logistic_s8", "tanh_s8"]),
@@ -62,6 +62,8 @@ const SHARED: &[(&str, &[&str])] = &[
         "binary_f32.wgsl",
         &["add_broadcast_f32", "mul_broadcast_f32"],
     ),
+    // The quantized softmax's bindings and rows.
+    ("softmax_rows.wgsl", &["softmax_s8", "softmax_s8_s16"]),
     // MEAN's shape and reduced axes.
     ("mean_shape.wgsl", &["mean_s8", "mean_f32"]),
 ];
@@ -85,6 +87,7 @@ const OPS: &[(&str, &[bool])] = &[
     ("average_pool2d_s8", &[false, true]),
     ("max_pool2d_s8", &[false, true]),
     ("softmax_s8", &[false, true]),
+    ("softmax_s8_s16", &[false, true]),
     ("add_s8", &[false, false, true]),
     ("mul_s8", &[false, false, true]),
     ("fully_connected_f32", &[false, false, false, true]),

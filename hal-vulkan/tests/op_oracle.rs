@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 /// The op kernels with no SPIR-V yet (kernels-wgsl's README lists the same): a model that
 /// needs one of these is counted, one that needs any other kernel the GPU lacks fails.
-const NO_SPIRV_YET: &[&str] = &["concatenation", "quantize_f32_s8", "softmax_s8_s16"];
+const NO_SPIRV_YET: &[&str] = &["concatenation", "quantize_f32_s8"];
 
 fn ops_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracle-ops")

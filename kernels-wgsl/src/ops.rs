@@ -14,7 +14,7 @@ use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::quantize::RequantizeS8;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
-use ember_kernels::softmax::{SoftmaxF32, SoftmaxS8};
+use ember_kernels::softmax::{SoftmaxF32, SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
 use ember_kernels::tanh::{TanhF32, TanhS8};
 use ember_kernels::transpose::Transpose;
@@ -53,6 +53,10 @@ const IN32: OpBinding = OpBinding {
 };
 const OUT8: OpBinding = OpBinding {
     element: 1,
+    written: true,
+};
+const OUT16: OpBinding = OpBinding {
+    element: 2,
     written: true,
 };
 const OUT32: OpBinding = OpBinding {
@@ -363,6 +367,12 @@ pub static OPS: &[OpKernel] = &[
         UNARY_S8,
         params_of!(SoftmaxS8),
     ),
+    op(
+        SoftmaxS8S16::KERNEL,
+        spirv::SOFTMAX_S8_S16,
+        &[IN8, OUT16],
+        params_of!(SoftmaxS8S16),
+    ),
     op(AddS8::KERNEL, spirv::ADD_S8, BINARY_S8, params_of!(AddS8)),
     op(MulS8::KERNEL, spirv::MUL_S8, BINARY_S8, params_of!(MulS8)),
     op(
@@ -486,6 +496,7 @@ mod tests {
             "average_pool2d_s8",
             "max_pool2d_s8",
             "softmax_s8",
+            "softmax_s8_s16",
             "add_s8",
             "mul_s8",
             "fully_connected_f32",

@@ -1,5 +1,5 @@
 // gemmlowp's fixed point, as ember-kernels' `fixed_point` computes it: shared by
-// softmax_s8, logistic_s8 and tanh_s8 (build.rs appends this file to each). Raw values
+// the quantized softmaxes, logistic_s8 and tanh_s8 (build.rs appends this file to each). Raw values
 // are i32 with `31 - I` fractional bits (`QI.(31-I)`); products are `srdhm`.
 
 const I32_MIN: i32 = -2147483647 - 1;

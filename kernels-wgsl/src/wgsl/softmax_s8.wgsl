@@ -1,90 +1,12 @@
-// softmax_s8: ember-kernels' `SoftmaxS8` (TFLM's reference_ops `Softmax<int8_t, int8_t>`,
-// gemmlowp fixed point), along rows of `depth` elements. Each invocation computes whole
-// words of the output (up to 4 outputs), keeping the bytes of a word that lie outside the
-// output; it computes the max and the sum of exponentials of each row its outputs lie in
-// (once per row per word), so no invocation depends on another. `output` must not alias
-// `input`.
-//
-// Parameter words: 0 outer, 1 depth, 2 input_multiplier, 3 input_left_shift (0..=31),
-// 4 diff_min (<= 0).
+// softmax_s8: ember-kernels' `SoftmaxS8` (TFLM's reference_ops `Softmax<int8_t, int8_t>`),
+// its rows as `softmax_rows.wgsl` computes them. Each invocation computes whole words of the
+// output (up to 4 outputs), keeping the bytes of a word that lie outside the output; it
+// computes the max and the sum of exponentials of each row its outputs lie in (once per row
+// per word), so no invocation depends on another. `output` must not alias `input`.
 
-@group(0) @binding(0) var<storage, read> input: array<u32>;
-@group(0) @binding(1) var<storage, read_write> output: array<u32>;
-
-fn input_s8(i: u32) -> i32 {
-    let b = base_byte(0u) + i;
-    return s8_of(input[b / 4u], b % 4u);
-}
-
-// `input_diff * beta * input_scale` in Q5.26.
-fn scaled_diff(input_diff: i32) -> i32 {
-    let shifted = bitcast<i32>(bitcast<u32>(input_diff) << param(3u));
-    return srdhm(shifted, param_i32(2u));
-}
-
-// ember-kernels' `divide_by_pot_any` (the rounding divide for any exponent).
-fn divide_by_pot_any(x: i32, exponent: i32) -> i32 {
-    if exponent < 0 {
-        return x;
-    }
-    if exponent <= 31 {
-        return rounding_divide_by_pot(x, u32(exponent));
-    }
-    if exponent == 32 && x == I32_MIN {
-        return -1;
-    }
-    return 0;
-}
-
-// A row's max, its reciprocal scale and output exponent.
-struct Row {
-    max_in_row: i32,
-    shifted_scale: i32,
-    exponent: i32,
-}
-
-fn row_of(r: u32) -> Row {
-    let depth = param(1u);
-    let diff_min = param_i32(4u);
-    let first = r * depth;
-    var max_in_row = -128;
-    for (var k = 0u; k < depth; k++) {
-        max_in_row = max(max_in_row, input_s8(first + k));
-    }
-    // Q12.19, saturating (the terms are non-negative).
-    var sum_of_exps = 0;
-    for (var k = 0u; k < depth; k++) {
-        let input_diff = input_s8(first + k) - max_in_row;
-        if input_diff >= diff_min {
-            let exp = exp_on_negative_values(scaled_diff(input_diff), 5u);
-            let term = rounding_divide_by_pot(exp, 12u);
-            if term > 0 && sum_of_exps > I32_MAX - term {
-                sum_of_exps = I32_MAX;
-            } else {
-                sum_of_exps += term;
-            }
-        }
-    }
-    let sum = max(sum_of_exps, 1);
-    // GetReciprocal(sum, 12).
-    let headroom_plus_one = countLeadingZeros(bitcast<u32>(sum));
-    let num_bits_over_unit = 12 - i32(headroom_plus_one);
-    let shifted_sum_minus_one =
-        bitcast<i32>((bitcast<u32>(sum) << headroom_plus_one) - 0x80000000u);
-    let shifted_scale = one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one);
-    return Row(max_in_row, shifted_scale, num_bits_over_unit + 31 - 8);
-}
-
-fn element(e: u32, row: Row) -> i32 {
-    let input_diff = input_s8(e) - row.max_in_row;
-    if input_diff < param_i32(4u) {
-        return -128;
-    }
-    let exp_in_0 = exp_on_negative_values(scaled_diff(input_diff), 5u);
-    let product = srdhm(row.shifted_scale, exp_in_0);
-    let unsat_output = divide_by_pot_any(product, row.exponent);
-    return clamp(unsat_output + -128, -128, 127);
-}
+const OUT_BITS: i32 = 8;
+const OUT_MIN: i32 = -128;
+const OUT_MAX: i32 = 127;
 
 @compute @workgroup_size(64, 1, 1)
 fn main(
