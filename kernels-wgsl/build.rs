@@ -62,7 +62,7 @@ const SHARED: &[(&str, &[&str])] = &[
         "binary_f32.wgsl",
         &["add_broadcast_f32", "mul_broadcast_f32"],
     ),
-    // The quantized softmax's bindings and rows.
+    // The quantized softmax's bindings, rows and main loop.
     ("softmax_rows.wgsl", &["softmax_s8", "softmax_s8_s16"]),
     // MEAN's shape and reduced axes.
     ("mean_shape.wgsl", &["mean_s8", "mean_f32"]),

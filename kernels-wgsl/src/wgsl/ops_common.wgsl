@@ -36,6 +36,11 @@ fn s8_of(word: u32, lane: u32) -> i32 {
     return bitcast<i32>(word << ((3u - lane) * 8u)) >> 24u;
 }
 
+// The four bytes of `w`, sign-extended, byte 0 first.
+fn lanes(w: u32) -> vec4<i32> {
+    return bitcast<vec4<i32>>(vec4<u32>(w) << vec4<u32>(24u, 16u, 8u, 0u)) >> vec4<u32>(24u);
+}
+
 // `word` with byte `lane` replaced by the low 8 bits of `v`.
 fn with_byte(word: u32, lane: u32, v: i32) -> u32 {
     let shift = lane * 8u;

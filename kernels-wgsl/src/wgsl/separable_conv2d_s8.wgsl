@@ -112,10 +112,6 @@ fn pointwise4(b: u32) -> u32 {
     return (pointwise[q] >> r) | (pointwise[q + 1u] << (32u - r));
 }
 
-// The four bytes of `w`, sign-extended, byte 0 first.
-fn lanes(w: u32) -> vec4<i32> {
-    return bitcast<vec4<i32>>(vec4<u32>(w) << vec4<u32>(24u, 16u, 8u, 0u)) >> vec4<u32>(24u);
-}
 
 // Word `i` of the first output stage (binding 3), then of the second (binding 4).
 fn first_word(i: u32) -> i32 {

@@ -2,7 +2,11 @@
 // it after each one's own source. Their bindings, and ember-kernels' `QuantRows` arithmetic
 // (TFLM's reference_ops `Softmax`, gemmlowp fixed point) along rows of `depth` elements: a
 // row's max, sum of exponentials and reciprocal, and each output for the kernel's output
-// range (`OUT_BITS`, `OUT_MIN`, `OUT_MAX`).
+// range (`OUT_BITS`, 8 or 16, `OUT_MIN`, `OUT_MAX`). Each invocation computes whole words of
+// the output (4 / (`OUT_BITS` / 8) outputs), keeping the parts of a word that lie outside
+// the output; it computes the max and the sum of exponentials of each row its outputs lie in
+// (once per row per word), so no invocation depends on another. `output` must not alias
+// `input`; an int16 output starts at an even byte.
 //
 // Parameter words: 0 outer, 1 depth, 2 input_multiplier, 3 input_left_shift (0..=31),
 // 4 diff_min (<= 0).
@@ -84,4 +88,48 @@ fn element(e: u32, row: Row) -> i32 {
     let product = srdhm(row.shifted_scale, exp_in_0);
     let unsat_output = divide_by_pot_any(product, row.exponent);
     return clamp(unsat_output + OUT_MIN, OUT_MIN, OUT_MAX);
+}
+
+// `word` with output `slot` (of `OUT_BITS` bits, little-endian) replaced by the low bits of
+// `v`.
+fn with_output(word: u32, slot: u32, v: i32) -> u32 {
+    let mask = (1u << u32(OUT_BITS)) - 1u;
+    let shift = slot * u32(OUT_BITS);
+    return (word & ~(mask << shift)) | ((bitcast<u32>(v) & mask) << shift);
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+    @builtin(workgroup_id) id: vec3<u32>,
+    @builtin(num_workgroups) count: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    let depth = param(1u);
+    let n = param(0u) * depth;
+    if n == 0u {
+        return;
+    }
+    // Bytes `start..start + size * n`.
+    let size = u32(OUT_BITS) / 8u;
+    let start = base_byte(1u);
+    let words = words_of(start, size * n);
+    let me = stride_of(id, count, lane);
+    for (var w = words.first + me.index; w <= words.last; w += me.total) {
+        var word = output[w];
+        var have = 0xffffffffu;
+        var row = Row(0, 0, 0);
+        for (var slot = 0u; slot < 4u / size; slot++) {
+            let b = w * 4u + slot * size;
+            if b >= start && b < start + size * n {
+                let e = (b - start) / size;
+                let r = e / depth;
+                if r != have {
+                    row = row_of(r);
+                    have = r;
+                }
+                word = with_output(word, slot, element(e, row));
+            }
+        }
+        output[w] = word;
+    }
 }

@@ -66,10 +66,6 @@ fn weights4(b: u32) -> u32 {
     return (lo >> r) | (weights[q + 1u] << (32u - r));
 }
 
-// The four bytes of `w`, sign-extended, byte 0 first.
-fn lanes(w: u32) -> vec4<i32> {
-    return bitcast<vec4<i32>>(vec4<u32>(w) << vec4<u32>(24u, 16u, 8u, 0u)) >> vec4<u32>(24u);
-}
 
 // Output channel `oc`'s value for the accumulated products `acc`.
 fn finish(oc: u32, acc_in: i32) -> i32 {
