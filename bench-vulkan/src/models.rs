@@ -22,8 +22,19 @@ pub const IN_FLIGHT: usize = 8;
 
 type DigitsSession = Session<'static, 4, 8, 2>;
 
-/// The digits module (64-byte aligned, never freed) and its held-out images.
-fn digits() -> Result<(&'static [u8], Vec<[f32; 64]>), String> {
+/// The digits modules (64-byte aligned, never freed) and the held-out images.
+struct DigitsModules {
+    /// As a GPU runs it: one `mlp_softmax_f32` dispatch.
+    gpu: &'static [u8],
+    /// As a CPU runs it: three dispatches, two barriers, transients in an arena.
+    layered: &'static [u8],
+    /// The same function as one `noop` dispatch: what a session's round trip costs on its
+    /// own (it computes nothing, so its results are not checked).
+    floor: &'static [u8],
+    features: Vec<[f32; 64]>,
+}
+
+fn digits() -> Result<DigitsModules, String> {
     let path = Digits::default_path();
     let data = if path.exists() {
         Digits::load_default()?
@@ -33,14 +44,34 @@ fn digits() -> Result<(&'static [u8], Vec<[f32; 64]>), String> {
     };
     let (train_half, held_out) = data.split();
     let mlp = ember_digits::train(&train_half, &TrainConfig::default(), |_, _, _, _| {});
-    let packed = ember_pack::pack(
-        &ember_digits::model::description(&mlp),
-        std::path::Path::new("."),
-    )
-    .map_err(|e| format!("pack: {e}"))?;
-    let bytes = aligned(packed.bytes.len());
-    bytes.copy_from_slice(&packed.bytes);
-    Ok((bytes, held_out.features()))
+    let pack = |description| -> Result<&'static [u8], String> {
+        let packed = ember_pack::pack(&description, std::path::Path::new("."))
+            .map_err(|e| format!("pack: {e}"))?;
+        let bytes = aligned(packed.bytes.len());
+        bytes.copy_from_slice(&packed.bytes);
+        Ok(bytes)
+    };
+    let gpu = ember_digits::model::description_for_gpu(&mlp);
+    let mut floor = gpu.clone();
+    floor.constants.clear();
+    floor.executables = vec![ember_pack::Executable {
+        name: "noop".into(),
+        kernel: "noop".into(),
+        spirv: None,
+        entry: None,
+    }];
+    floor.functions[0].steps = vec![ember_pack::Step::Dispatch(ember_pack::Dispatch {
+        executable: "noop".into(),
+        workgroups: [1, 1, 1],
+        constants: vec![],
+        bindings: vec![],
+    })];
+    Ok(DigitsModules {
+        gpu: pack(gpu)?,
+        layered: pack(ember_digits::model::description(&mlp))?,
+        floor: pack(floor)?,
+        features: held_out.features(),
+    })
 }
 
 /// `len` zero bytes starting on a 64-byte boundary, never freed.
@@ -77,6 +108,9 @@ enum Placement {
     DeviceLocal,
     /// Host-visible, read and written through mappings.
     Mapped,
+    /// Inputs in device-local memory the host maps (a discrete GPU's BAR), results
+    /// host-visible: the kernels load nothing across the bus.
+    MappedOnDevice,
 }
 
 impl Placement {
@@ -84,6 +118,10 @@ impl Placement {
         match self {
             Placement::DeviceLocal => (BufferParams::device_local(), ResultMemory::DeviceLocal),
             Placement::Mapped => (BufferParams::host_visible(), ResultMemory::Mappable),
+            Placement::MappedOnDevice => (
+                BufferParams::device_local_mappable(),
+                ResultMemory::Mappable,
+            ),
         }
     }
 }
@@ -107,6 +145,7 @@ fn latency(
     let results = session
         .allocate_results(device, f, result_memory)
         .map_err(|e| format!("results: {e}"))?;
+    let replays = device.memoized_replays();
     let (submissions, waits, staged, waited) = (
         device.submissions(),
         device.host_waits(),
@@ -114,6 +153,8 @@ fn latency(
         device.gpu_wait_nanos(),
     );
     let mut ns = Vec::with_capacity(iters);
+    // Each inference's parts: writing the input, invoking (submit and wait), reading back.
+    let mut parts = [(); 3].map(|()| Vec::with_capacity(iters));
     let mut out = [0u8; 40];
     for i in 0..iters {
         let k = i % features.len();
@@ -122,6 +163,7 @@ fn latency(
         device
             .write_buffer(BufferSpan::whole(image), &bytes)
             .map_err(|e| format!("write: {e}"))?;
+        let written = Instant::now();
         session
             .invoke(
                 device,
@@ -131,11 +173,20 @@ fn latency(
                 QueueAffinity::ANY,
             )
             .map_err(|e| format!("invoke: {e}"))?;
+        let invoked = Instant::now();
         device
             .read_buffer(BufferSpan::whole(results[0]), &mut out)
             .map_err(|e| format!("read: {e}"))?;
-        ns.push(start.elapsed().as_nanos() as u64);
-        if argmax(&out) != expected[k] {
+        let read = Instant::now();
+        ns.push((read - start).as_nanos() as u64);
+        for (part, (from, to)) in
+            parts
+                .iter_mut()
+                .zip([(start, written), (written, invoked), (invoked, read)])
+        {
+            part.push((to - from).as_nanos() as u64);
+        }
+        if !expected.is_empty() && argmax(&out) != expected[k] {
             return Err(format!("image {k}: not the local driver's prediction"));
         }
     }
@@ -145,7 +196,11 @@ fn latency(
     let report = json!({
         "host_us": host_us,
         "latency": summary(ns),
+        "write_us": summary(parts[0].clone()),
+        "invoke_us": summary(parts[1].clone()),
+        "read_us": summary(parts[2].clone()),
         "submissions_per_inference": per(device.submissions() - submissions),
+        "replays_per_inference": per(device.memoized_replays() - replays),
         "host_waits_per_inference": per(device.host_waits() - waits),
         "staged_transfers_per_inference": per(device.staged_transfers() - staged),
     });
@@ -213,7 +268,7 @@ fn throughput(
                 .read_buffer(BufferSpan::whole(result), &mut out)
                 .map_err(|e| format!("read: {e}"))?;
             let k = (base + j) % features.len();
-            if argmax(&out) != expected[k] {
+            if !expected.is_empty() && argmax(&out) != expected[k] {
                 return Err(format!(
                     "image {k} in flight: not the local driver's prediction"
                 ));
@@ -234,41 +289,73 @@ fn throughput(
     }))
 }
 
+/// The run of the noop module.
+const FLOOR: &str = "polling, the floor (one noop dispatch)";
+
 /// Section 4 with `iters` timed inferences per digits variant and `reference_iters` per
 /// reference model, on devices made from `config`.
 pub fn run(config: &VulkanConfig, iters: usize, reference_iters: usize) -> Result<Value, String> {
-    let (module, features) = digits()?;
-    let local = ember_digits::runtime::run(module, &features).map_err(|e| format!("local: {e}"))?;
+    let modules = digits()?;
+    let features = modules.features;
+    let local =
+        ember_digits::runtime::run(modules.gpu, &features).map_err(|e| format!("local: {e}"))?;
     let local_us = local.elapsed.as_secs_f64() * 1e6 / features.len() as f64;
+    let layered_local = ember_digits::runtime::run(modules.layered, &features)
+        .map_err(|e| format!("local: {e}"))?;
+    let layered_local_us = layered_local.elapsed.as_secs_f64() * 1e6 / features.len() as f64;
     let expected = local.predictions;
+    if layered_local.predictions != expected {
+        return Err("the two digits modules predict differently on the local driver".into());
+    }
     let mut variants = serde_json::Map::new();
-    // The default device (host waits poll before they sleep), then one whose waits sleep at
-    // once: the same code, in the same run.
-    for (name, spin) in [("polling", config.spin_wait_nanos), ("sleeping", 0)] {
+    // The GPU's module, using the caller's buffers in place, on the default device (host
+    // waits poll before they sleep), then on one whose waits sleep at once; then staged
+    // through the arena; then the CPU's three dispatches as before (staged); then the floor:
+    // the same code, in the same run.
+    let in_place = LoadOptions {
+        stage_io: false,
+        ..LoadOptions::default()
+    };
+    let staged = LoadOptions::default();
+    let spin_wait = config.spin_wait_nanos;
+    let runs = [
+        ("polling", modules.gpu, spin_wait, in_place),
+        ("sleeping", modules.gpu, 0, in_place),
+        ("polling, staged", modules.gpu, spin_wait, staged),
+        (
+            "polling, three dispatches, staged",
+            modules.layered,
+            spin_wait,
+            staged,
+        ),
+        (FLOOR, modules.floor, spin_wait, in_place),
+    ];
+    for (name, module, spin, options) in runs {
         let mut device = VulkanDevice::new(VulkanConfig {
             spin_wait_nanos: spin,
             ..config.clone()
         })
         .map_err(|e| format!("Vulkan device: {e}"))?;
         let parsed = Module::parse(module).map_err(|e| e.to_string())?;
-        let mut session = DigitsSession::load(&mut device, parsed, LoadOptions::default())
-            .map_err(|e| format!("load: {e}"))?;
+        let mut session =
+            DigitsSession::load(&mut device, parsed, options).map_err(|e| format!("load: {e}"))?;
         let d = &mut device;
         let s = &mut session;
+        let expected: &[u8] = if name == FLOOR { &[] } else { &expected };
         // One untimed pass records and memoizes the command buffer and warms the heaps.
-        latency(
-            d,
-            s,
-            &features,
-            &expected,
-            features.len(),
-            Placement::Mapped,
-        )?;
-        let mapped = latency(d, s, &features, &expected, iters, Placement::Mapped)?;
+        latency(d, s, &features, expected, features.len(), Placement::Mapped)?;
+        let mapped = latency(d, s, &features, expected, iters, Placement::Mapped)?;
         // The last inference's dispatches, where the device times them.
         let profile = crate::reference::dispatch_profile(d)?;
-        let device_local = latency(d, s, &features, &expected, iters, Placement::DeviceLocal)?;
-        let flight = throughput(d, s, &features, &expected, iters.div_ceil(IN_FLIGHT))?;
+        // Where the device has device-local memory the host maps (else `null`).
+        let mappable = BufferParams::device_local_mappable();
+        let on_device = if d.heaps().iter().any(|h| h.check(&mappable).is_ok()) {
+            latency(d, s, &features, expected, iters, Placement::MappedOnDevice)?
+        } else {
+            Value::Null
+        };
+        let device_local = latency(d, s, &features, expected, iters, Placement::DeviceLocal)?;
+        let flight = throughput(d, s, &features, expected, iters.div_ceil(IN_FLIGHT))?;
         let stages_io = session.stages_io();
         session
             .release(&mut device)
@@ -280,11 +367,20 @@ pub fn run(config: &VulkanConfig, iters: usize, reference_iters: usize) -> Resul
         let med = |v: &Value| v["latency"]["median_us"].as_f64().unwrap_or(f64::NAN);
         let per = |v: &Value, k: &str| v[k].as_f64().unwrap_or(f64::NAN);
         let flight_us = flight["us_per_inference"].as_f64().unwrap_or(f64::NAN);
+        let inputs_on_device = if on_device.is_null() {
+            String::new()
+        } else {
+            format!(
+                "; inputs in device-local mapped memory {:.1} µs",
+                med(&on_device)
+            )
+        };
         println!(
             "   digits, host waits {name}: mapped buffers {:.1} µs median ({:.1} µs on the host; \
              {:.0} submission, {:.0} wait, {:.0} staging copies per inference) = {:.2}× the \
-             local driver; device-local buffers {:.1} µs ({:.0} submissions, {:.0} staging \
-             copies); {IN_FLIGHT} in flight {:.1} µs per inference ({:.1} µs per enqueue)",
+             local driver{inputs_on_device}; device-local buffers {:.1} µs ({:.0} submissions, \
+             {:.0} staging copies); {IN_FLIGHT} in flight {:.1} µs per inference ({:.1} µs per \
+             enqueue)",
             med(&mapped),
             per(&mapped, "host_us"),
             per(&mapped, "submissions_per_inference"),
@@ -304,12 +400,16 @@ pub fn run(config: &VulkanConfig, iters: usize, reference_iters: usize) -> Resul
                 "session_stages_io": stages_io,
                 "mapped": mapped,
                 "dispatch_us": profile,
+                "inputs_on_device": on_device,
                 "device_local": device_local,
                 "in_flight": flight,
             }),
         );
     }
-    println!("   digits on the local driver: {local_us:.2} µs per inference (mean, same run)");
+    println!(
+        "   digits on the local driver: {local_us:.2} µs per inference in one dispatch, \
+         {layered_local_us:.2} in three (mean, same run)"
+    );
     let mut device =
         VulkanDevice::new(config.clone()).map_err(|e| format!("Vulkan device: {e}"))?;
     let reference = crate::reference::run(&mut device, reference_iters, IN_FLIGHT);
@@ -318,6 +418,7 @@ pub fn run(config: &VulkanConfig, iters: usize, reference_iters: usize) -> Resul
             "images": features.len(),
             "timed": iters,
             "local_us_per_inference": local_us,
+            "local_three_dispatches_us_per_inference": layered_local_us,
             "vulkan": variants,
         },
         "reference_models": reference,

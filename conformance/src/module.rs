@@ -170,6 +170,7 @@ pub fn constants_imported_or_streamed<T: Target>() {
                 LoadOptions {
                     import: false,
                     staging_bytes: 100,
+                    ..LoadOptions::default()
                 },
                 true,
             ),

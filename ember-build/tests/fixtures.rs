@@ -102,6 +102,6 @@ fn unknown_kernel_fails_the_build() {
     assert_fails_with(
         &output,
         "executable 2 names kernel `conv2d_f32`, which is not linked; linked: add_f32, \
-         copy_u32, fill_u32, matmul_f32, mul_f32, noop, relu_f32, softmax_f32",
+         copy_u32, fill_u32, matmul_f32, mlp_softmax_f32, mul_f32, noop, relu_f32, softmax_f32",
     );
 }

@@ -154,7 +154,8 @@ fn a_kernel_that_is_not_linked_is_refused() {
         err.to_string(),
         format!(
             "module {}: executable 2 names kernel `conv2d_f32`, which is not linked; linked: \
-             add_f32, copy_u32, fill_u32, matmul_f32, mul_f32, noop, relu_f32, softmax_f32",
+             add_f32, copy_u32, fill_u32, matmul_f32, mlp_softmax_f32, mul_f32, noop, relu_f32, \
+             softmax_f32",
             path.display()
         )
     );

@@ -17,8 +17,9 @@
 //! 1. **Push constants**: fewer than the required ones (every [`Constant`] but a trailing
 //!    [`Constant::Flags`]) is [`KernelError::MissingConstants`] naming how many are required.
 //!    Extra constants are ignored; absent flags are 0.
-//! 2. **Dimensions**: a [`Constant::Dimension`] of 0 is [`KernelError::Shape`] with
-//!    [`Refusals::zero`].
+//! 2. **Dimensions**: a [`Constant::Dimension`] or [`Constant::Width`] of 0 is
+//!    [`KernelError::Shape`] with [`Refusals::zero`]; then a [`Constant::Width`] above its
+//!    `max` is [`KernelError::Shape`] with its own `refusal`.
 //! 3. **Flags**: bits outside [`Constant::Flags`]'s `known` are [`KernelError::Shape`] with
 //!    [`Refusals::flags`].
 //! 4. **Sizes**: every element count a [`Count::Product`] describes must have a size in
@@ -66,6 +67,15 @@ pub enum Constant {
     Value(&'static str),
     /// A dimension: must be non-zero.
     Dimension(&'static str),
+    /// A dimension a kernel holds whole in scratch memory: from 1 to `max`.
+    Width {
+        /// Its name.
+        name: &'static str,
+        /// The largest value accepted.
+        max: u32,
+        /// The message of the refusal of a larger value.
+        refusal: &'static str,
+    },
     /// Optional flag bits, 0 when the dispatch does not give them; only the last constant
     /// may be flags.
     Flags {
@@ -265,12 +275,19 @@ impl Contract {
         // firmware that dispatches a built-in kernel, built for size.
         let mut values = [0; MAX_CONSTANTS];
         let (mut flags, mut zero, mut unknown) = (0, false, false);
+        let mut too_wide = None;
         for (i, declared) in self.constants.iter().enumerate().take(MAX_CONSTANTS) {
             let value = constants.get(i).copied().unwrap_or(0);
             values[i] = value;
             match *declared {
                 Constant::Value(_) => {}
                 Constant::Dimension(_) => zero |= value == 0,
+                Constant::Width { max, refusal, .. } => {
+                    zero |= value == 0;
+                    if value > max && too_wide.is_none() {
+                        too_wide = Some(refusal);
+                    }
+                }
                 Constant::Flags { known, .. } => {
                     flags = value;
                     unknown = value & !known != 0;
@@ -279,6 +296,9 @@ impl Contract {
         }
         if zero {
             return Err(KernelError::Shape(self.refusals.zero));
+        }
+        if let Some(refusal) = too_wide {
+            return Err(KernelError::Shape(refusal));
         }
         if unknown {
             return Err(KernelError::Shape(self.refusals.flags));
@@ -500,6 +520,43 @@ pub static SOFTMAX_F32: Contract = Contract {
     },
 };
 
+/// The most hidden units and outputs `mlp_softmax_f32` takes: a GPU workgroup holds one
+/// row's hidden layer and logits in workgroup memory, a CPU its hidden layer on the stack.
+pub const MLP_MAX_WIDTH: u32 = 512;
+
+/// `mlp_softmax_f32`: per row of `x`, `y = softmax(relu(x·w1 + b1)·w2 + b2)`.
+pub static MLP_SOFTMAX_F32: Contract = Contract {
+    name: "mlp_softmax_f32",
+    constants: &[
+        Constant::Dimension("M"),
+        Constant::Dimension("K"),
+        Constant::Width {
+            name: "H",
+            max: MLP_MAX_WIDTH,
+            refusal: "mlp_softmax_f32: more than 512 hidden units",
+        },
+        Constant::Width {
+            name: "N",
+            max: MLP_MAX_WIDTH,
+            refusal: "mlp_softmax_f32: more than 512 outputs",
+        },
+    ],
+    bindings: &[
+        BindingRule::read("x", Count::Product(0, 1)),
+        BindingRule::read("w1", Count::Product(1, 2)),
+        BindingRule::read("b1", Count::Constant(2)),
+        BindingRule::read("w2", Count::Product(2, 3)),
+        BindingRule::read("b2", Count::Constant(3)),
+        BindingRule::write("y", Count::Product(0, 3)),
+    ],
+    order: Order::BindingByBinding,
+    refusals: Refusals {
+        zero: "mlp_softmax_f32: M, K, H and N must be non-zero",
+        flags: "",
+        overflow: "mlp_softmax_f32: matrix size overflows",
+    },
+};
+
 /// `noop`: nothing; accepts any dispatch.
 pub static NOOP: Contract = Contract {
     name: "noop",
@@ -510,7 +567,7 @@ pub static NOOP: Contract = Contract {
 };
 
 /// Every built-in kernel's contract, in the local driver's table order.
-pub static BUILTIN: [&Contract; 8] = [
+pub static BUILTIN: [&Contract; 9] = [
     &FILL_U32,
     &COPY_U32,
     &ADD_F32,
@@ -518,6 +575,7 @@ pub static BUILTIN: [&Contract; 8] = [
     &RELU_F32,
     &MATMUL_F32,
     &SOFTMAX_F32,
+    &MLP_SOFTMAX_F32,
     &NOOP,
 ];
 
@@ -611,7 +669,7 @@ mod tests {
             };
             if c.constants
                 .iter()
-                .any(|k| matches!(k, Constant::Dimension(_)))
+                .any(|k| matches!(k, Constant::Dimension(_) | Constant::Width { .. }))
             {
                 assert!(!c.refusals.zero.is_empty(), "{}", c.name);
             }
@@ -838,6 +896,72 @@ mod tests {
         assert_eq!(
             check(s, &[2, 3], &[at(2, rw(24)), rw(24)]),
             Err(misaligned(0))
+        );
+    }
+
+    #[test]
+    fn mlp_softmax_f32() {
+        // 2 rows of 3 inputs, 4 hidden units, 5 outputs: x 24 bytes, w1 48, b1 16, w2 80,
+        // b2 20, y 40.
+        let ok = [ro(24), ro(48), ro(16), ro(80), ro(20), rw(40)];
+        let dims = [2, 3, 4, 5];
+        assert_eq!(check("mlp_softmax_f32", &dims, &ok), Ok(()));
+        assert_eq!(
+            check("mlp_softmax_f32", &dims[..3], &ok),
+            Err(constants(4, 3))
+        );
+        let zero = shape("mlp_softmax_f32: M, K, H and N must be non-zero");
+        for i in 0..4 {
+            let mut bad = dims;
+            bad[i] = 0;
+            assert_eq!(check("mlp_softmax_f32", &bad, &ok), Err(zero));
+        }
+        // The widest accepted, then one more; a zero is found before a width.
+        let wide = [1, 1, MLP_MAX_WIDTH, MLP_MAX_WIDTH];
+        let n = u64::from(MLP_MAX_WIDTH) * 4;
+        let fits = [
+            rw(4),
+            rw(n),
+            rw(n),
+            rw(n * u64::from(MLP_MAX_WIDTH)),
+            rw(n),
+            rw(n),
+        ];
+        assert_eq!(check("mlp_softmax_f32", &wide, &fits), Ok(()));
+        assert_eq!(
+            check("mlp_softmax_f32", &[1, 1, MLP_MAX_WIDTH + 1, 1], &fits),
+            Err(shape("mlp_softmax_f32: more than 512 hidden units"))
+        );
+        assert_eq!(
+            check("mlp_softmax_f32", &[1, 1, 1, u32::MAX], &fits),
+            Err(shape("mlp_softmax_f32: more than 512 outputs"))
+        );
+        assert_eq!(
+            check("mlp_softmax_f32", &[0, 1, 1, u32::MAX], &fits),
+            Err(zero)
+        );
+        assert_eq!(
+            check("mlp_softmax_f32", &[u32::MAX, u32::MAX, 4, 5], &ok),
+            Err(shape("mlp_softmax_f32: matrix size overflows"))
+        );
+        // Binding by binding, each needing its exact bytes.
+        for (i, needed) in [24, 48, 16, 80, 20, 40].into_iter().enumerate() {
+            let mut short = ok;
+            short[i].len = needed - 4;
+            assert_eq!(
+                check("mlp_softmax_f32", &dims, &short),
+                Err(small(i as u32, needed - 4, needed))
+            );
+        }
+        assert_eq!(
+            check("mlp_softmax_f32", &dims, &ok[..5]),
+            Err(missing(5, 5))
+        );
+        let mut read_only_y = ok;
+        read_only_y[5] = ro(40);
+        assert_eq!(
+            check("mlp_softmax_f32", &dims, &read_only_y),
+            Err(read_only(5))
         );
     }
 

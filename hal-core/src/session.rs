@@ -10,7 +10,8 @@
 //! The binding table of a function's command buffer is its arguments, then its results,
 //! then (if it has transients) the arena; constants are bound at record time. Where the
 //! device's memory is apart from the host's, the arena also holds a copy of every argument
-//! and result, made inside the same submission ([`Io`]). [`Session::enqueue`] submits an
+//! and result, made inside the same submission ([`Io`]), unless [`LoadOptions::stage_io`]
+//! is off. [`Session::enqueue`] submits an
 //! invocation without waiting for it, so several can be in flight.
 
 use crate::buffer::{Buffer, BufferSpan, WHOLE};
@@ -38,6 +39,14 @@ pub struct LoadOptions {
     pub import: bool,
     /// Most bytes staged at once when streaming a constant.
     pub staging_bytes: u64,
+    /// Where the device's memory is apart from the host's (and hal-core has the `stage-io`
+    /// feature), copy every argument into the arena and every result out of it, inside the
+    /// invocation's submission, so kernels touch only device memory. Off, kernels
+    /// use the caller's buffers in place: no copies and no barriers around them, which a
+    /// small model whose kernels read each input once and write each result once is the
+    /// faster for (inputs the host writes are then best in
+    /// [`BufferParams::device_local_mappable`] memory).
+    pub stage_io: bool,
 }
 
 impl Default for LoadOptions {
@@ -45,6 +54,7 @@ impl Default for LoadOptions {
         Self {
             import: true,
             staging_bytes: 64 * 1024,
+            stage_io: true,
         }
     }
 }
@@ -186,9 +196,9 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
             semaphore,
             timeline: 0,
             last: None,
-            stage_io: cfg!(feature = "stage-io") && !memory_is_unified(device),
+            stage_io: options.stage_io && cfg!(feature = "stage-io") && !memory_is_unified(device),
             stats: SessionStats {
-                arena_peak: arena_peak(&module, !memory_is_unified(device)),
+                arena_peak: arena_peak(&module, options.stage_io && !memory_is_unified(device)),
                 ..SessionStats::default()
             },
         };

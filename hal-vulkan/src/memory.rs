@@ -250,7 +250,8 @@ impl Block {
 
 impl Memory {
     /// The heaps of a device: heap 0 host-visible (and coherent), then device-only memory,
-    /// each a Vulkan memory type that can back storage buffers.
+    /// then on a discrete GPU device-local memory the host can map, where it has some; each
+    /// a Vulkan memory type that can back storage buffers.
     pub(crate) fn new(
         ctx: &Context,
         max_allocation_size: u64,
@@ -307,6 +308,17 @@ impl Memory {
             let mut local = host;
             local.1.property_flags = vk::MemoryPropertyFlags::DEVICE_LOCAL;
             chosen.push((local, false));
+        }
+        // A discrete GPU's own memory that the host can map too (through its BAR), where it
+        // has some: for what the host writes and the device reads next, so that neither a
+        // staging copy nor the device's loads cross the bus.
+        if !unified {
+            if let Some(bar) = find(
+                coherent | vk::MemoryPropertyFlags::DEVICE_LOCAL,
+                vk::MemoryPropertyFlags::empty(),
+            ) {
+                chosen.push((bar, true));
+            }
         }
         let alignment = ctx.limits.min_storage_buffer_offset_alignment.max(16);
         let mut pools = Vec::new();

@@ -1,6 +1,7 @@
 //! The digits main job on the Vulkan driver: the same packed module, loaded through a
 //! `Session`, classifies every held-out image with the same predictions as the local driver
-//! (and so the same accuracy), with the validation layer on and nothing leaked.
+//! (and so the same accuracy), with the validation layer on and nothing leaked; so does the
+//! GPU's one-dispatch module (`description_for_gpu`).
 
 mod common;
 
@@ -15,9 +16,21 @@ fn classify<D: Device>(device: &mut D, module: &'static [u8], features: &[[f32; 
 where
     D::HostMemory: From<&'static [u8]>,
 {
+    classify_with(device, module, features, LoadOptions::default())
+}
+
+/// [`classify`], the session loaded with `options`.
+fn classify_with<D: Device>(
+    device: &mut D,
+    module: &'static [u8],
+    features: &[[f32; 64]],
+    options: LoadOptions,
+) -> Vec<u8>
+where
+    D::HostMemory: From<&'static [u8]>,
+{
     let module = Module::parse(module).expect("module parses");
-    let mut session =
-        Session::<'static, 4, 8, 2>::load(device, module, LoadOptions::default()).expect("loads");
+    let mut session = Session::<'static, 4, 8, 2>::load(device, module, options).expect("loads");
     let f = session
         .function(ember_digits::model::FUNCTION)
         .expect("classify");
@@ -69,29 +82,45 @@ fn digits_match_the_local_driver() {
     let features = held_out.features();
 
     let local = ember_digits::runtime::run(module, &features).expect("local run");
-    for emulate_device_only_heap in [false, true] {
-        let mut device = VulkanDevice::new(VulkanConfig {
-            validation: std::env::var("EMBER_VULKAN_VALIDATION").map_or(true, |v| v != "0"),
-            heap_budget: 64 << 20,
-            block_size: 4 << 20,
-            emulate_device_only_heap,
-            strict_teardown: true,
-            ..VulkanConfig::default()
-        })
-        .expect("a Vulkan device");
-        let vulkan = classify(&mut device, module, &features);
-        let reference: Vec<u8> = features.iter().map(|x| predict_f64(&mlp, x)).collect();
-        eprintln!(
-            "{} (device-only heap {emulate_device_only_heap}): held out {}, vs f64 reference {}, vs local {}",
-            device.device_name(),
-            score(&held_out.labels, &vulkan),
-            score(&reference, &vulkan),
-            score(&local.predictions, &vulkan),
-        );
-        assert_eq!(
-            vulkan, local.predictions,
-            "the same predictions as the local driver"
-        );
+    let gpu = pack(&ember_digits::model::description_for_gpu(&mlp));
+    let gpu_local = ember_digits::runtime::run(gpu, &features).expect("local run");
+    assert_eq!(
+        gpu_local.predictions, local.predictions,
+        "both modules agree"
+    );
+    let in_place = LoadOptions {
+        stage_io: false,
+        ..LoadOptions::default()
+    };
+    for (name, module, options) in [
+        ("three dispatches", module, LoadOptions::default()),
+        ("one dispatch", gpu, LoadOptions::default()),
+        ("one dispatch, buffers in place", gpu, in_place),
+    ] {
+        for emulate_device_only_heap in [false, true] {
+            let mut device = VulkanDevice::new(VulkanConfig {
+                validation: std::env::var("EMBER_VULKAN_VALIDATION").map_or(true, |v| v != "0"),
+                heap_budget: 64 << 20,
+                block_size: 4 << 20,
+                emulate_device_only_heap,
+                strict_teardown: true,
+                ..VulkanConfig::default()
+            })
+            .expect("a Vulkan device");
+            let vulkan = classify_with(&mut device, module, &features, options);
+            let reference: Vec<u8> = features.iter().map(|x| predict_f64(&mlp, x)).collect();
+            eprintln!(
+                "{} ({name}, device-only heap {emulate_device_only_heap}): held out {}, vs f64 reference {}, vs local {}",
+                device.device_name(),
+                score(&held_out.labels, &vulkan),
+                score(&reference, &vulkan),
+                score(&local.predictions, &vulkan),
+            );
+            assert_eq!(
+                vulkan, local.predictions,
+                "{name}: the same predictions as the local driver"
+            );
+        }
     }
 }
 
@@ -152,14 +181,16 @@ fn profiled_dispatches_are_named_and_timed() {
 fn digits_module() -> (&'static [u8], ember_digits::Mlp, ember_digits::Split) {
     let (train_half, held_out) = Digits::load_default().expect("data").split();
     let mlp = ember_digits::train(&train_half, &TrainConfig::default(), |_, _, _, _| {});
-    let packed = ember_pack::pack(
-        &ember_digits::model::description(&mlp),
-        std::path::Path::new("."),
-    )
-    .expect("packs");
+    let module = pack(&ember_digits::model::description(&mlp));
+    (module, mlp, held_out)
+}
+
+/// `description` packed into 64-byte aligned memory that is never freed.
+fn pack(description: &ember_pack::Description) -> &'static [u8] {
+    let packed = ember_pack::pack(description, std::path::Path::new(".")).expect("packs");
     let module = aligned(packed.bytes.len());
     module.copy_from_slice(&packed.bytes);
-    (module, mlp, held_out)
+    module
 }
 
 /// `len` zero bytes starting on a 64-byte boundary, never freed.

@@ -188,6 +188,53 @@ fn device_only_memory_goes_through_staging() {
     dev.release_buffer(b).expect("release");
 }
 
+/// Device-local memory the host maps (unified memory, or a discrete GPU's BAR heap): the
+/// host writes it without staging, a kernel reads and writes it, the host reads it back.
+/// Skipped where the device has none.
+#[test]
+fn device_local_mappable_memory_is_written_in_place() {
+    let _alone = common::alone();
+    let mut dev = device(config());
+    let params = BufferParams::device_local_mappable();
+    if !dev.heaps().iter().any(|h| h.check(&params).is_ok()) {
+        eprintln!("{}: no device-local mappable memory", dev.device_name());
+        return;
+    }
+    let (src, dst) = (
+        dev.allocate_buffer(params, 4096).expect("source"),
+        dev.allocate_buffer(params, 4096).expect("target"),
+    );
+    let info = dev.buffer_info(src).expect("info");
+    assert!(
+        info.memory_type.contains(MemoryType::DEVICE_LOCAL),
+        "{info:?}"
+    );
+    assert!(info.memory_type.is_mappable(), "{info:?}");
+    let staged = dev.staged_transfers();
+    let data: Vec<u8> = (0..4096).map(|i| (i % 251) as u8).collect();
+    dev.write_buffer(BufferSpan::whole(src), &data)
+        .expect("write");
+    let copy = dev
+        .load_executable(ExecutableSource::Kernel("copy_u32"))
+        .expect("copy_u32");
+    dispatch(
+        &mut dev,
+        copy,
+        [4, 1, 1],
+        &[],
+        &[BufferRef::buffer(src), BufferRef::buffer(dst)],
+    )
+    .expect("copy_u32");
+    let mut out = vec![0; 4096];
+    dev.read_buffer(BufferSpan::whole(dst), &mut out)
+        .expect("read");
+    assert_eq!(out, data);
+    assert_eq!(dev.staged_transfers(), staged, "nothing staged");
+    dev.release_executable(copy).expect("release");
+    dev.release_buffer(src).expect("release");
+    dev.release_buffer(dst).expect("release");
+}
+
 fn run_read(
     dev: &mut VulkanDevice<'static>,
     source: &mut &[u8],

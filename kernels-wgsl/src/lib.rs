@@ -58,6 +58,7 @@ pub static KERNELS: &[SpirvKernel] = &[
     kernel(&contract::RELU_F32, spirv::RELU_F32),
     kernel(&contract::MATMUL_F32, spirv::MATMUL_F32),
     kernel(&contract::SOFTMAX_F32, spirv::SOFTMAX_F32),
+    kernel(&contract::MLP_SOFTMAX_F32, spirv::MLP_SOFTMAX_F32),
     kernel(&contract::NOOP, spirv::NOOP),
 ];
 
@@ -137,6 +138,7 @@ mod tests {
             "relu_f32",
             "matmul_f32",
             "softmax_f32",
+            "mlp_softmax_f32",
             "noop",
         ];
         assert_eq!(KERNELS.len(), names.len());
@@ -228,7 +230,15 @@ mod tests {
                     k.name
                 );
             }
-            if ["add_f32", "mul_f32", "matmul_f32", "softmax_f32"].contains(&k.name) {
+            if [
+                "add_f32",
+                "mul_f32",
+                "matmul_f32",
+                "softmax_f32",
+                "mlp_softmax_f32",
+            ]
+            .contains(&k.name)
+            {
                 assert!(!results.is_empty(), "{}", k.name);
             }
         }

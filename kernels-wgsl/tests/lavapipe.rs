@@ -21,7 +21,7 @@ use hal_local::kernel::{Binding, Workgroup};
 const GRIDS: &[[u32; 3]] = &[[1, 1, 1], [3, 1, 1], [7, 2, 1], [2, 2, 3]];
 
 /// Words before each binding's data (`base[i]`): nonzero and different per binding.
-const BASES: [u32; 4] = [3, 1, 5, 2];
+const BASES: [u32; 6] = [3, 1, 5, 2, 6, 4];
 
 /// Words after each binding's data, which must come back untouched.
 const TAIL: u32 = 4;
@@ -639,6 +639,35 @@ fn softmax_f32() {
     .map(|v: &f32| v.to_bits())
     .collect();
     compare("softmax_f32", &[4, 3], &[x, sentinels(12)]);
+}
+
+#[test]
+fn mlp_softmax_f32() {
+    let mut rng = Rng(7);
+    // Digits' shape, chunks of x with a tail, tails of UNROLL, more hidden units and outputs
+    // than lanes, the widest.
+    for (m, k, h, n) in [
+        (1, 1, 1, 1),
+        (1, 64, 32, 10),
+        (3, 7, 5, 2),
+        (2, 65, 70, 3),
+        (5, 130, 17, 66),
+        (1, 3, 512, 512),
+    ] {
+        let bindings = vec![
+            rng.f32s(m * k, -1.0, 1.0),
+            rng.f32s(k * h, -1.0, 1.0),
+            rng.f32s(h, -0.5, 0.5),
+            rng.f32s(h * n, -1.0, 1.0),
+            rng.f32s(n, -0.5, 0.5),
+            sentinels(m * n),
+        ];
+        compare(
+            "mlp_softmax_f32",
+            &[m as u32, k as u32, h as u32, n as u32],
+            &bindings,
+        );
+    }
 }
 
 /// Where hal-local's exp_f32 result is subnormal (row spread beyond ~87): exact only if the

@@ -133,23 +133,61 @@ mod local_apart_memory {
         )*};
     }
 
+    /// Staged where the device's memory is apart from the host's, unless the load asks for
+    /// the caller's buffers in place; never on host memory. Either way the copy is made.
     #[test]
     fn sessions_stage_io_here_and_not_on_host_memory() {
+        use hal_core::memory::BufferParams;
         use hal_core::module::{Module, ModuleBuilder};
         use hal_core::session::{LoadOptions, Session};
+        use hal_core::{BufferSpan, Device, QueueAffinity};
         let mut b = ModuleBuilder::new("moves");
         let f = b.function("moves", &[16], &[16]);
         let (x, out) = (b.argument(f, 0), b.result(f, 0));
         b.copy(f, x, out);
         let bytes: &'static [u8] = Box::leak(b.finish().expect("valid").bytes.into_boxed_slice());
-        for (mut dev, staged) in [
-            (<crate::ApartMemory as Target>::create(), true),
-            (crate::local_device(1), false),
+        let in_place = LoadOptions {
+            stage_io: false,
+            ..LoadOptions::default()
+        };
+        for (mut dev, options, staged, arena) in [
+            (
+                <crate::ApartMemory as Target>::create(),
+                LoadOptions::default(),
+                true,
+                512,
+            ),
+            (<crate::ApartMemory as Target>::create(), in_place, false, 0),
+            (crate::local_device(1), LoadOptions::default(), false, 0),
         ] {
             let module = Module::parse(bytes).expect("parses");
-            let s = Session::<'static, 4, 8, 4>::load(&mut dev, module, LoadOptions::default())
-                .expect("loads");
+            let mut s =
+                Session::<'static, 4, 8, 4>::load(&mut dev, module, options).expect("loads");
             assert_eq!(s.stages_io(), staged);
+            assert_eq!(s.stats().arena_peak, arena, "staged: {staged}");
+            let input = dev
+                .allocate_buffer(BufferParams::host_visible(), 16)
+                .expect("input");
+            let result = dev
+                .allocate_buffer(BufferParams::host_visible(), 16)
+                .expect("result");
+            dev.write_buffer(BufferSpan::whole(input), &[7; 16])
+                .expect("write");
+            let fi = s.function("moves").expect("moves");
+            s.invoke(
+                &mut dev,
+                fi,
+                &[BufferSpan::whole(input)],
+                &[BufferSpan::whole(result)],
+                QueueAffinity::ANY,
+            )
+            .expect("invoke");
+            let mut got = [0u8; 16];
+            dev.read_buffer(BufferSpan::whole(result), &mut got)
+                .expect("read");
+            assert_eq!(got, [7; 16], "staged: {staged}");
+            dev.release_buffer(input).expect("release");
+            dev.release_buffer(result).expect("release");
             s.release(&mut dev).expect("release");
         }
     }

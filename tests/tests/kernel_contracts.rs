@@ -98,6 +98,31 @@ fn cases() -> Vec<(&'static str, Vec<u32>, Vec<Bind>)> {
         ("softmax_f32", vec![2, 3], vec![r(0, 24), w(64, 20)]),
         ("softmax_f32", vec![2, 3], vec![r(0, 20), r(64, 20)]),
         ("softmax_f32", vec![2, 3], vec![w(2, 24)]),
+        // 1 row, 2 inputs, 2 hidden units, 2 outputs: x 8 bytes, w1 16, b1 8, w2 16, b2 8,
+        // y 8.
+        (
+            "mlp_softmax_f32",
+            vec![1, 2, 2, 2],
+            vec![r(0, 8), r(8, 16), r(24, 8), r(32, 16), r(48, 8), w(64, 8)],
+        ),
+        (
+            "mlp_softmax_f32",
+            vec![1, 2, 0, 2],
+            vec![r(0, 8), r(8, 16), r(24, 8), r(32, 16), r(48, 8), w(64, 8)],
+        ),
+        ("mlp_softmax_f32", vec![1, 2, 513, 2], vec![]),
+        ("mlp_softmax_f32", vec![1, 2, 2, 600], vec![]),
+        ("mlp_softmax_f32", vec![u32::MAX, u32::MAX, 2, 2], vec![]),
+        (
+            "mlp_softmax_f32",
+            vec![1, 2, 2, 2],
+            vec![r(0, 8), r(8, 16), r(24, 8), r(32, 16), r(48, 8), w(64, 4)],
+        ),
+        (
+            "mlp_softmax_f32",
+            vec![1, 2, 2, 2],
+            vec![r(0, 8), r(8, 16), r(24, 8), r(32, 16), r(48, 8), r(64, 8)],
+        ),
         ("noop", vec![1], vec![r(1, 3)]),
     ]
 }
@@ -168,7 +193,11 @@ fn refuses_as_the_contracts_say<D: Device>(
 fn assert_covers(kinds: &BTreeSet<&str>) {
     let messages = contract::BUILTIN.iter().flat_map(|c| {
         let r = c.refusals;
-        [r.zero, r.flags, r.overflow]
+        let widths = c.constants.iter().filter_map(|k| match k {
+            contract::Constant::Width { refusal, .. } => Some(*refusal),
+            _ => None,
+        });
+        [r.zero, r.flags, r.overflow].into_iter().chain(widths)
     });
     for kind in [
         "ok",

@@ -4,7 +4,8 @@
 //! (10 `f32`). Steps: `hidden = relu(image·w1 + b1)`, barrier, `logits = hidden·w2 + b2`,
 //! barrier, `probabilities = softmax(logits)` — three dispatches of the built-in
 //! `matmul_f32` and `softmax_f32` kernels; `hidden` and `logits` are transients the planner
-//! places in one arena.
+//! places in one arena. [`description_for_gpu`] is the same function as one dispatch of
+//! `mlp_softmax_f32`, bit for bit the same results.
 
 use crate::mlp::{Mlp, HIDDEN, INPUTS, OUTPUTS};
 use ember_pack::{
@@ -89,6 +90,36 @@ pub fn description(mlp: &Mlp) -> Description {
                 Step::Barrier,
                 dispatch("softmax", &[1, n], &["logits", "probabilities"]),
             ],
+        }],
+    }
+}
+
+/// The module description for `mlp` as one `mlp_softmax_f32` dispatch: no transients and no
+/// barriers. On a GPU every dispatch after a barrier costs microseconds of launch and a
+/// chain of dependent loads, so the whole MLP runs in one; a CPU keeps [`description`], whose
+/// `matmul_f32` is blocked for its caches and whose firmware build links only the kernels it
+/// names.
+pub fn description_for_gpu(mlp: &Mlp) -> Description {
+    let (k, h, n) = (INPUTS as u32, HIDDEN as u32, OUTPUTS as u32);
+    Description {
+        name: "digits".into(),
+        executables: vec![executable("mlp", "mlp_softmax_f32")],
+        constants: vec![
+            constant("w1", &mlp.w1),
+            constant("b1", &mlp.b1),
+            constant("w2", &mlp.w2),
+            constant("b2", &mlp.b2),
+        ],
+        functions: vec![Function {
+            name: FUNCTION.into(),
+            arguments: vec![value("image", INPUTS)],
+            results: vec![value("probabilities", OUTPUTS)],
+            transients: vec![],
+            steps: vec![dispatch(
+                "mlp",
+                &[1, k, h, n],
+                &["image", "w1", "b1", "w2", "b2", "probabilities"],
+            )],
         }],
     }
 }

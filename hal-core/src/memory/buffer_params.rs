@@ -44,6 +44,20 @@ impl BufferParams {
         }
     }
 
+    /// Device-local memory the host can also map: for what the host writes and a device
+    /// reads next (a model's inputs), with no staging copy and no device loads across a
+    /// bus. Unified memory is always both; a discrete GPU offers it through its BAR where it
+    /// has one, and where it has none the allocation is refused ([`host_visible`] is then
+    /// the way).
+    ///
+    /// [`host_visible`]: Self::host_visible
+    pub const fn device_local_mappable() -> Self {
+        Self {
+            memory_type: MemoryType::DEVICE_LOCAL.union(MemoryType::HOST_VISIBLE),
+            ..Self::host_visible()
+        }
+    }
+
     /// The same parameters with another usage.
     pub const fn with_usage(mut self, usage: BufferUsage) -> Self {
         self.usage = usage;

@@ -185,6 +185,29 @@ mod tests {
         assert_eq!(heap.check(&optional), Ok(4));
     }
 
+    /// Device-local mappable memory: a unified heap, or a discrete GPU's BAR heap; neither
+    /// device-only nor host-only memory.
+    #[test]
+    fn device_local_mappable_needs_both() {
+        let p = BufferParams::device_local_mappable();
+        assert_eq!(unified().check(&p), Ok(64));
+        let usage = BufferUsage::all();
+        let host = MemoryType::HOST_VISIBLE | MemoryType::HOST_COHERENT;
+        for types in [MemoryType::DEVICE_LOCAL, host] {
+            let heap = MemoryHeap::new(types, usage, 64, 4, 64).unwrap();
+            assert_eq!(
+                heap.check(&p),
+                Err(ParamsError::MemoryType {
+                    wanted: p.memory_type.bits(),
+                    offered: types.bits(),
+                })
+            );
+        }
+        let bar = MemoryHeap::new(MemoryType::DEVICE_LOCAL | host, usage, 64, 4, 64).unwrap();
+        assert_eq!(bar.check(&p), Ok(4));
+        assert!(p.usage.requires_mapping());
+    }
+
     #[test]
     fn usage_outside_the_heap_is_refused() {
         let heap =

@@ -24,6 +24,7 @@
 //! | `relu_f32` | — | 0 `in`, 1 `out` | `out[i] = max(in[i], 0)` for `i < out.len`; in place works |
 //! | `matmul_f32` | 0 `M`, 1 `K`, 2 `N`, \[3 `flags`\] | 0 `A` (M×K), 1 `B` (K×N), 2 `C` (M×N), \[3 `bias` (N)\] | `C = A·B`, then `+ bias` per row if flags bit 0, then ReLU if bit 1 |
 //! | `softmax_f32` | 0 `rows`, 1 `cols` | 0 `in`, 1 `out` (rows×cols each) | row-wise softmax, max-subtracted; in place works |
+//! | `mlp_softmax_f32` | 0 `M`, 1 `K`, 2 `H`, 3 `N` (`H`, `N` ≤ 512) | 0 `x` (M×K), 1 `w1` (K×H), 2 `b1` (H), 3 `w2` (H×N), 4 `b2` (N), 5 `y` (M×N) | per row `y = softmax(relu(x·w1 + b1)·w2 + b2)`: the three kernels above in one dispatch, bit for bit |
 //! | `noop` | — | — | nothing (measures dispatch overhead) |
 //!
 //! Matrices are row-major `f32`. A missing `flags` constant means 0; unknown flag bits, zero
@@ -37,6 +38,7 @@ pub mod elementwise;
 pub mod fill;
 pub mod math;
 pub mod matmul;
+pub mod mlp;
 pub mod noop;
 pub mod softmax;
 #[cfg(feature = "tflite")]
@@ -49,6 +51,7 @@ pub use copy::COPY_U32;
 pub use elementwise::{ADD_F32, MUL_F32, RELU_F32};
 pub use fill::FILL_U32;
 pub use matmul::MATMUL_F32;
+pub use mlp::MLP_SOFTMAX_F32;
 pub use noop::NOOP;
 pub use softmax::SOFTMAX_F32;
 #[cfg(feature = "tflite")]
@@ -66,6 +69,7 @@ pub static BUILTIN: &[Kernel] = &[
     elementwise::RELU_F32,
     matmul::MATMUL_F32,
     softmax::SOFTMAX_F32,
+    mlp::MLP_SOFTMAX_F32,
     noop::NOOP,
 ];
 
@@ -97,11 +101,12 @@ mod tests {
             "relu_f32",
             "matmul_f32",
             "softmax_f32",
+            "mlp_softmax_f32",
             "noop",
         ] {
             assert!(find(BUILTIN, name).is_some(), "{name}");
         }
-        assert_eq!(BUILTIN.len(), 8);
+        assert_eq!(BUILTIN.len(), 9);
         assert!(find(BUILTIN, "nope").is_none());
         assert!(find(BUILTIN, "").is_none());
         assert!(find(&[], "noop").is_none());
