@@ -193,12 +193,13 @@ fn latency(
     let per = |n: u64| n as f64 / iters as f64;
     let total: u64 = ns.iter().sum();
     let host_us = per(total.saturating_sub(device.gpu_wait_nanos() - waited)) / 1e3;
+    let [write, invoke, read] = parts;
     let report = json!({
         "host_us": host_us,
         "latency": summary(ns),
-        "write_us": summary(parts[0].clone()),
-        "invoke_us": summary(parts[1].clone()),
-        "read_us": summary(parts[2].clone()),
+        "write_us": summary(write),
+        "invoke_us": summary(invoke),
+        "read_us": summary(read),
         "submissions_per_inference": per(device.submissions() - submissions),
         "replays_per_inference": per(device.memoized_replays() - replays),
         "host_waits_per_inference": per(device.host_waits() - waits),
@@ -319,18 +320,19 @@ pub fn run(config: &VulkanConfig, iters: usize, reference_iters: usize) -> Resul
     let staged = LoadOptions::default();
     let spin_wait = config.spin_wait_nanos;
     let runs = [
-        ("polling", modules.gpu, spin_wait, in_place),
-        ("sleeping", modules.gpu, 0, in_place),
-        ("polling, staged", modules.gpu, spin_wait, staged),
+        ("polling", modules.gpu, spin_wait, in_place, local_us),
+        ("sleeping", modules.gpu, 0, in_place, local_us),
+        ("polling, staged", modules.gpu, spin_wait, staged, local_us),
         (
             "polling, three dispatches, staged",
             modules.layered,
             spin_wait,
             staged,
+            layered_local_us,
         ),
-        (FLOOR, modules.floor, spin_wait, in_place),
+        (FLOOR, modules.floor, spin_wait, in_place, local_us),
     ];
-    for (name, module, spin, options) in runs {
+    for (name, module, spin, options, local_us) in runs {
         let mut device = VulkanDevice::new(VulkanConfig {
             spin_wait_nanos: spin,
             ..config.clone()

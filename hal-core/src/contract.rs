@@ -2,7 +2,7 @@
 //! declared once, and the one check every driver runs against them.
 //!
 //! A [`Contract`] is data: the constants a kernel reads (plain values, dimensions that must
-//! be non-zero, optional flag bits), the bindings it reads and writes (element size and
+//! be non-zero, widths that must also fit a bound, optional flag bits), the bindings it reads and writes (element size and
 //! alignment, how many elements each must hold), and the messages its shape refusals carry.
 //! [`Contract::check`] holds a dispatch's push constants and [`BindingFacts`] against it and
 //! answers with the parsed constants or the [`KernelError`] the kernel refuses with. The local
@@ -521,7 +521,7 @@ pub static SOFTMAX_F32: Contract = Contract {
 };
 
 /// The most hidden units and outputs `mlp_softmax_f32` takes: a GPU workgroup holds one
-/// row's hidden layer and logits in workgroup memory, a CPU its hidden layer on the stack.
+/// row's hidden layer and logits in workgroup memory, a CPU on the stack.
 pub const MLP_MAX_WIDTH: u32 = 512;
 
 /// `mlp_softmax_f32`: per row of `x`, `y = softmax(relu(x·w1 + b1)·w2 + b2)`.

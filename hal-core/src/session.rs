@@ -138,8 +138,9 @@ pub struct Session<'m, const E: usize = 16, const C: usize = 32, const F: usize 
     stats: SessionStats,
     /// The function invoked last: invoking it again decodes nothing from the module.
     last: Option<Invoked<'m>>,
-    /// Whether the device's memory is apart from the host's: arguments and results are then
-    /// staged through the arena inside the invocation's one submission (see [`Io`]).
+    /// Whether arguments and results are staged through the arena inside the invocation's
+    /// one submission (see [`Io`]): the device's memory is apart from the host's and the
+    /// load asked for it ([`LoadOptions::stage_io`]).
     stage_io: bool,
 }
 
@@ -186,6 +187,7 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
     {
         capacity("executables", module.executables().len(), E)?;
         let semaphore = device.create_semaphore(0)?;
+        let staged = options.stage_io && !memory_is_unified(device);
         let mut session = Self {
             module,
             device: device.id(),
@@ -196,9 +198,9 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
             semaphore,
             timeline: 0,
             last: None,
-            stage_io: options.stage_io && cfg!(feature = "stage-io") && !memory_is_unified(device),
+            stage_io: staged && cfg!(feature = "stage-io"),
             stats: SessionStats {
-                arena_peak: arena_peak(&module, options.stage_io && !memory_is_unified(device)),
+                arena_peak: arena_peak(&module, staged),
                 ..SessionStats::default()
             },
         };
@@ -328,7 +330,8 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
     }
 
     /// Whether invocations stage arguments and results through the arena (the device's
-    /// memory is apart from the host's, and hal-core has the `stage-io` feature).
+    /// memory is apart from the host's, hal-core has the `stage-io` feature, and the load
+    /// did not turn [`LoadOptions::stage_io`] off).
     pub const fn stages_io(&self) -> bool {
         self.stage_io
     }

@@ -248,10 +248,14 @@ impl Block {
     }
 }
 
+/// The most a discrete GPU's host-mappable device memory heap offers: inputs the host writes
+/// need little, and a classic BAR is this size.
+const BAR_BUDGET: u64 = 256 << 20;
+
 impl Memory {
     /// The heaps of a device: heap 0 host-visible (and coherent), then device-only memory,
-    /// then on a discrete GPU device-local memory the host can map, where it has some; each
-    /// a Vulkan memory type that can back storage buffers.
+    /// then last, on a discrete GPU, device-local memory the host can map, where it has
+    /// some; each a Vulkan memory type that can back storage buffers.
     pub(crate) fn new(
         ctx: &Context,
         max_allocation_size: u64,
@@ -310,25 +314,34 @@ impl Memory {
             chosen.push((local, false));
         }
         // A discrete GPU's own memory that the host can map too (through its BAR), where it
-        // has some: for what the host writes and the device reads next, so that neither a
-        // staging copy nor the device's loads cross the bus.
+        // has some and it is not heap 0's type: for what the host writes and the device reads
+        // next, so that neither a staging copy nor the device's loads cross the bus. The last
+        // heap; its budget is at most `BAR_BUDGET`, as it often shares the GPU's memory with
+        // the device-only heap.
+        let mut bar_at = None;
         if !unified {
             if let Some(bar) = find(
                 coherent | vk::MemoryPropertyFlags::DEVICE_LOCAL,
                 vk::MemoryPropertyFlags::empty(),
-            ) {
+            )
+            .filter(|bar| bar.0 != host.0)
+            {
+                bar_at = Some(chosen.len());
                 chosen.push((bar, true));
             }
         }
         let alignment = ctx.limits.min_storage_buffer_offset_alignment.max(16);
         let mut pools = Vec::new();
-        for ((type_index, t), mappable) in chosen {
+        for (i, ((type_index, t), mappable)) in chosen.into_iter().enumerate() {
             let vk_heap = props.memory_heaps[t.heap_index as usize];
-            let size = if budget == 0 {
+            let mut size = if budget == 0 {
                 vk_heap.size
             } else {
                 budget.min(vk_heap.size)
             };
+            if bar_at == Some(i) {
+                size = size.min(BAR_BUDGET);
+            }
             let max = max_allocation_size
                 .min(ctx.limits.max_memory_allocation_size)
                 .min(size);

@@ -644,7 +644,7 @@ fn softmax_f32() {
 #[test]
 fn mlp_softmax_f32() {
     let mut rng = Rng(7);
-    // Digits' shape, chunks of x with a tail, tails of UNROLL, more hidden units and outputs
+    // Digits' shape, chunks of x with a tail, tails of BATCH, more hidden units and outputs
     // than lanes, the widest.
     for (m, k, h, n) in [
         (1, 1, 1, 1),

@@ -30,7 +30,7 @@ const CHUNK: usize = 64;
 /// Each hidden unit and logit is the sum over its inputs in increasing order, in `f32`,
 /// starting from 0.0, then its bias (then ReLU for a hidden unit); the softmax is
 /// `softmax_f32`'s (max, exponentials summed left to right, each divided by the sum). The
-/// hidden layer and logits of a row live on the stack (4 KiB each).
+/// hidden layer and logits of a row live on the stack (2 KiB each).
 ///
 /// `y` must not share memory with the inputs (the result would be unspecified, though
 /// memory-safe).

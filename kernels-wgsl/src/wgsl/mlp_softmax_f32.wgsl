@@ -9,8 +9,8 @@
 // submission reads first comes from DRAM (about 0.6 µs on an H100) while a lane's next load
 // waits for the last unless it is issued before the last is used. So each lane issues its
 // weight loads 32 at a time in straight-line code (BATCH; a loop of loads into a private
-// array is not issued that way), loads its first bias before the row starts, and x is read
-// a chunk at a time by all lanes at once into workgroup memory.
+// array is not issued that way), and x is read a chunk at a time by all lanes at once into
+// workgroup memory.
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read> w1: array<f32>;
@@ -26,9 +26,9 @@ const CHUNK_K: u32 = 64u;
 const BATCH: u32 = 32u;
 
 // A chunk of the row of x (CHUNK_K), then the hidden layer (WIDTH): both layers' inputs.
-var<workgroup> acts: array<f32, 576>;
-const HIDDEN: u32 = 64u; // where the hidden layer starts in acts
-var<workgroup> logits: array<f32, 512>; // WIDTH
+var<workgroup> acts: array<f32, CHUNK_K + WIDTH>;
+const HIDDEN_AT: u32 = CHUNK_K; // where the hidden layer starts in acts
+var<workgroup> logits: array<f32, WIDTH>;
 var<workgroup> total: f32;
 
 // acts[at..at + 4].
@@ -130,13 +130,10 @@ fn main(
     let h = pc_const(2u);
     let n = pc_const(3u);
     let share = share_of(m, id, count);
-    // The biases of the lane's first hidden unit and logit, loaded once, before the rows.
-    let bias1 = b1[pc_base(2u) + min(lane, h - 1u)];
-    let bias2 = b2[pc_base(4u) + min(lane, n - 1u)];
     for (var row = share.start; row < share.end; row += 1u) {
         // The hidden layer, chunk by chunk of x.
         for (var j = lane; j < h; j += 64u) {
-            acts[HIDDEN + j] = 0.0;
+            acts[HIDDEN_AT + j] = 0.0;
         }
         for (var k0 = 0u; k0 < k; k0 += CHUNK_K) {
             let kn = min(CHUNK_K, k - k0);
@@ -147,18 +144,17 @@ fn main(
             }
             workgroupBarrier();
             for (var j = lane; j < h; j += 64u) {
-                acts[HIDDEN + j] = dot_w1(acts[HIDDEN + j], 0u, kn, pc_base(1u) + k0 * h + j, h);
+                acts[HIDDEN_AT + j] = dot_w1(acts[HIDDEN_AT + j], 0u, kn, pc_base(1u) + k0 * h + j, h);
             }
         }
         for (var j = lane; j < h; j += 64u) {
-            let b = select(b1[pc_base(2u) + j], bias1, j == lane);
-            acts[HIDDEN + j] = bitcast<f32>(relu_bits(bitcast<u32>(acts[HIDDEN + j] + b)));
+            let sum = acts[HIDDEN_AT + j] + b1[pc_base(2u) + j];
+            acts[HIDDEN_AT + j] = bitcast<f32>(relu_bits(bitcast<u32>(sum)));
         }
         workgroupBarrier();
         // The logits, then the row's max as every lane finds it.
         for (var i = lane; i < n; i += 64u) {
-            let b = select(b2[pc_base(4u) + i], bias2, i == lane);
-            logits[i] = dot_w2(HIDDEN, h, pc_base(3u) + i, n) + b;
+            logits[i] = dot_w2(HIDDEN_AT, h, pc_base(3u) + i, n) + b2[pc_base(4u) + i];
         }
         workgroupBarrier();
         var row_max = bitcast<f32>(0xff800000u);
