@@ -126,7 +126,8 @@ impl Placement {
     }
 }
 
-/// Latency of one inference at a time over `iters` images, checked against `expected`.
+/// Latency of one inference at a time over `iters` images, checked against `expected`
+/// (unchecked where it is empty).
 fn latency(
     device: &mut VulkanDevice<'static>,
     session: &mut DigitsSession,

@@ -2,8 +2,9 @@
 //! declared once, and the one check every driver runs against them.
 //!
 //! A [`Contract`] is data: the constants a kernel reads (plain values, dimensions that must
-//! be non-zero, widths that must also fit a bound, optional flag bits), the bindings it reads and writes (element size and
-//! alignment, how many elements each must hold), and the messages its shape refusals carry.
+//! be non-zero, widths that must also fit a bound, optional flag bits), the bindings it
+//! reads and writes (element size and alignment, how many elements each must hold), and the
+//! messages its shape refusals carry.
 //! [`Contract::check`] holds a dispatch's push constants and [`BindingFacts`] against it and
 //! answers with the parsed constants or the [`KernelError`] the kernel refuses with. The local
 //! driver's kernels call it for every workgroup before they touch memory; the Vulkan driver
@@ -290,8 +291,8 @@ impl Contract {
         if zero {
             return Err(KernelError::Shape(self.refusals.zero));
         }
-        // Apart from the loop above, which every dispatch of every kernel runs: carrying a
-        // refusal through it cost `matmul_f32` about 130 ns a dispatch on x86-64.
+        // A loop of its own: the loop above runs for every dispatch of every kernel, and a
+        // refusal carried through it costs `matmul_f32` about 130 ns a dispatch on x86-64.
         for (declared, &value) in self.constants.iter().zip(&values) {
             if let Constant::Width { max, refusal, .. } = *declared {
                 if value > max {

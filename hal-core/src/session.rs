@@ -11,8 +11,8 @@
 //! then (if it has transients) the arena; constants are bound at record time. Where the
 //! device's memory is apart from the host's, the arena also holds a copy of every argument
 //! and result, made inside the same submission ([`Io`]), unless [`LoadOptions::stage_io`]
-//! is off. [`Session::enqueue`] submits an
-//! invocation without waiting for it, so several can be in flight.
+//! is off. [`Session::enqueue`] submits an invocation without waiting for it, so several
+//! can be in flight.
 
 use crate::buffer::{Buffer, BufferSpan, WHOLE};
 use crate::command::{dispatch_slots, MAX_BINDINGS, MAX_BINDING_SLOTS, MAX_CONSTANTS};
@@ -41,11 +41,11 @@ pub struct LoadOptions {
     pub staging_bytes: u64,
     /// Where the device's memory is apart from the host's (and hal-core has the `stage-io`
     /// feature), copy every argument into the arena and every result out of it, inside the
-    /// invocation's submission, so kernels touch only device memory. Off, kernels
-    /// use the caller's buffers in place: no copies and no barriers around them, which a
-    /// small model whose kernels read each input once and write each result once is the
-    /// faster for (inputs the host writes are then best in
-    /// [`BufferParams::device_local_mappable`] memory).
+    /// invocation's submission, so kernels touch only device memory. Off, kernels use the
+    /// caller's buffers in place, with no copies and no barriers around them: faster for a
+    /// small model whose kernels read each input once and write each result once (put the
+    /// inputs the host writes in [`BufferParams::device_local_mappable`] memory where the
+    /// device has it).
     pub stage_io: bool,
 }
 
