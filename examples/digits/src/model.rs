@@ -37,6 +37,16 @@ fn constant(name: &str, data: &[f32]) -> Constant {
     }
 }
 
+/// The MLP's weights and biases as the module's constants `w1`, `b1`, `w2`, `b2`.
+fn weights(mlp: &Mlp) -> Vec<Constant> {
+    vec![
+        constant("w1", &mlp.w1),
+        constant("b1", &mlp.b1),
+        constant("w2", &mlp.w2),
+        constant("b2", &mlp.b2),
+    ]
+}
+
 fn executable(name: &str, kernel: &str) -> Executable {
     Executable {
         name: name.into(),
@@ -64,12 +74,7 @@ pub fn description(mlp: &Mlp) -> Description {
             executable("matmul", "matmul_f32"),
             executable("softmax", "softmax_f32"),
         ],
-        constants: vec![
-            constant("w1", &mlp.w1),
-            constant("b1", &mlp.b1),
-            constant("w2", &mlp.w2),
-            constant("b2", &mlp.b2),
-        ],
+        constants: weights(mlp),
         functions: vec![Function {
             name: FUNCTION.into(),
             arguments: vec![value("image", INPUTS)],
@@ -104,12 +109,7 @@ pub fn description_for_gpu(mlp: &Mlp) -> Description {
     Description {
         name: "digits".into(),
         executables: vec![executable("mlp", "mlp_softmax_f32")],
-        constants: vec![
-            constant("w1", &mlp.w1),
-            constant("b1", &mlp.b1),
-            constant("w2", &mlp.w2),
-            constant("b2", &mlp.b2),
-        ],
+        constants: weights(mlp),
         functions: vec![Function {
             name: FUNCTION.into(),
             arguments: vec![value("image", INPUTS)],
