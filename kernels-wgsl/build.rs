@@ -53,9 +53,15 @@ const SHARED: &[(&str, &[&str])] = &[
             "add_s8",
             "mul_s8",
             "requantize_s8",
+            "quantize_f32_s8",
             "logistic_s8",
             "tanh_s8",
         ],
+    ),
+    // The float division the reference rounds correctly.
+    (
+        "div_rn.wgsl",
+        &["average_pool2d_f32", "softmax_beta_f32", "quantize_f32_s8"],
     ),
     // Bindings and loop of a broadcasting float binary op.
     (
@@ -109,7 +115,19 @@ const OPS: &[(&str, &[bool])] = &[
     ("tanh_s8", &[false, true]),
     ("mean_s8", &[false, true]),
     ("mean_f32", &[false, true]),
+    ("quantize_f32_s8", &[false, true]),
+    // The output is binding `count`, any of 1..=10.
+    (
+        "concatenation",
+        &[
+            false, true, true, true, true, true, true, true, true, true, true,
+        ],
+    ),
 ];
+
+/// Bindings whose byte offset leads every op kernel's push block (`ops.rs`'
+/// `OP_MAX_BINDINGS`); a kernel with more has one word for each.
+const OP_BASES: usize = 6;
 
 /// The entry point of every kernel.
 const ENTRY: &str = "main";
@@ -213,7 +231,10 @@ fn main() {
                 source.push_str(text);
             }
         }
-        let source = format!("{source}\n{ops_common}\n{exp}\n{constants_wgsl}");
+        let params_at = written.len().max(OP_BASES);
+        let source = format!(
+            "{source}\n{ops_common}\nconst PARAMS_AT: u32 = {params_at}u;\n{exp}\n{constants_wgsl}"
+        );
         let words = compile(&path, &source, written, "build.rs's OPS", "ops_common.wgsl");
         emit(&mut out, name, &words);
     }

@@ -18,7 +18,7 @@ use crate::objects::VkObject;
 use crate::profile::Profiler;
 use crate::staging::InternalBuffer;
 use ash::vk;
-use ember_kernels_wgsl::{OpPushConstants, PushConstants, OP_MAX_PARAMS};
+use ember_kernels_wgsl::{OpPushConstants, PushConstants};
 use hal_core::command::{
     dispatch_constants, dispatch_spans, BufferRef, Command, CommandBufferMode, CommandList,
     ConstantScratch, Op, Workgroups, BINDINGS_PER_SLOT, MAX_BINDINGS,
@@ -397,11 +397,11 @@ impl VulkanDevice<'_> {
             }
             Some(KernelKind::Op(kernel)) => {
                 let used = kernel.check(constants, &facts).map_err(Error::Kernel)?;
-                if used > OP_MAX_PARAMS {
+                if used > kernel.max_params() {
                     return Err(Error::Limit {
                         what: "parameter words of an op kernel",
                         requested: used as u64,
-                        limit: OP_MAX_PARAMS as u64,
+                        limit: kernel.max_params() as u64,
                     });
                 }
                 Some(kernel)
@@ -453,7 +453,7 @@ impl VulkanDevice<'_> {
         let (push, push_words, grid) = match op {
             Some(kernel) => {
                 // The op kernels stride over their output words: the grid is theirs.
-                let out = kernel.output();
+                let out = kernel.output(facts.len());
                 let grid = match grid {
                     Grid::Direct(_) => Grid::Direct(kernel.grid(
                         constants,
@@ -462,7 +462,11 @@ impl VulkanDevice<'_> {
                     )),
                     indirect => indirect,
                 };
-                (OpPushConstants::new(&bases, constants).words(), 32, grid)
+                (
+                    OpPushConstants::new(kernel, &bases, constants).words(),
+                    32,
+                    grid,
+                )
             }
             None => {
                 let mut push = [0; 32];

@@ -6,11 +6,10 @@
 //! The models and TFLM's outputs are under `target/oracle-ops/<variant>/<n>/` (`cargo
 //! xtask oracle --ops`, which `cargo xtask test` runs first); without them this test says so
 //! loudly and checks nothing. It runs every model (`EMBER_OP_ORACLE_EVERY=N`, every `N`th
-//! of each variant). A model whose module names one of the kernels with no SPIR-V yet
-//! ([`NO_SPIRV_YET`]) is counted per kernel and listed, not failed: the lowering is the
-//! host's, and the GPU's op set is smaller. Anything else that goes wrong (any other
-//! kernel missing, a lowering or load error, a run error, a differing element, a
-//! validation message) fails the test.
+//! of each variant). A model the importer refuses is counted (ember-import's own test holds
+//! the refusal to naming the op); anything else that goes wrong (a kernel with no SPIR-V, a
+//! lowering or load error, a run error, a differing element, a validation message) fails
+//! the test.
 
 mod common;
 
@@ -22,12 +21,7 @@ use hal_core::module::Module;
 use hal_core::session::ResultMemory;
 use hal_core::Device;
 use hal_vulkan::{VulkanConfig, VulkanDevice};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// The op kernels with no SPIR-V yet (kernels-wgsl's README lists the same): a model that
-/// needs one of these is counted, one that needs any other kernel the GPU lacks fails.
-const NO_SPIRV_YET: &[&str] = &["concatenation", "quantize_f32_s8"];
 
 fn ops_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracle-ops")
@@ -79,8 +73,6 @@ fn describe(dir: &Path) -> String {
 enum Outcome {
     /// Its cases ran and matched TFLM.
     Matched(usize),
-    /// Its module needs a kernel with no SPIR-V.
-    NoGpuKernel(String),
     /// The importer refuses it (ember-import's own test holds the refusal to naming the
     /// op).
     Refused,
@@ -121,7 +113,8 @@ fn check_model(device: &mut VulkanDevice<'static>, dir: &Path) -> Outcome {
         known
     };
     if module.check_kernels(linked).is_err() {
-        return Outcome::NoGpuKernel(missing.unwrap_or_default());
+        let kernel = missing.unwrap_or_default();
+        return Outcome::Failed(format!("{here}: no SPIR-V for `{kernel}`"));
     }
     let mut model = match DeviceModel::new(
         device,
@@ -215,7 +208,6 @@ fn single_op_models_match_tflm_on_vulkan() {
     })
     .expect("a Vulkan device");
     let mut failures = Vec::new();
-    let mut missing: BTreeMap<String, usize> = BTreeMap::new();
     let (mut runs, mut ran_models) = (0, 0);
     for variant in &variants {
         let mut models: Vec<(usize, PathBuf)> = std::fs::read_dir(variant)
@@ -228,19 +220,12 @@ fn single_op_models_match_tflm_on_vulkan() {
             })
             .collect();
         models.sort();
-        let (mut matched, mut cases, mut without, mut refused) = (0, 0, 0, 0);
+        let (mut matched, mut cases, mut refused) = (0, 0, 0);
         for (_, dir) in models.iter().filter(|(n, _)| n % every == 0) {
             match check_model(&mut device, dir) {
                 Outcome::Matched(n) => {
                     matched += 1;
                     cases += n;
-                }
-                Outcome::NoGpuKernel(kernel) => {
-                    if !NO_SPIRV_YET.contains(&kernel.as_str()) {
-                        failures.push(format!("{}: no SPIR-V for `{kernel}`", dir.display()));
-                    }
-                    without += 1;
-                    *missing.entry(kernel).or_default() += 1;
                 }
                 Outcome::Refused => refused += 1,
                 Outcome::Failed(f) => failures.push(f),
@@ -249,13 +234,9 @@ fn single_op_models_match_tflm_on_vulkan() {
         runs += cases;
         ran_models += matched;
         eprintln!(
-            "{}: {matched} models ({cases} cases) match TFLM, {without} need a kernel the GPU \
-             lacks, {refused} refused by the importer",
+            "{}: {matched} models ({cases} cases) match TFLM, {refused} refused by the importer",
             variant.file_name().unwrap_or_default().to_string_lossy()
         );
-    }
-    if !missing.is_empty() {
-        eprintln!("kernels with no SPIR-V (models that need them): {missing:?}");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(runs > 0, "no single-op model ran under {}", root.display());

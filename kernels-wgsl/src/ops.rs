@@ -1,8 +1,9 @@
 //! The TFLite op set's kernels: `ember-kernels`' arithmetic in WGSL, with its parameter
-//! words (any number up to [`OP_MAX_PARAMS`]) in a 128-byte push block.
+//! words (any number up to [`OpKernel::max_params`]) in a 128-byte push block.
 
 use super::{spirv, BindingFacts, KernelError};
 use ember_kernels::add::{AddF32, AddS8};
+use ember_kernels::concatenation::Concatenation;
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::DequantizeS8F32;
@@ -12,7 +13,7 @@ use ember_kernels::mean::{MeanF32, MeanS8};
 use ember_kernels::mul::{MulF32, MulS8};
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
-use ember_kernels::quantize::RequantizeS8;
+use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8};
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxF32, SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
@@ -23,11 +24,15 @@ use ember_kernels::{KernelParams, Words};
 /// Size in bytes of an op kernel's push-constant range (32 words).
 pub const OP_PUSH_CONSTANT_BYTES: u32 = 128;
 
-/// Bindings an op kernel's push block gives a byte offset (words 0..=5).
+/// Words in an op kernel's push block.
+const OP_PUSH_WORDS: usize = OP_PUSH_CONSTANT_BYTES as usize / 4;
+
+/// Bindings an op kernel's push block gives a byte offset (words 0..=5), where the kernel
+/// has at most that many; one with more (`concatenation`: 11) has a word for each.
 pub const OP_MAX_BINDINGS: usize = 6;
 
-/// Parameter words an op kernel's push block holds (words 6..=31).
-pub const OP_MAX_PARAMS: usize = 26;
+/// Parameter words the push block holds after [`OP_MAX_BINDINGS`] offsets (words 6..=31).
+pub const OP_MAX_PARAMS: usize = OP_PUSH_WORDS - OP_MAX_BINDINGS;
 
 /// Most workgroups an op dispatch gets along x (Vulkan's guaranteed
 /// `maxComputeWorkGroupCount[0]`); the kernels stride over what is left.
@@ -73,8 +78,13 @@ pub struct OpKernel {
     pub entry: &'static str,
     /// The SPIR-V module, as 32-bit words.
     pub words: &'static [u32],
-    /// Its bindings, in order: set 0, binding `i`.
+    /// Its bindings, in order: set 0, binding `i`. For a kernel whose output is the
+    /// dispatch's last binding ([`output_last`](Self::output_last)), the most it binds.
     pub bindings: &'static [OpBinding],
+    /// Whether the kernel binds a variable count of inputs, each as `bindings[0]`, then its
+    /// output, the dispatch's last binding, as `bindings`' last (hal-local's `Writes::Last`;
+    /// the parameters' check holds the count to theirs).
+    pub output_last: bool,
     /// Invocations that share one output word, from the parameter words: 1, or a power of
     /// two up to [`WORKGROUP_SIZE`](super::WORKGROUP_SIZE) where they split long sums over
     /// few outputs. The kernel makes the same choice from the same words; the result does
@@ -92,8 +102,8 @@ pub struct OpKernel {
 impl OpKernel {
     /// Checks a dispatch as hal-local's kernel of the same name would before running it:
     /// the parameters and lengths, then each binding's presence, write access and alignment.
-    /// Returns how many parameter words the kernel reads (more than [`OP_MAX_PARAMS`] cannot
-    /// be pushed: the driver refuses those).
+    /// Returns how many parameter words the kernel reads (more than
+    /// [`max_params`](Self::max_params) cannot be pushed: the driver refuses those).
     pub fn check(
         &self,
         constants: &[u32],
@@ -104,7 +114,13 @@ impl OpKernel {
             .map(|b| usize::try_from(b.len).unwrap_or(usize::MAX))
             .collect();
         let used = (self.params)(constants, &lens)?;
-        for (i, want) in self.bindings.iter().enumerate() {
+        let bound = if self.output_last {
+            bindings.len()
+        } else {
+            self.bindings.len()
+        };
+        for i in 0..bound {
+            let want = self.binding(i, bound);
             let index = i as u32;
             let fact = bindings.get(i).ok_or(KernelError::MissingBinding {
                 index,
@@ -123,9 +139,38 @@ impl OpKernel {
         Ok(used)
     }
 
-    /// The index of the binding the kernel writes.
-    pub fn output(&self) -> usize {
-        self.bindings.iter().position(|b| b.written).unwrap_or(0)
+    /// What the kernel makes of binding `i` of a dispatch that binds `bound`.
+    fn binding(&self, i: usize, bound: usize) -> OpBinding {
+        match (self.output_last, self.bindings) {
+            (true, [input, .., output]) => {
+                if i + 1 == bound {
+                    *output
+                } else {
+                    *input
+                }
+            }
+            _ => self.bindings[i],
+        }
+    }
+
+    /// The index of the binding the kernel writes, in a dispatch that binds `bound`.
+    pub fn output(&self, bound: usize) -> usize {
+        if self.output_last {
+            bound.saturating_sub(1)
+        } else {
+            self.bindings.iter().position(|b| b.written).unwrap_or(0)
+        }
+    }
+
+    /// The push block's word where the parameter words start: one offset word per binding
+    /// before it, at least [`OP_MAX_BINDINGS`].
+    pub fn params_at(&self) -> usize {
+        self.bindings.len().max(OP_MAX_BINDINGS)
+    }
+
+    /// The most parameter words a dispatch of the kernel can push.
+    pub fn max_params(&self) -> usize {
+        OP_PUSH_WORDS - self.params_at()
     }
 }
 
@@ -150,35 +195,32 @@ impl OpKernel {
     }
 }
 
-/// The push block of an op dispatch.
+/// The push block of an op dispatch: words `0..params_at`, the byte offset of binding `i`
+/// inside its bound descriptor range; then the parameter words (missing ones 0).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct OpPushConstants {
-    /// Byte offset of binding `i` inside its bound descriptor range (words 0..=5).
-    pub base: [u32; OP_MAX_BINDINGS],
-    /// The parameter words (words 6..=31); missing ones 0.
-    pub params: [u32; OP_MAX_PARAMS],
+    words: [u32; OP_PUSH_WORDS],
 }
 
 impl OpPushConstants {
-    /// The block for a dispatch: `bases[i]` for its bindings (extra ones dropped) and its
-    /// first [`OP_MAX_PARAMS`] parameter words.
-    pub fn new(bases: &[u32], params: &[u32]) -> Self {
-        let mut out = Self::default();
-        for (to, from) in out.base.iter_mut().zip(bases) {
+    /// The block for a dispatch of `kernel`: `bases[i]` for its bindings (those past
+    /// [`OpKernel::params_at`] dropped) and its first [`OpKernel::max_params`] parameter
+    /// words.
+    pub fn new(kernel: &OpKernel, bases: &[u32], params: &[u32]) -> Self {
+        let mut words = [0; OP_PUSH_WORDS];
+        let (base, rest) = words.split_at_mut(kernel.params_at());
+        for (to, from) in base.iter_mut().zip(bases) {
             *to = *from;
         }
-        for (to, from) in out.params.iter_mut().zip(params) {
+        for (to, from) in rest.iter_mut().zip(params) {
             *to = *from;
         }
-        out
+        Self { words }
     }
 
     /// The 32 words in order.
-    pub fn words(&self) -> [u32; 32] {
-        let mut out = [0; 32];
-        out[..OP_MAX_BINDINGS].copy_from_slice(&self.base);
-        out[OP_MAX_BINDINGS..].copy_from_slice(&self.params);
-        out
+    pub fn words(&self) -> [u32; OP_PUSH_WORDS] {
+        self.words
     }
 }
 
@@ -206,6 +248,7 @@ const fn op(
         entry: "main",
         words,
         bindings,
+        output_last: false,
         lanes_per_word: |_| 1,
         tiles: None,
         params,
@@ -310,6 +353,8 @@ const UNARY_U8: &[OpBinding] = &[IN8, OUT8];
 const BINARY_F32: &[OpBinding] = &[IN32, IN32, OUT32];
 /// One float input, one float output.
 const UNARY_F32: &[OpBinding] = &[IN32, OUT32];
+/// Concatenation's most: 10 inputs, then the output, all of bytes.
+const CONCATENATED: &[OpBinding] = &[IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, OUT8];
 
 /// Every op kernel (the names of `build.rs`'s `OPS`, in its order).
 pub static OPS: &[OpKernel] = &[
@@ -474,6 +519,21 @@ pub static OPS: &[OpKernel] = &[
         UNARY_F32,
         params_of!(MeanF32),
     ),
+    op(
+        QuantizeF32S8::KERNEL,
+        spirv::QUANTIZE_F32_S8,
+        &[IN32, OUT8],
+        params_of!(QuantizeF32S8),
+    ),
+    OpKernel {
+        output_last: true,
+        ..op(
+            Concatenation::KERNEL,
+            spirv::CONCATENATION,
+            CONCATENATED,
+            params_of!(Concatenation),
+        )
+    },
 ];
 
 /// The op kernel named `name`, if there is one.
@@ -518,13 +578,22 @@ mod tests {
             "tanh_s8",
             "mean_s8",
             "mean_f32",
+            "quantize_f32_s8",
+            "concatenation",
         ];
         assert_eq!(OPS.len(), names.len());
         for (k, name) in OPS.iter().zip(names) {
             assert_eq!(k.name, name);
             assert!(core::ptr::eq(find_op(name).expect("listed"), k));
-            assert!(k.bindings.len() <= OP_MAX_BINDINGS, "{name}");
+            assert_eq!(
+                k.bindings.len() > OP_MAX_BINDINGS,
+                k.params_at() > OP_MAX_BINDINGS,
+                "{name}"
+            );
             assert_eq!(k.bindings.iter().filter(|b| b.written).count(), 1, "{name}");
+            if k.output_last {
+                assert!(k.bindings.last().is_some_and(|b| b.written), "{name}");
+            }
             assert_eq!(k.words[0], 0x0723_0203, "{name}");
             // No op kernel shadows one of hal-core's contracts.
             assert!(crate::find(name).is_none(), "{name}");
@@ -607,12 +676,54 @@ mod tests {
         ));
     }
 
+    /// Concatenation writes its last binding, after as many inputs as its parameters count.
+    #[test]
+    fn concatenation_writes_its_last_binding() {
+        let k = find_op("concatenation").expect("listed");
+        let p = Concatenation::new(1, &[2, 5], &[2, 3], 1).expect("valid");
+        let mut words = Vec::new();
+        p.encode(&mut words);
+        let fact = |offset, len, writable| BindingFacts {
+            offset,
+            len,
+            writable,
+        };
+        let facts = [fact(1, 4, false), fact(3, 6, false), fact(5, 10, true)];
+        assert_eq!(k.check(&words, &facts), Ok(words.len()));
+        assert_eq!(k.output(facts.len()), 2);
+        let mut read_only = facts;
+        read_only[2].writable = false;
+        assert_eq!(
+            k.check(&words, &read_only),
+            Err(KernelError::ReadOnly { index: 2 })
+        );
+        // An input need not be writable; one binding more or fewer is refused.
+        let more = [facts[0], facts[1], facts[2], fact(0, 10, true)];
+        assert!(matches!(k.check(&words, &more), Err(KernelError::Shape(_))));
+        assert!(matches!(
+            k.check(&words, &facts[..2]),
+            Err(KernelError::MissingBinding { index: 2, .. })
+        ));
+        // The grid covers the output's words.
+        assert_eq!(k.grid(&words, 5, 10), [1, 1, 1]);
+    }
+
     #[test]
     fn push_block_and_grid() {
-        let pc = OpPushConstants::new(&[1, 2, 3, 4, 5, 6, 7], &(10..40).collect::<Vec<_>>());
+        let fc = find_op("fully_connected_s8").expect("listed");
+        let params: Vec<u32> = (10..40).collect();
+        let pc = OpPushConstants::new(fc, &[1, 2, 3, 4, 5, 6, 7], &params);
         let words = pc.words();
         assert_eq!(words[..6], [1, 2, 3, 4, 5, 6]);
-        assert_eq!(words[6..], (10..36).collect::<Vec<_>>()[..]);
+        assert_eq!(words[6..], params[..26]);
+        assert_eq!(fc.max_params(), OP_MAX_PARAMS);
+        // Concatenation: an offset word for each of its 11 bindings, then 21 parameters.
+        let concat = find_op("concatenation").expect("listed");
+        let pc = OpPushConstants::new(concat, &[1, 2, 3], &params);
+        let words = pc.words();
+        assert_eq!(words[..11], [1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(words[11..], params[..21]);
+        assert_eq!(concat.max_params(), 21);
         // One invocation per output word, at least one workgroup, at most 65,535.
         let pool = find_op("average_pool2d_s8").expect("listed");
         assert_eq!(pool.grid(&[], 0, 0), [1, 1, 1]);
@@ -620,7 +731,6 @@ mod tests {
         assert_eq!(pool.grid(&[], 0, 256), [1, 1, 1]);
         assert_eq!(pool.grid(&[], 0, 1 << 40), [65_535, 1, 1]);
         // A workgroup per word.
-        let fc = find_op("fully_connected_s8").expect("listed");
         assert_eq!(fc.grid(&[], 0, 10), [3, 1, 1]);
         assert_eq!(fc.grid(&[], 1, 3), [1, 1, 1]);
         // A workgroup per tile: person_detect's first separable layer (48×48 pixels, 8

@@ -2,7 +2,8 @@
 //! bytes (TFLM requires int8 inputs to share the output's scale and zero point, so no
 //! requantization), up to 10 inputs.
 //!
-//! Bindings of `concatenation`: `0..count` the inputs, `count` the output.
+//! Bindings of `concatenation`: `0..count` the inputs, `count` the output, and no more (the
+//! output is the last binding, so a dispatch's binding count names it).
 
 use crate::params::{KernelParams, Words};
 use crate::shape::{self, need};
@@ -83,8 +84,14 @@ impl Concatenation {
         self.axis_sizes[..self.count].iter().sum()
     }
 
-    /// Checks each binding's length in bytes against the parameters.
+    /// Checks each binding's length in bytes against the parameters, and that the output
+    /// is the last binding.
     pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
+        if binding_lens.len() > self.count + 1 {
+            return Err(KernelError::Shape(
+                "concatenation binds more than its inputs and output",
+            ));
+        }
         for (i, &a) in self.axis_sizes[..self.count].iter().enumerate() {
             need(
                 binding_lens,

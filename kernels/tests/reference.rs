@@ -732,6 +732,16 @@ fn movement_ops() {
     let mut out = [0u8; 12];
     c.run(&[&a, &b], &mut out).unwrap();
     assert_eq!(out, [1, 0, 3, 0, 4, 0, 2, 0, 5, 0, 6, 0]);
+    // The output is the last binding: one more is refused, one fewer is missing.
+    assert_eq!(c.check(&[4, 8, 12]), Ok(()));
+    assert!(matches!(
+        c.check(&[4, 8, 12, 12]),
+        Err(KernelError::Shape(_))
+    ));
+    assert_eq!(
+        c.check(&[4, 8]),
+        Err(KernelError::MissingBinding { index: 2, bound: 2 })
+    );
     // STRIDED_SLICE: [3,4] input, rows reversed from -1 (end masked), every other column
     // from 1; then a shrink on axis 0 at row 1.
     let input: Vec<u8> = (0..12).collect();

@@ -278,8 +278,9 @@ const MAX_CONCATENATED: usize = 10;
 
 fn concatenation(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
     let p: Concatenation = params(wg)?;
+    // The check holds the bindings to the inputs then the output, the last one (`Writes::Last`).
     p.check(&wg.lens())?;
-    let count = wg.bindings.len().saturating_sub(1).min(MAX_CONCATENATED);
+    let count = p.count.min(MAX_CONCATENATED);
     let (inputs, tail) = wg.bindings.split_at_mut(count);
     let output = binding(tail, 0)?.bytes_mut(count as u32)?;
     let mut slices: heapless::Vec<&[u8], MAX_CONCATENATED> = heapless::Vec::new();

@@ -9,31 +9,6 @@
 @group(0) @binding(0) var<storage, read> input: array<f32>;
 @group(0) @binding(1) var<storage, read_write> output: array<f32>;
 
-// `a / b` correctly rounded, as the reference's `f32` division: Vulkan only bounds OpFDiv
-// to 2.5 ulp, so the quotient is corrected once by its exact remainder (`a - q b` by
-// Dekker's two-product), where every value is far from overflow and underflow.
-fn div_rn(a: f32, b: f32) -> f32 {
-    let q = a / b;
-    let big = 1.0e30f;
-    let small = 1.0e-30f;
-    let qa = abs(q);
-    let ba = abs(b);
-    if !(qa < big && qa > small && ba < big && ba > small) {
-        return q;
-    }
-    let p = q * b;
-    let x = q;
-    let cx = 4097.0f * x;
-    let xh = cx - (cx - x);
-    let xl = x - xh;
-    let cy = 4097.0f * b;
-    let yh = cy - (cy - b);
-    let yl = b - yh;
-    let e = (((xh * yh - p) + xh * yl) + xl * yh) + xl * yl;
-    let r = (a - p) - e;
-    return q + r / b;
-}
-
 // Output `e` of `[batches, output_height, output_width, depth]`.
 fn element(e: u32) -> f32 {
     let ih = i32(param(1u));

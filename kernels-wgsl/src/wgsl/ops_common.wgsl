@@ -1,9 +1,10 @@
 // Shared by every kernel of the TFLite op set: build.rs appends this file after each op
 // kernel's own source, so a kernel's line numbers stay its own.
 
-// The 128-byte push-constant block, as 32 words in eight vectors: words 0..5 `base[i]`,
-// the byte offset of binding `i` inside its bound range; words 6..31 the kernel's parameter
-// words, exactly as `ember-kernels` encodes them.
+// The 128-byte push-constant block, as 32 words in eight vectors: words 0..PARAMS_AT
+// `base[i]`, the byte offset of binding `i` inside its bound range; words PARAMS_AT..31 the
+// kernel's parameter words, exactly as `ember-kernels` encodes them. build.rs defines
+// `PARAMS_AT` for each kernel: 6, or one word per binding where a kernel has more.
 struct Push {
     words: array<vec4<u32>, 8>,
 }
@@ -16,15 +17,15 @@ fn pc_word(w: u32) -> u32 {
     return pc.words[w / 4u][w % 4u];
 }
 
-// The byte offset of binding `i` (0..5) inside its bound range: a multiple of 4 for the
-// bindings a kernel reads as 32-bit words (the driver checks it as hal-local does).
+// The byte offset of binding `i` (below `PARAMS_AT`) inside its bound range: a multiple of 4
+// for the bindings a kernel reads as 32-bit words (the driver checks it as hal-local does).
 fn base_byte(i: u32) -> u32 {
     return pc_word(i);
 }
 
 // The kernel's parameter word `i`.
 fn param(i: u32) -> u32 {
-    return pc_word(6u + i);
+    return pc_word(PARAMS_AT + i);
 }
 
 fn param_i32(i: u32) -> i32 {
