@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::Rng;
 use ember_import::{run_local, DeviceModel, ElementType, Lowered, TensorInfo, FUNCTION};
 use ember_kernels::concatenation::{Concatenation, MAX_INPUTS};
 use ember_kernels::quantize::QuantizeF32S8;
@@ -15,24 +16,7 @@ use ember_kernels::KernelParams;
 use hal_core::memory::BufferParams;
 use hal_core::module::{ModuleBuilder, Operand};
 use hal_core::session::ResultMemory;
-use hal_vulkan::{VulkanConfig, VulkanDevice};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-}
+use hal_vulkan::VulkanDevice;
 
 /// Bytes of the fill kept on each side of the output inside the result.
 const AROUND: usize = 4;
@@ -74,17 +58,6 @@ fn module(
         outputs: vec![info(result_len)],
         constant_bytes: 0,
     }
-}
-
-fn device() -> VulkanDevice<'static> {
-    VulkanDevice::new(VulkanConfig {
-        validation: std::env::var("EMBER_VULKAN_VALIDATION").map_or(true, |v| v != "0"),
-        heap_budget: 256 << 20,
-        block_size: 16 << 20,
-        strict_teardown: true,
-        ..VulkanConfig::default()
-    })
-    .expect("a Vulkan device")
 }
 
 /// Runs `lowered` on both drivers and checks that every byte of the result agrees and that
@@ -184,7 +157,7 @@ fn quantize_inputs(rng: &mut Rng, scale: f32) -> Vec<f32> {
 #[test]
 fn quantize_from_float_matches_the_local_driver() {
     let _turn = common::alone();
-    let mut device = device();
+    let mut device = common::device();
     let mut rng = Rng(0x9a17_fe55);
     let mut reached = [false; 256];
     for scale in [1.0f32, 0.5, 0.1, 0.003_921_568_6, 3.0, 1.0e-3, 7.5e6] {
@@ -217,7 +190,7 @@ fn quantize_from_float_matches_the_local_driver() {
 #[test]
 fn concatenation_matches_the_local_driver() {
     let _turn = common::alone();
-    let mut device = device();
+    let mut device = common::device();
     let mut rng = Rng(0xc0c4_7e11);
     for n in 0..40 {
         let elem_bytes = [1, 2, 4][rng.below(3)];

@@ -7,6 +7,8 @@
 //! `cargo xtask test` runs first); without them this test says so loudly and checks
 //! nothing. The validation layer is on unless `EMBER_VULKAN_VALIDATION=0`.
 
+mod common;
+
 use ember_import::{lower_with, parse, DeviceModel, LowerOptions};
 use ember_npy::oracle::Manifest;
 use ember_npy::Data;
@@ -14,7 +16,6 @@ use hal_core::memory::BufferParams;
 use hal_core::module::{Module, Step};
 use hal_core::session::ResultMemory;
 use hal_core::Device;
-use hal_vulkan::{VulkanConfig, VulkanDevice};
 use std::path::{Path, PathBuf};
 
 fn oracle_root() -> PathBuf {
@@ -50,17 +51,6 @@ fn matches(got: &Data, want: &Data) -> Result<(), String> {
     }
 }
 
-fn device() -> VulkanDevice<'static> {
-    VulkanDevice::new(VulkanConfig {
-        validation: std::env::var("EMBER_VULKAN_VALIDATION").map_or(true, |v| v != "0"),
-        heap_budget: 256 << 20,
-        block_size: 16 << 20,
-        strict_teardown: true,
-        ..VulkanConfig::default()
-    })
-    .expect("a Vulkan device")
-}
-
 #[test]
 fn reference_models_match_tflm_on_vulkan() {
     let root = oracle_root();
@@ -75,7 +65,7 @@ fn reference_models_match_tflm_on_vulkan() {
     dirs.sort();
     let mut failures = Vec::new();
     let mut checked = 0;
-    let mut device = device();
+    let mut device = common::device();
     for dir in dirs {
         let Ok(manifest) = Manifest::load(dir.join("manifest.json")) else {
             continue;

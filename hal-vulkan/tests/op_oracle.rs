@@ -20,7 +20,7 @@ use hal_core::memory::BufferParams;
 use hal_core::module::Module;
 use hal_core::session::ResultMemory;
 use hal_core::Device;
-use hal_vulkan::{VulkanConfig, VulkanDevice};
+use hal_vulkan::VulkanDevice;
 use std::path::{Path, PathBuf};
 
 fn ops_root() -> PathBuf {
@@ -199,14 +199,7 @@ fn single_op_models_match_tflm_on_vulkan() {
         .filter(|p| p.is_dir())
         .collect();
     variants.sort();
-    let mut device = VulkanDevice::new(VulkanConfig {
-        validation: std::env::var("EMBER_VULKAN_VALIDATION").map_or(true, |v| v != "0"),
-        heap_budget: 256 << 20,
-        block_size: 16 << 20,
-        strict_teardown: true,
-        ..VulkanConfig::default()
-    })
-    .expect("a Vulkan device");
+    let mut device = common::device();
     let mut failures = Vec::new();
     let (mut runs, mut ran_models) = (0, 0);
     for variant in &variants {

@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::Rng;
 use ember_import::{run_local, DeviceModel, ElementType, Lowered, TensorInfo, FUNCTION};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dS8, DepthwiseConv2dShape};
 use ember_kernels::padding::Window;
@@ -16,24 +17,6 @@ use ember_kernels::KernelParams;
 use hal_core::memory::BufferParams;
 use hal_core::module::ModuleBuilder;
 use hal_core::session::ResultMemory;
-use hal_vulkan::{VulkanConfig, VulkanDevice};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-}
 
 fn i32_bytes(values: impl IntoIterator<Item = i32>) -> Vec<u8> {
     values.into_iter().flat_map(i32::to_le_bytes).collect()
@@ -160,14 +143,7 @@ fn case(rng: &mut Rng, wide: bool) -> (SeparableConv2dS8, Lowered, Vec<u8>) {
 #[test]
 fn separable_matches_the_local_driver() {
     let _turn = common::alone();
-    let mut device = VulkanDevice::new(VulkanConfig {
-        validation: std::env::var("EMBER_VULKAN_VALIDATION").map_or(true, |v| v != "0"),
-        heap_budget: 256 << 20,
-        block_size: 16 << 20,
-        strict_teardown: true,
-        ..VulkanConfig::default()
-    })
-    .expect("a Vulkan device");
+    let mut device = common::device();
     let mut rng = Rng(0x5e9a_7ab1e);
     let mut distinct = [false; 256];
     for n in 0..60 {

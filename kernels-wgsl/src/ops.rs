@@ -601,6 +601,14 @@ mod tests {
         assert!(find_op("nope").is_none());
     }
 
+    fn fact(offset: u64, len: u64, writable: bool) -> BindingFacts {
+        BindingFacts {
+            offset,
+            len,
+            writable,
+        }
+    }
+
     fn fc() -> (Vec<u32>, Vec<BindingFacts>) {
         let p = FullyConnectedS8 {
             shape: FullyConnectedShape {
@@ -618,11 +626,6 @@ mod tests {
         };
         let mut words = Vec::new();
         p.encode(&mut words);
-        let fact = |offset, len, writable| BindingFacts {
-            offset,
-            len,
-            writable,
-        };
         let facts = vec![
             fact(1, 8, false),
             fact(3, 24, false),
@@ -683,11 +686,6 @@ mod tests {
         let p = Concatenation::new(1, &[2, 5], &[2, 3], 1).expect("valid");
         let mut words = Vec::new();
         p.encode(&mut words);
-        let fact = |offset, len, writable| BindingFacts {
-            offset,
-            len,
-            writable,
-        };
         let facts = [fact(1, 4, false), fact(3, 6, false), fact(5, 10, true)];
         assert_eq!(k.check(&words, &facts), Ok(words.len()));
         assert_eq!(k.output(facts.len()), 2);

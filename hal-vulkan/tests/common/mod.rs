@@ -1,5 +1,7 @@
-//! What several of the driver's test files share.
+//! What several of the driver's test files share (each test binary uses a part of it).
+#![allow(dead_code)]
 
+use hal_vulkan::{VulkanConfig, VulkanDevice};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// A turn to run alone among the tests of one test binary that take it, held until
@@ -13,4 +15,40 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 pub fn alone() -> MutexGuard<'static, ()> {
     static TURN: Mutex<()> = Mutex::new(());
     TURN.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A device for the tests that run modules: the validation layer on unless
+/// `EMBER_VULKAN_VALIDATION=0`, a 256 MiB heap budget in 16 MiB blocks, and a teardown that
+/// fails if anything is left.
+pub fn device() -> VulkanDevice<'static> {
+    VulkanDevice::new(VulkanConfig {
+        validation: std::env::var("EMBER_VULKAN_VALIDATION").map_or(true, |v| v != "0"),
+        heap_budget: 256 << 20,
+        block_size: 16 << 20,
+        strict_teardown: true,
+        ..VulkanConfig::default()
+    })
+    .expect("a Vulkan device")
+}
+
+/// A xorshift generator for random cases, the same on every run for a seed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// `n` random bytes.
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
 }
