@@ -9,13 +9,11 @@
 mod common;
 
 use common::Rng;
-use ember_import::{run_local, DeviceModel, ElementType, Lowered, TensorInfo, FUNCTION};
+use ember_import::{ElementType, Lowered, TensorInfo, FUNCTION};
 use ember_kernels::concatenation::{Concatenation, MAX_INPUTS};
 use ember_kernels::quantize::QuantizeF32S8;
 use ember_kernels::KernelParams;
-use hal_core::memory::BufferParams;
 use hal_core::module::{ModuleBuilder, Operand};
-use hal_core::session::ResultMemory;
 use hal_vulkan::VulkanDevice;
 
 /// Bytes of the fill kept on each side of the output inside the result.
@@ -70,32 +68,8 @@ fn agree(
     output: usize,
 ) -> Vec<u8> {
     let refs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
-    let want = run_local(lowered, &refs, 1, 1)
-        .unwrap_or_else(|e| panic!("{what}: local driver: {e}"))
-        .outputs
-        .remove(0);
-    let mut model = DeviceModel::new(
-        device,
-        lowered,
-        BufferParams::host_visible(),
-        ResultMemory::DeviceLocal,
-    )
-    .unwrap_or_else(|e| panic!("{what}: load: {e}"));
-    model
-        .write_inputs(device, &refs)
-        .and_then(|()| model.invoke(device))
-        .and_then(|()| model.read_outputs(device))
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
-    let got = model.outputs()[0].clone();
-    model.release(device).expect("release");
-    let differ: Vec<usize> = (0..want.len()).filter(|&i| got[i] != want[i]).collect();
-    assert!(
-        differ.is_empty(),
-        "{what}: {} of {} bytes differ, first at {:?}",
-        differ.len(),
-        want.len(),
-        &differ[..differ.len().min(8)]
-    );
+    let (want, got) = common::first_result_on_both(device, lowered, &refs, what);
+    common::assert_same_bytes(&got, &want, what);
     let fill = |i: usize| 0xa5c3_5a3cu32.to_le_bytes()[i % 4];
     let end = AROUND + output;
     let around = (0..AROUND).chain(end..want.len());

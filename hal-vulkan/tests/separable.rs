@@ -9,14 +9,12 @@
 mod common;
 
 use common::Rng;
-use ember_import::{run_local, DeviceModel, ElementType, Lowered, TensorInfo, FUNCTION};
+use ember_import::{ElementType, Lowered, TensorInfo, FUNCTION};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dS8, DepthwiseConv2dShape};
 use ember_kernels::padding::Window;
 use ember_kernels::separable_conv2d::{SeparableConv2dS8, MAX_MIDDLE_DEPTH};
 use ember_kernels::KernelParams;
-use hal_core::memory::BufferParams;
 use hal_core::module::ModuleBuilder;
-use hal_core::session::ResultMemory;
 
 fn i32_bytes(values: impl IntoIterator<Item = i32>) -> Vec<u8> {
     values.into_iter().flat_map(i32::to_le_bytes).collect()
@@ -148,38 +146,14 @@ fn separable_matches_the_local_driver() {
     let mut distinct = [false; 256];
     for n in 0..60 {
         let (p, lowered, input) = case(&mut rng, n % 4 == 3);
-        let want = run_local(&lowered, &[&input], 1, 1)
-            .unwrap_or_else(|e| panic!("case {n} {p:?}: local driver: {e}"))
-            .outputs
-            .remove(0);
-        let mut model = DeviceModel::new(
-            &mut device,
-            &lowered,
-            BufferParams::host_visible(),
-            ResultMemory::DeviceLocal,
-        )
-        .unwrap_or_else(|e| panic!("case {n}: load: {e}"));
-        model
-            .write_inputs(&mut device, &[&input])
-            .and_then(|()| model.invoke(&mut device))
-            .and_then(|()| model.read_outputs(&mut device))
-            .unwrap_or_else(|e| panic!("case {n} {p:?}: {e}"));
-        let got = &model.outputs()[0];
-        assert_eq!(got.len(), want.len());
-        let differ: Vec<usize> = (0..want.len()).filter(|&i| got[i] != want[i]).collect();
-        assert!(
-            differ.is_empty(),
-            "case {n} {p:?}: {} of {} bytes differ, first at {:?}",
-            differ.len(),
-            want.len(),
-            &differ[..differ.len().min(8)]
-        );
+        let what = format!("case {n} {p:?}");
+        let (want, got) = common::first_result_on_both(&mut device, &lowered, &[&input], &what);
+        common::assert_same_bytes(&got, &want, &what);
         // The fill's bytes around the output are kept.
         assert_eq!(&want[..AROUND], &[0x3c, 0x5a, 0xc3, 0xa5]);
         for &v in &want[AROUND..want.len() - AROUND] {
             distinct[usize::from(v)] = true;
         }
-        model.release(&mut device).expect("release");
     }
     // The cases reach most int8 values, not only the clamps.
     assert!(distinct.iter().filter(|&&d| d).count() > 200);

@@ -5,7 +5,7 @@
 
 use crate::kernel::{elements, elements_mut, Bytes, Element, Entry, Exclusive, Kernel, Writes};
 use ember_kernels::add::{AddF32, AddS8};
-use ember_kernels::concatenation::Concatenation;
+use ember_kernels::concatenation::{Concatenation, MAX_INPUTS};
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::DequantizeS8F32;
@@ -273,17 +273,14 @@ unary!(STRIDED_SLICE, strided_slice, StridedSlice, u8, u8);
 unary!(MEAN_S8, mean_s8, MeanS8, i8, i8);
 unary!(MEAN_F32, mean_f32, MeanF32, f32, f32);
 
-/// At most this many inputs to one concatenation (`ember-kernels`' limit).
-const MAX_CONCATENATED: usize = 10;
-
 fn concatenation(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
     let p: Concatenation = params(wg)?;
     // The check holds the bindings to the inputs then the output, the last one (`Writes::Last`).
     p.check(&wg.lens())?;
-    let count = p.count.min(MAX_CONCATENATED);
+    let count = p.count.min(MAX_INPUTS);
     let (inputs, tail) = wg.bindings.split_at_mut(count);
     let output = binding(tail, 0)?.bytes_mut(count as u32)?;
-    let mut slices: heapless::Vec<&[u8], MAX_CONCATENATED> = heapless::Vec::new();
+    let mut slices: heapless::Vec<&[u8], MAX_INPUTS> = heapless::Vec::new();
     for input in inputs.iter() {
         let _ = slices.push(input.bytes());
     }

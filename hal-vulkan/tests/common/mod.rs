@@ -1,6 +1,9 @@
 //! What several of the driver's test files share (each test binary uses a part of it).
 #![allow(dead_code)]
 
+use ember_import::{run_local, DeviceModel, Lowered};
+use hal_core::memory::BufferParams;
+use hal_core::session::ResultMemory;
 use hal_vulkan::{VulkanConfig, VulkanDevice};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -51,4 +54,46 @@ impl Rng {
     pub fn bytes(&mut self, n: usize) -> Vec<u8> {
         (0..n).map(|_| self.next() as u8).collect()
     }
+}
+
+/// The first result of `lowered` on the local driver and on `device` (inputs written,
+/// invoked, read back, released), in that order; any error panics, named by `what`.
+pub fn first_result_on_both(
+    device: &mut VulkanDevice<'static>,
+    lowered: &Lowered,
+    inputs: &[&[u8]],
+    what: &str,
+) -> (Vec<u8>, Vec<u8>) {
+    let want = run_local(lowered, inputs, 1, 1)
+        .unwrap_or_else(|e| panic!("{what}: local driver: {e}"))
+        .outputs
+        .remove(0);
+    let mut model = DeviceModel::new(
+        device,
+        lowered,
+        BufferParams::host_visible(),
+        ResultMemory::DeviceLocal,
+    )
+    .unwrap_or_else(|e| panic!("{what}: load: {e}"));
+    model
+        .write_inputs(device, inputs)
+        .and_then(|()| model.invoke(device))
+        .and_then(|()| model.read_outputs(device))
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let got = model.outputs()[0].clone();
+    model.release(device).expect("release");
+    (want, got)
+}
+
+/// Asserts that `got` is `want` byte for byte, naming the first bytes that differ.
+pub fn assert_same_bytes(got: &[u8], want: &[u8], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    let differ: Vec<usize> = (0..want.len()).filter(|&i| got[i] != want[i]).collect();
+    assert!(
+        differ.is_empty(),
+        "{what}: {} of {} bytes differ, first at {:?}",
+        differ.len(),
+        want.len(),
+        &differ[..differ.len().min(8)]
+    );
 }
