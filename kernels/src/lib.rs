@@ -5,6 +5,9 @@
     deny(clippy::panic, clippy::unwrap_used, clippy::expect_used)
 )]
 
+#[cfg(any(test, feature = "tuned-check"))]
+extern crate alloc;
+
 pub mod activation;
 pub mod add;
 pub mod broadcast;
@@ -12,8 +15,6 @@ pub mod concatenation;
 pub mod conv2d;
 mod copy;
 pub mod depthwise_conv2d;
-#[cfg(ember_dsp)]
-mod dsp;
 pub mod fully_connected;
 pub mod mean;
 pub mod mul;
@@ -24,8 +25,12 @@ pub mod pooling;
 pub mod quant;
 pub mod separable_conv2d;
 mod shape;
+#[cfg(any(ember_dsp, test))]
+mod simd;
 pub mod strided_slice;
 pub mod transpose;
+#[cfg(any(test, feature = "tuned-check"))]
+pub mod tuned_check;
 
 pub use hal_core::kernel::KernelError;
 pub use params::{KernelParams, Words};

@@ -143,7 +143,7 @@ fn pot_mask(right: u32) -> i32 {
 fn wide_mul(a: i32, b: i32) -> i64 {
     #[cfg(ember_dsp)]
     {
-        crate::dsp::simd::smull(a, b)
+        crate::simd::smull(a, b)
     }
     #[cfg(not(ember_dsp))]
     {

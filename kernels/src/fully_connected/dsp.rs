@@ -2,9 +2,9 @@
 //! rows (output channels) at a time, four inputs a step, each input word split and offset
 //! once for both rows; the output stage fused per pair.
 
-use super::simd::{smlad, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word};
-use crate::fully_connected::FullyConnectedS8;
+use super::spec::FullyConnectedS8;
 use crate::quant::{narrow_offset, OutputStageS8};
+use crate::simd::{smlad, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word};
 
 /// Runs `p` over bindings [`FullyConnectedS8::check`] has accepted; `false` (nothing
 /// written) where the input offset does not fit 16-bit lanes or a per-tensor filter offset

@@ -6,9 +6,9 @@
 //! both pixels (the two patches interleaved, so one pointer walks both). A 1×1 tap inside the image is its input pixel: it is widened straight
 //! from the input.
 
-use super::simd::{lo, splat16, sxtab16, sxtab16_ror8, word};
-use crate::conv2d::Conv2dS8;
+use super::spec::Conv2dS8;
 use crate::quant::{narrow_offset, OutputStageS8};
+use crate::simd::{lo, splat16, sxtab16, sxtab16_ror8, word};
 use core::ops::Range;
 
 /// The largest patch (`filter_height * filter_width * filter_depth`) the scratch holds;
@@ -260,6 +260,7 @@ fn mac_2x2(cols: &Cols, groups: usize, w0: &[i8], w1: &[i8]) -> [i32; 4] {
 /// and meets both pixels' patch words, which are loaded again for the second row, so that
 /// the four sums, three pointers, the count and three scratch words stay in registers
 /// (the compiler's own schedule of the same loop spills).
+#[cfg(ember_dsp)]
 fn mac_2x2_groups(g: &[[u32; 4]], w0: &[i8], w1: &[i8]) -> [i32; 4] {
     let n = g.len().min(w0.len() / 4).min(w1.len() / 4);
     let (mut a00, mut a01, mut a10, mut a11) = (0i32, 0i32, 0i32, 0i32);
@@ -311,6 +312,40 @@ fn mac_2x2_groups(g: &[[u32; 4]], w0: &[i8], w1: &[i8]) -> [i32; 4] {
             fh = out(reg) _,
             x = out(reg) _,
             options(readonly, nostack),
+        );
+    }
+    [a00, a01, a10, a11]
+}
+
+/// [`mac_2x2_groups`] on a core without Armv7E-M's instructions: the same products from
+/// the emulated ones, summed with the same wrapping.
+#[cfg(not(ember_dsp))]
+fn mac_2x2_groups(g: &[[u32; 4]], w0: &[i8], w1: &[i8]) -> [i32; 4] {
+    let (mut a00, mut a01, mut a10, mut a11) = (0i32, 0i32, 0i32, 0i32);
+    for ((group, row0), row1) in g.iter().zip(w0.chunks_exact(4)).zip(w1.chunks_exact(4)) {
+        let [pixel0_even, pixel0_odd, pixel1_even, pixel1_odd] = *group;
+        let (f0, f1) = (word(row0), word(row1));
+        let (f0_even, f0_odd) = (crate::simd::sxtb16(f0), crate::simd::sxtb16_ror8(f0));
+        let (f1_even, f1_odd) = (crate::simd::sxtb16(f1), crate::simd::sxtb16_ror8(f1));
+        a00 = crate::simd::smlad(
+            pixel0_odd,
+            f0_odd,
+            crate::simd::smlad(pixel0_even, f0_even, a00),
+        );
+        a10 = crate::simd::smlad(
+            pixel1_odd,
+            f0_odd,
+            crate::simd::smlad(pixel1_even, f0_even, a10),
+        );
+        a01 = crate::simd::smlad(
+            pixel0_odd,
+            f1_odd,
+            crate::simd::smlad(pixel0_even, f1_even, a01),
+        );
+        a11 = crate::simd::smlad(
+            pixel1_odd,
+            f1_odd,
+            crate::simd::smlad(pixel1_even, f1_even, a11),
         );
     }
     [a00, a01, a10, a11]

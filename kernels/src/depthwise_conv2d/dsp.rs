@@ -5,9 +5,9 @@
 //! channel's sum (SMLABB, SMLATT); channels past the last multiple of four are summed one
 //! by one.
 
-use super::simd::{smlabb, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word_at};
-use crate::depthwise_conv2d::DepthwiseConv2dS8;
+use super::spec::DepthwiseConv2dS8;
 use crate::quant::{narrow_offset, OutputStageS8};
+use crate::simd::{smlabb, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word_at};
 use core::ops::Range;
 
 /// Runs output rows `rows` of `p` into `output`, which holds just those rows, over bindings
@@ -66,7 +66,12 @@ pub(crate) fn run_rows(
             };
             let out = &mut output[o..][..id];
             let (ny, nx) = (fy1 - fy0, fx1 - fx0);
-            let first = if ny == 0 || nx == 0 { 0 } else { at(fy0, fx0) };
+            // A window wholly in the padding reads no tap: its sums are the bias alone.
+            let (first, f) = if ny == 0 || nx == 0 {
+                (0, 0)
+            } else {
+                (at(fy0, fx0), (fy0 * fw + fx0) * id)
+            };
             let taps = Taps {
                 rows: ny,
                 cols: nx,
@@ -75,7 +80,6 @@ pub(crate) fn run_rows(
                 filter_row: fw * id,
                 filter_col: id,
             };
-            let f = (fy0 * fw + fx0) * id;
             let c = blocks(
                 &input[first..],
                 &filter[f..],

@@ -1,0 +1,101 @@
+//! CONV_2D: random cases run through the tuned kernel and the portable one ([`crate::tuned_check`]).
+
+use super::{Conv2dS8, Conv2dShape};
+use crate::tuned_check::random::{output_size, window, Rng, Stage};
+use crate::tuned_check::tally::Tally;
+use crate::KernelError;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// A random convolution, or `None` where no output fits.
+fn case(rng: &mut Rng) -> Option<(Conv2dS8, Vec<i8>, Vec<i8>, Stage)> {
+    let (fh, fw) = match rng.next() % 5 {
+        0 | 1 => (1, 1),
+        2 | 3 => (3, 3),
+        _ => (rng.size(1, 5), rng.size(1, 5)),
+    };
+    let input_depth = if rng.one_in(4) {
+        4 * rng.size(1, 8)
+    } else {
+        rng.size(1, 13)
+    };
+    let window = window(rng, fh, fw);
+    let (ih, iw) = (rng.size(1, 9), rng.size(1, 9));
+    let (oh, ow) = output_size(&window, (ih, iw), (fh, fw))?;
+    let shape = Conv2dShape {
+        batches: rng.size(1, 2),
+        input_height: ih,
+        input_width: iw,
+        input_depth,
+        filter_height: fh,
+        filter_width: fw,
+        filter_depth: input_depth,
+        output_height: oh,
+        output_width: ow,
+        output_depth: rng.size(1, 9),
+        window,
+        has_bias: !rng.one_in(4),
+    };
+    let stage = rng.stage(shape.output_depth, 1 << 16);
+    let p = Conv2dS8 {
+        shape,
+        filter_hwio: false,
+        input_offset: rng.input_offset(),
+        output_offset: stage.output_offset,
+        act_min: stage.act_min,
+        act_max: stage.act_max,
+    };
+    let input = rng.bytes(shape.input_len().ok()?);
+    let filter = rng.bytes(shape.filter_len().ok()?);
+    Some((p, input, filter, stage))
+}
+
+/// The case run over output rows `rows`, tuned or portable.
+fn run(
+    p: &Conv2dS8,
+    input: &[i8],
+    filter: &[i8],
+    s: &Stage,
+    rows: core::ops::Range<usize>,
+    tuned: bool,
+) -> Result<Vec<i8>, KernelError> {
+    let row_len = p.shape.row_len()?;
+    let mut out = vec![0i8; rows.len() * row_len];
+    let run = if tuned {
+        Conv2dS8::run_rows
+    } else {
+        Conv2dS8::run_rows_portable
+    };
+    run(
+        p,
+        input,
+        filter,
+        &s.bias,
+        &s.multipliers,
+        &s.shifts,
+        rows,
+        &mut out,
+    )
+    .map(|()| out)
+}
+
+/// `cases` random convolutions, each over its whole output and over a random tile of its
+/// rows, through both paths.
+pub(crate) fn check(rng: &mut Rng, cases: usize, tally: &mut Tally<'_>) {
+    let mut case = 0;
+    while case < cases {
+        let Some((params, input, filter, stage)) = self::case(rng) else {
+            continue;
+        };
+        let rows = params.shape.rows().unwrap_or(0);
+        let tuned = run(&params, &input, &filter, &stage, 0..rows, true);
+        let portable = run(&params, &input, &filter, &stage, 0..rows, false);
+        tally.check("conv2d", case, &tuned, &portable);
+        let start = rng.size(0, rows - 1);
+        let end = rng.size(start + 1, rows);
+        let tuned = run(&params, &input, &filter, &stage, start..end, true);
+        let portable = run(&params, &input, &filter, &stage, start..end, false);
+        tally.check("conv2d tile", case, &tuned, &portable);
+        case += 1;
+    }
+}

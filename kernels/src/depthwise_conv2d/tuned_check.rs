@@ -1,0 +1,89 @@
+//! DEPTHWISE_CONV_2D: random cases run through the tuned kernel and the portable one ([`crate::tuned_check`]).
+
+use super::{DepthwiseConv2dS8, DepthwiseConv2dShape};
+use crate::tuned_check::random::{output_size, window, Rng, Stage};
+use crate::tuned_check::tally::Tally;
+use crate::KernelError;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// A random depthwise convolution, or `None` where no output fits.
+fn case(rng: &mut Rng) -> Option<(DepthwiseConv2dS8, Vec<i8>, Vec<i8>, Stage)> {
+    let (fh, fw) = match rng.next() % 3 {
+        0 | 1 => (3, 3),
+        _ => (rng.size(1, 5), rng.size(1, 5)),
+    };
+    let window = window(rng, fh, fw);
+    let (ih, iw) = (rng.size(1, 9), rng.size(1, 9));
+    let (oh, ow) = output_size(&window, (ih, iw), (fh, fw))?;
+    let shape = DepthwiseConv2dShape {
+        batches: rng.size(1, 2),
+        input_height: ih,
+        input_width: iw,
+        input_depth: if rng.one_in(3) {
+            4 * rng.size(1, 6)
+        } else {
+            rng.size(1, 13)
+        },
+        depth_multiplier: if rng.one_in(4) { rng.size(2, 3) } else { 1 },
+        filter_height: fh,
+        filter_width: fw,
+        output_height: oh,
+        output_width: ow,
+        window,
+        has_bias: !rng.one_in(4),
+    };
+    let stage = rng.stage(shape.output_depth().ok()?, 1 << 16);
+    let p = DepthwiseConv2dS8 {
+        shape,
+        input_offset: rng.input_offset(),
+        output_offset: stage.output_offset,
+        act_min: stage.act_min,
+        act_max: stage.act_max,
+    };
+    let input = rng.bytes(shape.input_len().ok()?);
+    let filter = rng.bytes(shape.filter_len().ok()?);
+    Some((p, input, filter, stage))
+}
+
+/// The case run, tuned or portable.
+fn run(
+    p: &DepthwiseConv2dS8,
+    input: &[i8],
+    filter: &[i8],
+    s: &Stage,
+    tuned: bool,
+) -> Result<Vec<i8>, KernelError> {
+    let mut out = vec![0i8; p.shape.output_len()?];
+    let rows = 0..p.shape.rows()?;
+    let run = if tuned {
+        DepthwiseConv2dS8::run_rows
+    } else {
+        DepthwiseConv2dS8::run_rows_portable
+    };
+    run(
+        p,
+        input,
+        filter,
+        &s.bias,
+        &s.multipliers,
+        &s.shifts,
+        rows,
+        &mut out,
+    )
+    .map(|()| out)
+}
+
+/// `cases` random depthwise convolutions through both paths.
+pub(crate) fn check(rng: &mut Rng, cases: usize, tally: &mut Tally<'_>) {
+    let mut case = 0;
+    while case < cases {
+        let Some((params, input, filter, stage)) = self::case(rng) else {
+            continue;
+        };
+        let tuned = run(&params, &input, &filter, &stage, true);
+        let portable = run(&params, &input, &filter, &stage, false);
+        tally.check("depthwise_conv2d", case, &tuned, &portable);
+        case += 1;
+    }
+}
