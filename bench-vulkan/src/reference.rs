@@ -7,7 +7,8 @@
 //! ops, the host's lowering runs too, in the same run. Every Vulkan output is checked
 //! against the local driver's (int8 bit for bit, float within 1e-5 relative).
 
-use ember_import::{lower_with, parse, run_local, DeviceModel, ElementType, LowerOptions, Lowered};
+use ember_import::{lower_with, parse, ElementType, LowerOptions, Lowered};
+use ember_run::{run_local, DeviceModel};
 use hal_core::memory::BufferParams;
 use hal_core::session::ResultMemory;
 use hal_core::{Device, Timeout};

@@ -1,7 +1,7 @@
 //! What the importer refuses, and where: every error names the op (index and operator) or the
 //! tensor (index and name) it is about.
 
-use crate::{ElementType, OpKind};
+use crate::ElementType;
 use std::fmt;
 
 /// An op named in an error: its index in the subgraph and its operator's name.
@@ -81,8 +81,9 @@ pub enum ImportError {
         /// The number of operator codes.
         count: usize,
     },
-    /// An operator outside [`OpKind::SUPPORTED`], or a custom op.
-    #[error("{op}: unsupported operator; supported: {}", OpKind::SUPPORTED)]
+    /// An operator outside [`supported_operators`](crate::supported_operators), or a custom
+    /// op.
+    #[error("{op}: unsupported operator; supported: {}", SupportedOperators)]
     UnsupportedOp {
         /// The op.
         op: OpSite,
@@ -283,3 +284,7 @@ pub enum PlanError {
     #[error("the arena's size overflows usize")]
     Overflow,
 }
+
+/// The operators the importer supports, as its errors list them: `Display` comes from the
+/// op registry (`ops`), which depends on this file, not the other way.
+pub(crate) struct SupportedOperators;

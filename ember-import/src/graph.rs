@@ -1,6 +1,6 @@
 //! The validated graph: tensors, ops in execution order, inputs and outputs.
 
-use crate::{ImportError, MemoryPlan, Op, PlanError, Tensor, TensorId};
+use crate::{MemoryPlan, Op, PlanError, Tensor, TensorId};
 
 /// A TFLite model's one subgraph, parsed and validated: every index in range, every op
 /// supported with options and shapes that agree, every tensor read by an op written before
@@ -17,12 +17,6 @@ pub struct Graph<'a> {
 }
 
 impl<'a> Graph<'a> {
-    /// Parses and validates a `.tflite` file. Bad input of any kind is an [`ImportError`],
-    /// never a panic.
-    pub fn parse(bytes: &'a [u8]) -> Result<Self, ImportError> {
-        crate::read::read(bytes)
-    }
-
     pub(crate) fn new(
         tensors: Vec<Tensor<'a>>,
         ops: Vec<Op>,

@@ -189,11 +189,6 @@ pub enum OpKind {
 }
 
 impl OpKind {
-    /// The supported operators' schema names, as in error messages.
-    pub const SUPPORTED: &'static str = "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, \
-        AVERAGE_POOL_2D, MAX_POOL_2D, ADD, MUL, SOFTMAX, LOGISTIC, TANH, RESHAPE, PAD, MEAN, \
-        TRANSPOSE, CONCATENATION, STRIDED_SLICE, QUANTIZE, DEQUANTIZE";
-
     /// The schema's name (`CONV_2D`).
     pub const fn name(&self) -> &'static str {
         match self {

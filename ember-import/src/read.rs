@@ -1,8 +1,8 @@
 //! From FlatBuffer bytes to a [`Graph`]: the file's structure, the tensors, the ops and the
-//! graph's data flow. Each op's options, types and shapes are checked in [`crate::rules`].
+//! graph's data flow. Each op's options, types and shapes are checked by its family's rule ([`crate::ops`]).
 
 use crate::builtin_names::BUILTIN_NAMES;
-use crate::rules::{self, Builtin, RawOp};
+use crate::check::{self, RawOp};
 use crate::tflite;
 use crate::{
     ElementType, Graph, ImportError, Op, OpSite, Quantization, Tensor, TensorId, TensorSite,
@@ -31,7 +31,15 @@ fn model() -> String {
 }
 
 /// Parses and validates `bytes`.
-pub(crate) fn read(bytes: &[u8]) -> Result<Graph<'_>, ImportError> {
+impl<'a> Graph<'a> {
+    /// Parses and validates a `.tflite` file. Bad input of any kind is an [`ImportError`],
+    /// never a panic.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, ImportError> {
+        read(bytes)
+    }
+}
+
+fn read(bytes: &[u8]) -> Result<Graph<'_>, ImportError> {
     let ident = bytes
         .get(4..8)
         .ok_or(ImportError::TooShort { len: bytes.len() })?;
@@ -80,7 +88,7 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Graph<'_>, ImportError> {
 
     let mut ops = Vec::with_capacity(raw_ops.len());
     for raw in raw_ops {
-        let kind = rules::check(&raw, &tensors)?;
+        let kind = check::check(&raw, &tensors)?;
         ops.push(Op {
             index: raw.site.index,
             kind,
@@ -429,7 +437,7 @@ fn read_op<'a>(
         index,
         name: op_name(builtin_code, custom),
     };
-    let Some(builtin) = Builtin::from_code(builtin_code) else {
+    let Some(entry) = crate::ops::find(builtin_code) else {
         return Err(ImportError::UnsupportedOp { op: site });
     };
     let at = || site.to_string();
@@ -484,7 +492,7 @@ fn read_op<'a>(
     let options = op.builtin_options().at(at)?;
     Ok(RawOp {
         site,
-        builtin,
+        rule: entry.rule,
         options,
         inputs,
         outputs,

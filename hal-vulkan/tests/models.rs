@@ -9,9 +9,10 @@
 
 mod common;
 
-use ember_import::{lower_with, parse, DeviceModel, LowerOptions};
+use ember_import::{lower_with, parse, LowerOptions};
 use ember_npy::oracle::Manifest;
 use ember_npy::Data;
+use ember_run::DeviceModel;
 use hal_core::memory::BufferParams;
 use hal_core::module::{Module, Step};
 use hal_core::session::ResultMemory;

@@ -1,21 +1,22 @@
 //! Every op on randomized single-op models, imported and run on the Vulkan driver, against
 //! TensorFlow Lite Micro: int8 and other integer outputs equal, float outputs within 1e-5
-//! relative (or 1e-6 absolute near zero), as ember-import's `op_oracle` holds the local
+//! relative (or 1e-6 absolute near zero), as ember-run's `op_oracle` holds the local
 //! driver.
 //!
 //! The models and TFLM's outputs are under `target/oracle-ops/<variant>/<n>/` (`cargo
 //! xtask oracle --ops`, which `cargo xtask test` runs first); without them this test says so
 //! loudly and checks nothing. It runs every model (`EMBER_OP_ORACLE_EVERY=N`, every `N`th
-//! of each variant). A model the importer refuses is counted (ember-import's own test holds
+//! of each variant). A model the importer refuses is counted (ember-run's own test holds
 //! the refusal to naming the op); anything else that goes wrong (a kernel with no SPIR-V, a
 //! lowering or load error, a run error, a differing element, a validation message) fails
 //! the test.
 
 mod common;
 
-use ember_import::{lower, parse, DeviceModel, LowerError};
+use ember_import::{lower, parse, LowerError};
 use ember_npy::oracle::Manifest;
 use ember_npy::Data;
+use ember_run::DeviceModel;
 use hal_core::memory::BufferParams;
 use hal_core::module::Module;
 use hal_core::session::ResultMemory;
@@ -73,7 +74,7 @@ fn describe(dir: &Path) -> String {
 enum Outcome {
     /// Its cases ran and matched TFLM.
     Matched(usize),
-    /// The importer refuses it (ember-import's own test holds the refusal to naming the
+    /// The importer refuses it (ember-run's own test holds the refusal to naming the
     /// op).
     Refused,
     /// Something went wrong.

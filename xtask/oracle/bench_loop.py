@@ -1,5 +1,5 @@
 """The timing loop `cargo xtask bench models` runs in each Python peer (tflm_bench.py,
-iree_bench.py), the same as the bench's `measure` in Rust (ember-import/benches/models.rs).
+iree_bench.py), the same as the bench's `measure` in Rust (ember-run/benches/models.rs).
 
 Only the standard library, so that every peer's venv can import it.
 """

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """IREE's CPU runtime timed on a compiled model, for `cargo xtask bench models`.
 
-Run by the benchmark (ember-import/benches/models.rs) with IREE's venv (target/iree-venv,
+Run by the benchmark (ember-run/benches/models.rs) with IREE's venv (target/iree-venv,
 xtask/oracle/iree-requirements.txt), on the .vmfb that xtask/src/iree.rs compiled from the
 model (TFLite → TOSA → iree-compile for llvm-cpu on the host CPU); by hand:
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """TFLM's interpreter timed on a .tflite model, for `cargo xtask bench models`.
 
-Run by the benchmark (ember-import/benches/models.rs) with the oracle's venv
+Run by the benchmark (ember-run/benches/models.rs) with the oracle's venv
 (target/oracle-venv); by hand:
 
     target/oracle-venv/bin/python xtask/oracle/tflm_bench.py MODEL \

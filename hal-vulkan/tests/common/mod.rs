@@ -1,7 +1,8 @@
 //! What several of the driver's test files share (each test binary uses a part of it).
 #![allow(dead_code)]
 
-use ember_import::{run_local, DeviceModel, Lowered};
+use ember_import::Lowered;
+use ember_run::{run_local, DeviceModel};
 use hal_core::memory::BufferParams;
 use hal_core::session::ResultMemory;
 use hal_vulkan::{VulkanConfig, VulkanDevice};

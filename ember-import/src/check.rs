@@ -1,13 +1,7 @@
-//! Per-operator rules: each supported operator's arity, options, element types,
-//! quantization and shapes, checked against its tensors. One function per operator, grouped
-//! by family: [`conv`] (CONV_2D, DEPTHWISE_CONV_2D, the pools), [`fully_connected`],
-//! [`elementwise`] (ADD, MUL, SOFTMAX, LOGISTIC, TANH, QUANTIZE, DEQUANTIZE) and [`layout`]
-//! (RESHAPE, PAD, MEAN, TRANSPOSE, CONCATENATION, STRIDED_SLICE).
-
-mod conv;
-mod elementwise;
-mod fully_connected;
-mod layout;
+//! What every op's validation rule shares: the op under check ([`Ctx`]) with its tensors
+//! ([`Arg`]), the checks most rules make (arity, element types, quantization, ranks and
+//! shapes, fused activations, constant integer inputs) and the spatial-op helpers. The
+//! rules themselves are in the op families (`crate::ops`).
 
 use crate::tensor::ShapeDisplay;
 use crate::tflite;
@@ -17,63 +11,15 @@ use crate::{
 };
 use std::ops::RangeInclusive;
 
-/// The supported builtin operators, before their options are read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Builtin {
-    FullyConnected,
-    Conv2d,
-    DepthwiseConv2d,
-    AveragePool2d,
-    MaxPool2d,
-    Add,
-    Mul,
-    Softmax,
-    Logistic,
-    Tanh,
-    Reshape,
-    Pad,
-    Mean,
-    Transpose,
-    Concatenation,
-    StridedSlice,
-    Quantize,
-    Dequantize,
-}
+/// Checks an op against its operator's rules and returns its options parsed (an op
+/// family's, in the registry, `crate::ops`).
+pub(crate) type RuleFn = fn(&Ctx<'_, '_>) -> Result<OpKind, ImportError>;
 
-impl Builtin {
-    /// The supported operator with this builtin code, if any.
-    pub(crate) fn from_code(code: i32) -> Option<Self> {
-        use tflite::BuiltinOperator as B;
-        let op = tflite::BuiltinOperator::try_from(code).ok()?;
-        Some(match op {
-            B::FullyConnected => Self::FullyConnected,
-            B::Conv2d => Self::Conv2d,
-            B::DepthwiseConv2d => Self::DepthwiseConv2d,
-            B::AveragePool2d => Self::AveragePool2d,
-            B::MaxPool2d => Self::MaxPool2d,
-            B::Add => Self::Add,
-            B::Mul => Self::Mul,
-            B::Softmax => Self::Softmax,
-            B::Logistic => Self::Logistic,
-            B::Tanh => Self::Tanh,
-            B::Reshape => Self::Reshape,
-            B::Pad => Self::Pad,
-            B::Mean => Self::Mean,
-            B::Transpose => Self::Transpose,
-            B::Concatenation => Self::Concatenation,
-            B::StridedSlice => Self::StridedSlice,
-            B::Quantize => Self::Quantize,
-            B::Dequantize => Self::Dequantize,
-            _ => return None,
-        })
-    }
-}
-
-/// An op as read from the file: a supported operator, its tensor indices (in range) and its
-/// options, not yet checked.
+/// An op as read from the file: a supported operator (its rule), its tensor indices (in
+/// range) and its options, not yet checked.
 pub(crate) struct RawOp<'a> {
     pub(crate) site: OpSite,
-    pub(crate) builtin: Builtin,
+    pub(crate) rule: RuleFn,
     pub(crate) options: Option<tflite::BuiltinOptionsRef<'a>>,
     pub(crate) inputs: Vec<Option<TensorId>>,
     pub(crate) outputs: Vec<TensorId>,
@@ -81,27 +27,7 @@ pub(crate) struct RawOp<'a> {
 
 /// Checks `raw` against its operator's rules and returns it with its options parsed.
 pub(crate) fn check(raw: &RawOp<'_>, tensors: &[Tensor<'_>]) -> Result<OpKind, ImportError> {
-    let ctx = Ctx { raw, tensors };
-    match raw.builtin {
-        Builtin::FullyConnected => fully_connected::fully_connected(&ctx),
-        Builtin::Conv2d => conv::conv2d(&ctx),
-        Builtin::DepthwiseConv2d => conv::depthwise_conv2d(&ctx),
-        Builtin::AveragePool2d => conv::pool2d(&ctx).map(OpKind::AveragePool2d),
-        Builtin::MaxPool2d => conv::pool2d(&ctx).map(OpKind::MaxPool2d),
-        Builtin::Add => elementwise::add_mul(&ctx, true),
-        Builtin::Mul => elementwise::add_mul(&ctx, false),
-        Builtin::Softmax => elementwise::softmax(&ctx),
-        Builtin::Logistic => elementwise::unary(&ctx).map(|()| OpKind::Logistic),
-        Builtin::Tanh => elementwise::unary(&ctx).map(|()| OpKind::Tanh),
-        Builtin::Quantize => elementwise::quantize(&ctx),
-        Builtin::Dequantize => elementwise::dequantize(&ctx),
-        Builtin::Reshape => layout::reshape(&ctx),
-        Builtin::Pad => layout::pad(&ctx),
-        Builtin::Mean => layout::mean(&ctx),
-        Builtin::Transpose => layout::transpose(&ctx),
-        Builtin::Concatenation => layout::concatenation(&ctx),
-        Builtin::StridedSlice => layout::strided_slice(&ctx),
-    }
+    (raw.rule)(&Ctx { raw, tensors })
 }
 
 /// Reads an op's options table of the expected kind into the schema's owned type, with the
@@ -110,8 +36,8 @@ macro_rules! options {
     ($ctx:expr, $variant:ident) => {
         match $ctx.raw.options {
             None => $crate::tflite::$variant::default(),
-            Some($crate::tflite::BuiltinOptionsRef::$variant(r)) => {
-                $crate::tflite::$variant::try_from(r).map_err(|e| $ctx.malformed(e))?
+            Some($crate::tflite::BuiltinOptionsRef::$variant(table)) => {
+                $crate::tflite::$variant::try_from(table).map_err(|e| $ctx.malformed(e))?
             }
             Some(_) => {
                 return Err($ctx.bad_options(concat!("the options are not ", stringify!($variant))))
@@ -123,7 +49,7 @@ pub(crate) use options;
 
 /// An op under check, with the graph's tensors.
 pub(crate) struct Ctx<'r, 'a> {
-    raw: &'r RawOp<'a>,
+    pub(crate) raw: &'r RawOp<'a>,
     tensors: &'r [Tensor<'a>],
 }
 
@@ -133,7 +59,7 @@ pub(crate) struct Arg<'r, 'a> {
     pub(crate) role: &'static str,
     pub(crate) slot: usize,
     pub(crate) id: TensorId,
-    pub(crate) t: &'r Tensor<'a>,
+    pub(crate) tensor: &'r Tensor<'a>,
 }
 
 impl std::fmt::Display for Arg<'_, '_> {
@@ -144,20 +70,20 @@ impl std::fmt::Display for Arg<'_, '_> {
             self.role,
             self.slot,
             self.id.0,
-            self.t.name,
-            self.t.element_type,
-            ShapeDisplay(&self.t.shape)
+            self.tensor.name,
+            self.tensor.element_type,
+            ShapeDisplay(&self.tensor.shape)
         )
     }
 }
 
 impl<'r, 'a> Arg<'r, 'a> {
     pub(crate) fn shape(&self) -> &'r [usize] {
-        &self.t.shape
+        &self.tensor.shape
     }
 
     pub(crate) fn ty(&self) -> ElementType {
-        self.t.element_type
+        self.tensor.element_type
     }
 }
 
@@ -256,7 +182,7 @@ impl<'r, 'a> Ctx<'r, 'a> {
             role: "input",
             slot,
             id,
-            t: &self.tensors[id.index()],
+            tensor: &self.tensors[id.index()],
         })
     }
 
@@ -277,29 +203,29 @@ impl<'r, 'a> Ctx<'r, 'a> {
             role: "output",
             slot,
             id,
-            t: &self.tensors[id.index()],
+            tensor: &self.tensors[id.index()],
         })
     }
 
     /// A fused activation the importer implements.
     pub(crate) fn activation(
         &self,
-        a: tflite::ActivationFunctionType,
+        activation: tflite::ActivationFunctionType,
     ) -> Result<Activation, ImportError> {
-        use tflite::ActivationFunctionType as A;
-        Ok(match a {
-            A::None => Activation::None,
-            A::Relu => Activation::Relu,
-            A::Relu6 => Activation::Relu6,
-            A::ReluN1To1 => Activation::ReluN1To1,
-            A::Tanh => {
+        use tflite::ActivationFunctionType as Fused;
+        Ok(match activation {
+            Fused::None => Activation::None,
+            Fused::Relu => Activation::Relu,
+            Fused::Relu6 => Activation::Relu6,
+            Fused::ReluN1To1 => Activation::ReluN1To1,
+            Fused::Tanh => {
                 return Err(self.unsupported(
                     "fused_activation_function",
                     "TANH",
                     Activation::SUPPORTED,
                 ))
             }
-            A::SignBit => {
+            Fused::SignBit => {
                 return Err(self.unsupported(
                     "fused_activation_function",
                     "SIGN_BIT",
@@ -319,17 +245,21 @@ impl<'r, 'a> Ctx<'r, 'a> {
 
     /// The values of a constant integer input (int32 or int64), such as axes or paddings.
     pub(crate) fn const_ints(&self, arg: Arg<'r, 'a>) -> Result<Vec<i64>, ImportError> {
-        let Some(data) = arg.t.data else {
+        let Some(data) = arg.tensor.data else {
             return Err(self.type_err(format!("{arg} must be a constant")));
         };
         Ok(match arg.ty() {
             ElementType::Int32 => data
                 .chunks_exact(4)
-                .map(|c| i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+                .map(|word| i64::from(i32::from_le_bytes([word[0], word[1], word[2], word[3]])))
                 .collect(),
             ElementType::Int64 => data
                 .chunks_exact(8)
-                .map(|c| i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+                .map(|word| {
+                    i64::from_le_bytes([
+                        word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
+                    ])
+                })
                 .collect(),
             _ => return Err(self.type_err(format!("{arg} must be int32 or int64"))),
         })
@@ -345,9 +275,9 @@ impl<'r, 'a> Ctx<'r, 'a> {
         let Some(first) = args.first() else {
             return Err(self.type_err("no tensors"));
         };
-        for a in &args[1..] {
-            if a.ty() != first.ty() {
-                return Err(self.type_err(format!("{a} differs in type from {first}")));
+        for arg in &args[1..] {
+            if arg.ty() != first.ty() {
+                return Err(self.type_err(format!("{arg} differs in type from {first}")));
             }
         }
         if !allowed.contains(&first.ty()) {
@@ -359,7 +289,10 @@ impl<'r, 'a> Ctx<'r, 'a> {
     /// A quantized integer tensor (int8, uint8, int16) must be quantized per tensor.
     pub(crate) fn per_tensor(&self, arg: Arg<'r, 'a>) -> Result<(), ImportError> {
         if arg.ty().is_quantized_integer()
-            && !matches!(arg.t.quantization, Some(Quantization::PerTensor { .. }))
+            && !matches!(
+                arg.tensor.quantization,
+                Some(Quantization::PerTensor { .. })
+            )
         {
             return Err(self.type_err(format!(
                 "{arg} needs per-tensor quantization (scale and zero point)"
@@ -370,7 +303,7 @@ impl<'r, 'a> Ctx<'r, 'a> {
 
     /// Requires `arg` to have rank `rank`.
     pub(crate) fn rank(&self, arg: Arg<'r, 'a>, rank: usize) -> Result<(), ImportError> {
-        if arg.t.rank() != rank {
+        if arg.tensor.rank() != rank {
             return Err(self.shape_err(format!("{arg} must have rank {rank}")));
         }
         Ok(())
@@ -389,8 +322,8 @@ impl<'r, 'a> Ctx<'r, 'a> {
 }
 
 /// The padding kind.
-pub(crate) fn padding(p: tflite::Padding) -> Padding {
-    match p {
+pub(crate) fn padding(padding: tflite::Padding) -> Padding {
+    match padding {
         tflite::Padding::Same => Padding::Same,
         tflite::Padding::Valid => Padding::Valid,
     }
@@ -417,17 +350,22 @@ pub(crate) fn out_size(
 }
 
 /// `Hw` from two options that must each be at least 1.
-pub(crate) fn hw(ctx: &Ctx<'_, '_>, names: [&str; 2], h: i32, w: i32) -> Result<Hw, ImportError> {
+pub(crate) fn hw(
+    ctx: &Ctx<'_, '_>,
+    names: [&str; 2],
+    height: i32,
+    width: i32,
+) -> Result<Hw, ImportError> {
     Ok(Hw {
-        h: ctx.positive(names[0], h)?,
-        w: ctx.positive(names[1], w)?,
+        h: ctx.positive(names[0], height)?,
+        w: ctx.positive(names[1], width)?,
     })
 }
 
 /// The shape of a rank-4 tensor (after [`Ctx::rank`]).
-pub(crate) fn dims4(a: Arg<'_, '_>) -> [usize; 4] {
-    let s = a.shape();
-    [s[0], s[1], s[2], s[3]]
+pub(crate) fn dims4(arg: Arg<'_, '_>) -> [usize; 4] {
+    let shape = arg.shape();
+    [shape[0], shape[1], shape[2], shape[3]]
 }
 
 /// The bias of a weighted op: `channels` elements.
@@ -436,9 +374,9 @@ pub(crate) fn check_bias(
     bias: Option<Arg<'_, '_>>,
     channels: usize,
 ) -> Result<(), ImportError> {
-    if let Some(b) = bias {
-        if b.t.num_elements() != channels || b.t.rank() != 1 {
-            return Err(ctx.shape_err(format!("{b} should have shape [{channels}]")));
+    if let Some(bias) = bias {
+        if bias.tensor.num_elements() != channels || bias.tensor.rank() != 1 {
+            return Err(ctx.shape_err(format!("{bias} should have shape [{channels}]")));
         }
     }
     Ok(())
@@ -469,9 +407,9 @@ pub(crate) fn weights_types(
             )))
         }
     };
-    if let Some(b) = bias {
-        if b.ty() != bias_type {
-            return Err(ctx.type_err(format!("{b} should be {bias_type}")));
+    if let Some(bias) = bias {
+        if bias.ty() != bias_type {
+            return Err(ctx.type_err(format!("{bias} should be {bias_type}")));
         }
     }
     // FLOAT32 (0) is the schema's "not set"; where set it must name the bias type.
@@ -489,7 +427,7 @@ pub(crate) fn weights_types(
     }
     ctx.per_tensor(input)?;
     ctx.per_tensor(output)?;
-    match &weights.t.quantization {
+    match &weights.tensor.quantization {
         Some(Quantization::PerTensor { .. }) => Ok(()),
         Some(Quantization::PerChannel {
             axis, zero_points, ..

@@ -7,9 +7,10 @@
 //! `cargo xtask test` runs first); without them this test says so loudly and checks
 //! nothing.
 
-use ember_import::{lower_with, parse, run_local, LowerOptions};
+use ember_import::{lower_with, parse, LowerOptions};
 use ember_npy::oracle::Manifest;
 use ember_npy::Data;
+use ember_run::run_local;
 use std::path::{Path, PathBuf};
 
 fn oracle_root() -> PathBuf {

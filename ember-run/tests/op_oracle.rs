@@ -13,9 +13,10 @@
 //! model's parameters and its first differing elements. Without the folder the test says
 //! SKIPPED, loudly, and checks nothing.
 
-use ember_import::{lower, parse, run_local_cases, LowerError};
+use ember_import::{lower, parse, LowerError};
 use ember_npy::oracle::Manifest;
 use ember_npy::Data;
+use ember_run::run_local_cases;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;

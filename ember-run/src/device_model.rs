@@ -2,7 +2,7 @@
 //! read the outputs) over a [`Session`]. [`LocalModel`](crate::LocalModel) runs it on a
 //! fresh local device; the Vulkan driver's model tests and benchmark on theirs.
 
-use crate::lower::{Lowered, TensorInfo, FUNCTION};
+use ember_import::{Lowered, TensorInfo, FUNCTION};
 use hal_core::memory::BufferParams;
 use hal_core::module::Module;
 use hal_core::session::{LoadOptions, ResultMemory, Session};

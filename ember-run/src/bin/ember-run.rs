@@ -4,8 +4,9 @@
 //! the arena and constant bytes; writes each output as `.npy` when asked. What
 //! `cargo xtask run --model` runs, in release mode.
 
-use ember_import::{lower, parse, run_local, ElementType, TensorInfo};
+use ember_import::{lower, parse, ElementType, TensorInfo};
 use ember_npy::{Array, DType, Data};
+use ember_run::run_local;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

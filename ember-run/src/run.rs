@@ -2,7 +2,7 @@
 //! the model tests and `cargo xtask bench models` share.
 
 use crate::device_model::DeviceModel;
-use crate::lower::Lowered;
+use ember_import::Lowered;
 use hal_core::memory::BufferParams;
 use hal_core::session::ResultMemory;
 use hal_local::alloc::Tlsf;

@@ -4,7 +4,7 @@
 //!
 //! `cargo xtask bench models` (which makes the oracle's venv and IREE's, compiles each model
 //! for IREE, and says SKIPPED, loudly, when the models are absent), or
-//! `cargo bench -p ember-import --bench models` with `EMBER_TFLM_PYTHON` naming a Python that
+//! `cargo bench -p ember-run --bench models` with `EMBER_TFLM_PYTHON` naming a Python that
 //! has the `tflite-micro` package (default: `target/oracle-venv/bin/python`), the models at
 //! `$EMBER_MODELS` (default: `../shared/models`) and, for IREE, `EMBER_IREE_PYTHON` (IREE's
 //! venv) and `EMBER_IREE_MODULES` (`target/iree/modules.json`: each model's `.vmfb`) — or
@@ -32,9 +32,10 @@
 //! does not compile, a crash) is said loudly per model and recorded; the other figures are
 //! written all the same.
 
-use ember_import::{lower, parse, ElementType, LocalModel, Lowered};
+use ember_import::{lower, parse, ElementType, Lowered};
 use ember_npy::oracle::random_input;
 use ember_npy::{DType, Data};
+use ember_run::LocalModel;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

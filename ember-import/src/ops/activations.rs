@@ -1,0 +1,160 @@
+//! SOFTMAX, LOGISTIC and TANH: one output value per input value (SOFTMAX's over the last
+//! dimension), the same shape.
+
+use crate::check::{options, Ctx};
+use crate::element::ElementType::{self, Float32, Int16, Int8};
+use crate::lowering::{kernel_error, LowerError, Lowering};
+use crate::op::{Op, OpKind};
+use crate::tensor::TensorId;
+use crate::ImportError;
+use ember_kernels::logistic::{LogisticF32, LogisticS8};
+use ember_kernels::softmax::{SoftmaxF32, SoftmaxS8, SoftmaxS8S16};
+use ember_kernels::tanh::{TanhF32, TanhS8};
+
+/// SOFTMAX over the last dimension: float32 to float32, int8 to int8 or int16, int16 to
+/// int16; the same shape.
+pub(super) fn check_softmax(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    ctx.arity(1..=1, 1, 1, "one input and one output")?;
+    let beta = options!(ctx, SoftmaxOptions).beta;
+    if !beta.is_finite() {
+        return Err(ctx.bad_options(format!("beta is {beta}")));
+    }
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    if input.tensor.rank() == 0 {
+        return Err(ctx.shape_err(format!("{input} must have at least one dimension")));
+    }
+    ctx.shape_is(output, input.shape())?;
+    match (input.ty(), output.ty()) {
+        (Float32, Float32) => {}
+        (Int8, Int8 | Int16) | (Int16, Int16) => {
+            ctx.per_tensor(input)?;
+            ctx.per_tensor(output)?;
+        }
+        _ => {
+            return Err(ctx.type_err(format!(
+                "{input} to {output}: supported are float32 to float32, int8 to int8 or int16, \
+                 int16 to int16"
+            )))
+        }
+    }
+    Ok(OpKind::Softmax { beta })
+}
+
+/// LOGISTIC: the same shape and type (float32, int8, int16).
+pub(super) fn check_logistic(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    check_unary(ctx).map(|()| OpKind::Logistic)
+}
+
+/// TANH: the same shape and type (float32, int8, int16).
+pub(super) fn check_tanh(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    check_unary(ctx).map(|()| OpKind::Tanh)
+}
+
+/// LOGISTIC and TANH: the same shape and type (float32, int8, int16).
+fn check_unary(ctx: &Ctx<'_, '_>) -> Result<(), ImportError> {
+    ctx.arity(1..=1, 1, 1, "one input and one output")?;
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    ctx.shape_is(output, input.shape())?;
+    let ty = ctx.same_type(
+        &[input, output],
+        &[Float32, Int8, Int16],
+        "float32, int8, int16",
+    )?;
+    if ty != Float32 {
+        ctx.per_tensor(input)?;
+        ctx.per_tensor(output)?;
+    }
+    Ok(())
+}
+
+/// An op's input and output, and the output's element type.
+fn unary_tensors(
+    lowering: &Lowering<'_, '_>,
+    op: &Op,
+) -> Result<(TensorId, TensorId, ElementType), LowerError> {
+    let input = lowering.input(op, 0)?;
+    let output = op.outputs[0];
+    Ok((input, output, lowering.element_type(output)))
+}
+
+/// SOFTMAX: int8 to int8 or int16, float32 to float32.
+pub(super) fn lower_softmax(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
+    let OpKind::Softmax { beta } = op.kind else {
+        return Err(lowering.invalid(op, "not a SOFTMAX".into()));
+    };
+    let (input, output, output_type) = unary_tensors(lowering, op)?;
+    let kernel = kernel_error(op);
+    let (outer, depth) = rows(lowering, output);
+    if lowering.element_type(input) == Float32 {
+        let params = SoftmaxF32::prepare(outer, depth, beta).map_err(kernel)?;
+        lowering.dispatch_params(&params, &[input, output]);
+        return Ok(());
+    }
+    let (input_scale, _) = lowering.per_tensor(op, input)?;
+    let (output_scale, output_zero_point) = lowering.per_tensor(op, output)?;
+    if output_type == Int8 {
+        let params = SoftmaxS8::prepare(
+            outer,
+            depth,
+            beta,
+            input_scale,
+            output_scale,
+            output_zero_point,
+        )
+        .map_err(kernel)?;
+        lowering.dispatch_params(&params, &[input, output]);
+    } else {
+        let params = SoftmaxS8S16::prepare(
+            outer,
+            depth,
+            beta,
+            input_scale,
+            output_scale,
+            output_zero_point,
+        )
+        .map_err(kernel)?;
+        lowering.dispatch_params(&params, &[input, output]);
+    }
+    Ok(())
+}
+
+/// The rows of a tensor for an op over its last dimension: (product of the others, last).
+fn rows(lowering: &Lowering<'_, '_>, tensor: TensorId) -> (usize, usize) {
+    let shape = &lowering.graph.tensor(tensor).shape;
+    let depth = shape.last().copied().unwrap_or(1);
+    (shape.iter().rev().skip(1).product(), depth)
+}
+
+/// LOGISTIC: int8 to int8, float32 to float32.
+pub(super) fn lower_logistic(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
+    let (input, output, _) = unary_tensors(lowering, op)?;
+    let kernel = kernel_error(op);
+    let len = lowering.graph.tensor(output).num_elements();
+    if lowering.element_type(input) == Float32 {
+        let params = LogisticF32::prepare(len).map_err(kernel)?;
+        lowering.dispatch_params(&params, &[input, output]);
+    } else {
+        let (input_scale, input_zero_point) = lowering.per_tensor(op, input)?;
+        let (_, output_zero_point) = lowering.per_tensor(op, output)?;
+        let params = LogisticS8::prepare(len, input_scale, input_zero_point, output_zero_point)
+            .map_err(kernel)?;
+        lowering.dispatch_params(&params, &[input, output]);
+    }
+    Ok(())
+}
+
+/// TANH: int8 to int8, float32 to float32.
+pub(super) fn lower_tanh(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
+    let (input, output, _) = unary_tensors(lowering, op)?;
+    let kernel = kernel_error(op);
+    let len = lowering.graph.tensor(output).num_elements();
+    if lowering.element_type(input) == Float32 {
+        let params = TanhF32::prepare(len).map_err(kernel)?;
+        lowering.dispatch_params(&params, &[input, output]);
+    } else {
+        let (input_scale, input_zero_point) = lowering.per_tensor(op, input)?;
+        let params = TanhS8::prepare(len, input_scale, input_zero_point).map_err(kernel)?;
+        lowering.dispatch_params(&params, &[input, output]);
+    }
+    Ok(())
+}

@@ -1,0 +1,172 @@
+//! ADD and MUL: one output value per pair of (broadcast) input values.
+
+use crate::check::{options, Ctx};
+use crate::element::ElementType::{self, Float32, Int16, Int32, Int8};
+use crate::lowering::{kernel_activation, kernel_error, LowerError, Lowering};
+use crate::op::{Activation, Op, OpKind};
+use crate::tensor::ShapeDisplay;
+use crate::ImportError;
+use ember_kernels::add::{AddF32, AddS8};
+use ember_kernels::broadcast::BroadcastShape;
+use ember_kernels::mul::{MulF32, MulS8};
+
+/// Numpy broadcasting: shapes aligned at the end, each pair of dimensions equal or one of
+/// them 1.
+pub(crate) fn broadcast(left: &[usize], right: &[usize]) -> Option<Vec<usize>> {
+    let rank = left.len().max(right.len());
+    let dim = |shape: &[usize], index: usize| {
+        // Dimension `index` of the result, counted from the front, in a shape of lower rank.
+        let pad = rank - shape.len();
+        if index < pad {
+            1
+        } else {
+            shape[index - pad]
+        }
+    };
+    (0..rank)
+        .map(|index| match (dim(left, index), dim(right, index)) {
+            (left_dim, right_dim) if left_dim == right_dim => Some(left_dim),
+            (1, right_dim) => Some(right_dim),
+            (left_dim, 1) => Some(left_dim),
+            _ => None,
+        })
+        .collect()
+}
+
+/// ADD: two inputs of one type (float32, int8, int16, int32) that broadcast to the output's
+/// shape.
+pub(super) fn check_add(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    ctx.arity(2..=2, 2, 1, "inputs [a, b] and one output")?;
+    // `pot_scale_int16` picks between two int16 kernels of the same result contract; it does
+    // not change what the op computes.
+    let activation = ctx.activation(options!(ctx, AddOptions).fused_activation_function)?;
+    check_broadcast_types(ctx)?;
+    Ok(OpKind::Add { activation })
+}
+
+/// MUL: two inputs of one type (float32, int8, int16, int32) that broadcast to the output's
+/// shape.
+pub(super) fn check_mul(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    ctx.arity(2..=2, 2, 1, "inputs [a, b] and one output")?;
+    let activation = ctx.activation(options!(ctx, MulOptions).fused_activation_function)?;
+    check_broadcast_types(ctx)?;
+    Ok(OpKind::Mul { activation })
+}
+
+/// The shapes and types of ADD and MUL.
+fn check_broadcast_types(ctx: &Ctx<'_, '_>) -> Result<ElementType, ImportError> {
+    let (left, right, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let Some(shape) = broadcast(left.shape(), right.shape()) else {
+        return Err(ctx.shape_err(format!("{left} and {right} do not broadcast")));
+    };
+    if output.shape() != shape.as_slice() {
+        return Err(ctx.shape_err(format!(
+            "{output} should have the broadcast shape {}",
+            ShapeDisplay(&shape)
+        )));
+    }
+    let ty = ctx.same_type(
+        &[left, right, output],
+        &[Float32, Int8, Int16, Int32],
+        "float32, int8, int16, int32",
+    )?;
+    if ty != Float32 {
+        for arg in [left, right, output] {
+            ctx.per_tensor(arg)?;
+        }
+    }
+    Ok(ty)
+}
+
+/// ADD, int8 or float32.
+pub(super) fn lower_add(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
+    let OpKind::Add { activation } = op.kind else {
+        return Err(lowering.invalid(op, "not an ADD".into()));
+    };
+    lower_arithmetic(lowering, op, activation, Arithmetic::Add)
+}
+
+/// MUL, int8 or float32.
+pub(super) fn lower_mul(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
+    let OpKind::Mul { activation } = op.kind else {
+        return Err(lowering.invalid(op, "not a MUL".into()));
+    };
+    lower_arithmetic(lowering, op, activation, Arithmetic::Mul)
+}
+
+/// Which of the two.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Arithmetic {
+    Add,
+    Mul,
+}
+
+fn lower_arithmetic(
+    lowering: &mut Lowering<'_, '_>,
+    op: &Op,
+    activation: Activation,
+    arithmetic: Arithmetic,
+) -> Result<(), LowerError> {
+    let left = lowering.input(op, 0)?;
+    let right = lowering.input(op, 1)?;
+    let output = op.outputs[0];
+    let kernel = kernel_error(op);
+    let graph = lowering.graph;
+    let shape = BroadcastShape::new(&graph.tensor(left).shape, &graph.tensor(right).shape)
+        .map_err(kernel)?;
+    let tensors = [left, right, output];
+    if lowering.element_type(left) == Int8 {
+        let (left_q, right_q, output_q) = (
+            lowering.per_tensor(op, left)?,
+            lowering.per_tensor(op, right)?,
+            lowering.per_tensor(op, output)?,
+        );
+        let activation = kernel_activation(activation);
+        match arithmetic {
+            Arithmetic::Add => {
+                let params = AddS8::from_quantization(shape, left_q, right_q, output_q, activation)
+                    .map_err(kernel)?;
+                lowering.dispatch_params(&params, &tensors);
+            }
+            Arithmetic::Mul => {
+                let params = MulS8::from_quantization(shape, left_q, right_q, output_q, activation)
+                    .map_err(kernel)?;
+                lowering.dispatch_params(&params, &tensors);
+            }
+        }
+    } else {
+        let (act_min, act_max) = kernel_activation(activation).range_f32();
+        match arithmetic {
+            Arithmetic::Add => lowering.dispatch_params(
+                &AddF32 {
+                    shape,
+                    act_min,
+                    act_max,
+                },
+                &tensors,
+            ),
+            Arithmetic::Mul => lowering.dispatch_params(
+                &MulF32 {
+                    shape,
+                    act_min,
+                    act_max,
+                },
+                &tensors,
+            ),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::broadcast;
+
+    #[test]
+    fn broadcasting() {
+        assert_eq!(broadcast(&[1, 4, 4, 3], &[3]), Some(vec![1, 4, 4, 3]));
+        assert_eq!(broadcast(&[2, 1], &[1, 5]), Some(vec![2, 5]));
+        assert_eq!(broadcast(&[], &[2, 2]), Some(vec![2, 2]));
+        assert_eq!(broadcast(&[2, 3], &[3, 2]), None);
+    }
+}

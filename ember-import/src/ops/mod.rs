@@ -1,0 +1,318 @@
+//! The op registry: every supported operator once, with its TFLite name, its validation
+//! rule, its lowering and the element types it lowers. The reader finds an op's rule here,
+//! the lowering its lowering, and the errors their lists of supported ops. One file per op
+//! family holds that family's rules and lowerings:
+//!
+//! - [`conv`], CONV_2D and DEPTHWISE_CONV_2D (and the separable pair fused for a GPU);
+//! - [`pooling`], AVERAGE_POOL_2D and MAX_POOL_2D;
+//! - [`fully_connected`], FULLY_CONNECTED;
+//! - [`elementwise`], ADD and MUL;
+//! - [`activations`], SOFTMAX, LOGISTIC and TANH;
+//! - [`quantize`], QUANTIZE and DEQUANTIZE;
+//! - [`layout`], RESHAPE, PAD, MEAN, TRANSPOSE, CONCATENATION and STRIDED_SLICE.
+
+mod activations;
+mod conv;
+mod elementwise;
+mod fully_connected;
+mod layout;
+mod pooling;
+mod quantize;
+
+use crate::check::RuleFn;
+use crate::element::ElementType;
+use crate::lowering::{LowerError, LowerFn, Lowering};
+use crate::op::Op;
+use crate::tflite::BuiltinOperator;
+use std::sync::OnceLock;
+use ElementType::{Float32, Int16, Int8};
+
+/// One supported operator.
+pub(crate) struct OpEntry {
+    /// Its builtin operator code.
+    pub(crate) operator: BuiltinOperator,
+    /// Its schema name (`CONV_2D`), as [`OpKind::name`](crate::OpKind::name) gives it.
+    pub(crate) name: &'static str,
+    /// Its validation rule: arity, options, element types, quantization and shapes.
+    pub(crate) rule: RuleFn,
+    /// Its lowering, for the element types of [`OpEntry::lowers`].
+    pub(crate) lower: LowerFn,
+    /// The element types its lowering takes.
+    pub(crate) lowers: Lowers,
+}
+
+/// The element types an op's lowering takes, read from its first input and its output.
+pub(crate) enum Lowers {
+    /// Any (a view).
+    Any,
+    /// These input types, to any output type the rule allows.
+    Inputs(&'static [ElementType]),
+    /// These (input, output) pairs.
+    Conversions(&'static [(ElementType, ElementType)]),
+}
+
+impl Lowers {
+    /// Whether an op from `input` to `output` lowers.
+    fn allows(&self, input: ElementType, output: ElementType) -> bool {
+        match self {
+            Self::Any => true,
+            Self::Inputs(inputs) => inputs.contains(&input),
+            Self::Conversions(pairs) => pairs.contains(&(input, output)),
+        }
+    }
+
+    /// The types, as the supported-ops list shows them: ` (int8, float32)`, ` (int8→int16)`,
+    /// or nothing for any.
+    fn describe(&self) -> String {
+        let names: Vec<String> = match self {
+            Self::Any => return String::new(),
+            Self::Inputs(inputs) => inputs.iter().map(|ty| ty.name().to_string()).collect(),
+            Self::Conversions(pairs) => pairs
+                .iter()
+                .map(|(input, output)| format!("{}→{}", input.name(), output.name()))
+                .collect(),
+        };
+        format!(" ({})", names.join(", "))
+    }
+}
+
+/// int8 or float32 inputs: what the weighted, pooling, arithmetic and layout ops lower.
+const INT8_OR_FLOAT32: Lowers = Lowers::Inputs(&[Int8, Float32]);
+/// int8 to int8 and float32 to float32: LOGISTIC and TANH.
+const SAME_INT8_OR_FLOAT32: Lowers = Lowers::Conversions(&[(Int8, Int8), (Float32, Float32)]);
+
+/// Every supported operator, in the order error messages list them.
+static OPS: [OpEntry; 18] = [
+    OpEntry {
+        operator: BuiltinOperator::FullyConnected,
+        name: "FULLY_CONNECTED",
+        rule: fully_connected::check_fully_connected,
+        lower: fully_connected::lower_fully_connected,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Conv2d,
+        name: "CONV_2D",
+        rule: conv::check_conv2d,
+        lower: conv::lower_conv2d,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::DepthwiseConv2d,
+        name: "DEPTHWISE_CONV_2D",
+        rule: conv::check_depthwise_conv2d,
+        lower: conv::lower_depthwise_conv2d,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::AveragePool2d,
+        name: "AVERAGE_POOL_2D",
+        rule: pooling::check_average_pool2d,
+        lower: pooling::lower_average_pool2d,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::MaxPool2d,
+        name: "MAX_POOL_2D",
+        rule: pooling::check_max_pool2d,
+        lower: pooling::lower_max_pool2d,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Add,
+        name: "ADD",
+        rule: elementwise::check_add,
+        lower: elementwise::lower_add,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Mul,
+        name: "MUL",
+        rule: elementwise::check_mul,
+        lower: elementwise::lower_mul,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Softmax,
+        name: "SOFTMAX",
+        rule: activations::check_softmax,
+        lower: activations::lower_softmax,
+        lowers: Lowers::Conversions(&[(Int8, Int8), (Int8, Int16), (Float32, Float32)]),
+    },
+    OpEntry {
+        operator: BuiltinOperator::Logistic,
+        name: "LOGISTIC",
+        rule: activations::check_logistic,
+        lower: activations::lower_logistic,
+        lowers: SAME_INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Tanh,
+        name: "TANH",
+        rule: activations::check_tanh,
+        lower: activations::lower_tanh,
+        lowers: SAME_INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Reshape,
+        name: "RESHAPE",
+        rule: layout::check_reshape,
+        lower: layout::lower_reshape,
+        lowers: Lowers::Any,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Pad,
+        name: "PAD",
+        rule: layout::check_pad,
+        lower: layout::lower_pad,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Mean,
+        name: "MEAN",
+        rule: layout::check_mean,
+        lower: layout::lower_mean,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Transpose,
+        name: "TRANSPOSE",
+        rule: layout::check_transpose,
+        lower: layout::lower_transpose,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Concatenation,
+        name: "CONCATENATION",
+        rule: layout::check_concatenation,
+        lower: layout::lower_concatenation,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::StridedSlice,
+        name: "STRIDED_SLICE",
+        rule: layout::check_strided_slice,
+        lower: layout::lower_strided_slice,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Quantize,
+        name: "QUANTIZE",
+        rule: quantize::check_quantize,
+        lower: quantize::lower_quantize,
+        lowers: Lowers::Conversions(&[(Float32, Int8), (Int8, Int8)]),
+    },
+    OpEntry {
+        operator: BuiltinOperator::Dequantize,
+        name: "DEQUANTIZE",
+        rule: quantize::check_dequantize,
+        lower: quantize::lower_dequantize,
+        lowers: Lowers::Conversions(&[(Int8, Float32)]),
+    },
+];
+
+/// The supported operator with builtin code `code`, if any.
+pub(crate) fn find(code: i32) -> Option<&'static OpEntry> {
+    let operator = BuiltinOperator::try_from(code).ok()?;
+    OPS.iter().find(|entry| entry.operator == operator)
+}
+
+/// The supported operators' schema names, as the importer's errors list them
+/// (`FULLY_CONNECTED, CONV_2D, …`).
+pub fn supported_operators() -> &'static str {
+    static NAMES: OnceLock<String> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        let names: Vec<&str> = OPS.iter().map(|entry| entry.name).collect();
+        names.join(", ")
+    })
+}
+
+impl core::fmt::Display for crate::error::SupportedOperators {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(supported_operators())
+    }
+}
+
+/// The ops the lowering takes, with their element types, as its errors list them
+/// (`FULLY_CONNECTED (int8, float32), …, SOFTMAX (int8→int8, int8→int16, float32→float32), …`).
+pub(crate) fn supported_lowerings() -> &'static str {
+    static LIST: OnceLock<String> = OnceLock::new();
+    LIST.get_or_init(|| {
+        let ops: Vec<String> = OPS
+            .iter()
+            .map(|entry| format!("{}{}", entry.name, entry.lowers.describe()))
+            .collect();
+        ops.join(", ")
+    })
+}
+
+/// Lowers `op` (its first input present, its types ones its operator lowers) with its
+/// family's lowering.
+pub(crate) fn lower_op(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
+    let name = op.kind.name();
+    let Some(entry) = OPS.iter().find(|entry| entry.name == name) else {
+        return Err(lowering.unsupported(op, name.to_string()));
+    };
+    let input = lowering.input(op, 0)?;
+    let output = op.outputs[0];
+    let (input_type, output_type) = (lowering.element_type(input), lowering.element_type(output));
+    if !entry.lowers.allows(input_type, output_type) {
+        return Err(
+            lowering.unsupported(op, format!("{name} from {input_type:?} to {output_type:?}"))
+        );
+    }
+    (entry.lower)(lowering, op)
+}
+
+/// Lowers `op` and `next` (the op after it) as one step where the target fuses such a pair
+/// ([`LowerOptions::fuse_separable`](crate::LowerOptions::fuse_separable)); returns whether
+/// it did. Where not, nothing was added and each op lowers on its own.
+pub(crate) fn lower_pair(
+    lowering: &mut Lowering<'_, '_>,
+    op: &Op,
+    next: &Op,
+) -> Result<bool, LowerError> {
+    if !lowering.options.fuse_separable {
+        return Ok(false);
+    }
+    conv::lower_separable(lowering, op, next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtin_names::BUILTIN_NAMES;
+
+    #[test]
+    fn names_are_the_schemas() {
+        for entry in &OPS {
+            let code = entry.operator as i32;
+            let schema = BUILTIN_NAMES
+                .iter()
+                .find(|(c, _)| *c == code)
+                .map(|(_, n)| *n);
+            assert_eq!(schema, Some(entry.name));
+            assert_eq!(find(code).map(|found| found.name), Some(entry.name));
+        }
+    }
+
+    #[test]
+    fn supported_lists() {
+        assert_eq!(
+            supported_operators(),
+            "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D, ADD, \
+             MUL, SOFTMAX, LOGISTIC, TANH, RESHAPE, PAD, MEAN, TRANSPOSE, CONCATENATION, \
+             STRIDED_SLICE, QUANTIZE, DEQUANTIZE"
+        );
+        assert_eq!(
+            supported_lowerings(),
+            "FULLY_CONNECTED (int8, float32), CONV_2D (int8, float32), DEPTHWISE_CONV_2D \
+             (int8, float32), AVERAGE_POOL_2D (int8, float32), MAX_POOL_2D (int8, float32), \
+             ADD (int8, float32), MUL (int8, float32), SOFTMAX (int8→int8, int8→int16, \
+             float32→float32), LOGISTIC (int8→int8, float32→float32), TANH (int8→int8, \
+             float32→float32), RESHAPE, PAD (int8, float32), MEAN (int8, float32), TRANSPOSE \
+             (int8, float32), CONCATENATION (int8, float32), STRIDED_SLICE (int8, float32), \
+             QUANTIZE (float32→int8, int8→int8), DEQUANTIZE (int8→float32)"
+        );
+    }
+}

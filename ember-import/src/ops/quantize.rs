@@ -1,0 +1,97 @@
+//! QUANTIZE and DEQUANTIZE: values converted between real and quantized, the same shape.
+
+use crate::check::Ctx;
+use crate::element::ElementType::{Float16, Float32, Int16, Int8, Uint8};
+use crate::lowering::{kernel_error, LowerError, Lowering};
+use crate::op::{Op, OpKind};
+use crate::tflite::BuiltinOptionsRef;
+use crate::ImportError;
+use ember_kernels::dequantize::DequantizeS8F32;
+use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8};
+
+/// QUANTIZE: float32 (or a quantized integer, requantized) to int8, uint8 or int16 quantized
+/// per tensor; the same shape.
+pub(super) fn check_quantize(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    ctx.arity(1..=1, 1, 1, "one input and one output")?;
+    if !matches!(
+        ctx.raw.options,
+        None | Some(BuiltinOptionsRef::QuantizeOptions(_))
+    ) {
+        return Err(ctx.bad_options("the options are not QuantizeOptions"));
+    }
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    ctx.shape_is(output, input.shape())?;
+    if !matches!(input.ty(), Float32 | Int8 | Uint8 | Int16)
+        || !matches!(output.ty(), Int8 | Uint8 | Int16)
+    {
+        return Err(ctx.type_err(format!(
+            "{input} to {output}: supported are float32, int8, uint8 or int16 to int8, uint8 or \
+             int16"
+        )));
+    }
+    ctx.per_tensor(input)?;
+    ctx.per_tensor(output)?;
+    Ok(OpKind::Quantize)
+}
+
+/// DEQUANTIZE: int8, uint8, int16 (quantized per tensor or per channel) or float16 to float32;
+/// the same shape.
+pub(super) fn check_dequantize(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    ctx.arity(1..=1, 1, 1, "one input and one output")?;
+    if !matches!(
+        ctx.raw.options,
+        None | Some(BuiltinOptionsRef::DequantizeOptions(_))
+    ) {
+        return Err(ctx.bad_options("the options are not DequantizeOptions"));
+    }
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    ctx.shape_is(output, input.shape())?;
+    if !matches!(input.ty(), Int8 | Uint8 | Int16 | Float16) || output.ty() != Float32 {
+        return Err(ctx.type_err(format!(
+            "{input} to {output}: supported are int8, uint8, int16 or float16 to float32"
+        )));
+    }
+    if input.ty().is_quantized_integer() && input.tensor.quantization.is_none() {
+        return Err(ctx.type_err(format!("{input} has no quantization")));
+    }
+    Ok(OpKind::Dequantize)
+}
+
+/// QUANTIZE: float32 to int8, or int8 requantized.
+pub(super) fn lower_quantize(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
+    let input = lowering.input(op, 0)?;
+    let output = op.outputs[0];
+    let kernel = kernel_error(op);
+    let len = lowering.graph.tensor(output).num_elements();
+    if lowering.element_type(input) == Float32 {
+        let (output_scale, output_zero_point) = lowering.per_tensor(op, output)?;
+        let params =
+            QuantizeF32S8::prepare(len, output_scale, output_zero_point).map_err(kernel)?;
+        lowering.dispatch_params(&params, &[input, output]);
+    } else {
+        let (input_scale, input_zero_point) = lowering.per_tensor(op, input)?;
+        let (output_scale, output_zero_point) = lowering.per_tensor(op, output)?;
+        let params = RequantizeS8::prepare(
+            len,
+            input_scale,
+            input_zero_point,
+            output_scale,
+            output_zero_point,
+        )
+        .map_err(kernel)?;
+        lowering.dispatch_params(&params, &[input, output]);
+    }
+    Ok(())
+}
+
+/// DEQUANTIZE: int8 to float32.
+pub(super) fn lower_dequantize(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
+    let input = lowering.input(op, 0)?;
+    let output = op.outputs[0];
+    let len = lowering.graph.tensor(output).num_elements();
+    let (input_scale, input_zero_point) = lowering.per_tensor(op, input)?;
+    let params =
+        DequantizeS8F32::prepare(len, input_scale, input_zero_point).map_err(kernel_error(op))?;
+    lowering.dispatch_params(&params, &[input, output]);
+    Ok(())
+}
