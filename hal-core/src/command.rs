@@ -9,9 +9,9 @@
 //! ([`BufferRef::slot`]); the buffers are bound when it is submitted, so one recording serves
 //! every invocation.
 
-use crate::buffer::{Buffer, BufferInfo, BufferSpan, WHOLE};
+use crate::buffer::{Buffer, BufferInfo, BufferKind, BufferSpan, WHOLE};
 use crate::executable::Executable;
-use crate::handle::{Handle, Kind};
+use crate::handle::{Handle, Kind, Table, TableView};
 use crate::memory::{BufferUsage, MemoryAccess};
 use crate::Error;
 
@@ -152,6 +152,21 @@ impl BufferRef {
             info.require_access(access)?;
         }
         Ok(span)
+    }
+
+    /// [`resolve_checked`](Self::resolve_checked) with the buffer looked up in `buffers` (a
+    /// driver's buffer table): how a driver resolves a transfer command's reference when it
+    /// runs.
+    #[inline]
+    pub fn resolve_in(
+        &self,
+        table: &[BufferSpan],
+        buffers: &(impl BufferLookup + ?Sized),
+        what: &'static str,
+        usage: BufferUsage,
+        access: MemoryAccess,
+    ) -> Result<BufferSpan, Error> {
+        self.resolve_checked(table, |b| buffers.buffer_info(b), what, usage, access)
     }
 }
 
@@ -304,6 +319,28 @@ pub trait BufferLookup {
     fn buffer_info(&self, buffer: Buffer) -> Result<BufferInfo, Error>;
 }
 
+/// A driver's record of a buffer: whatever else it keeps, the buffer's [`BufferInfo`]. A
+/// table of them is a [`BufferLookup`] (for [`CommandList::record`] and
+/// [`BufferRef::resolve_in`]), so no driver writes one.
+pub trait BufferRecord {
+    /// The buffer's description.
+    fn info(&self) -> &BufferInfo;
+}
+
+impl<R: BufferRecord> BufferLookup for TableView<BufferKind, R> {
+    #[inline]
+    fn buffer_info(&self, buffer: Buffer) -> Result<BufferInfo, Error> {
+        Ok(*self.get(buffer)?.info())
+    }
+}
+
+impl<R: BufferRecord, const N: usize> BufferLookup for Table<BufferKind, R, N> {
+    #[inline]
+    fn buffer_info(&self, buffer: Buffer) -> Result<BufferInfo, Error> {
+        (**self).buffer_info(buffer)
+    }
+}
+
 impl CommandList {
     /// An empty list.
     pub fn new(mode: CommandBufferMode, binding_capacity: u16) -> Result<Self, Error> {
@@ -380,7 +417,7 @@ impl CommandList {
     /// access and bounds. Returns it with a known length where the buffer is known.
     fn check_ref(
         &self,
-        lookup: &impl BufferLookup,
+        lookup: &(impl BufferLookup + ?Sized),
         r: BufferRef,
         what: &'static str,
         usage: BufferUsage,
@@ -407,7 +444,7 @@ impl CommandList {
     pub fn record(
         &mut self,
         slots: &mut [Command],
-        lookup: &impl BufferLookup,
+        lookup: &(impl BufferLookup + ?Sized),
         record: Record<'_>,
     ) -> Result<(), Error> {
         if self.state != ListState::Recording {

@@ -53,6 +53,17 @@ impl Kind for MappingKind {
 /// A persistent mapping: made once, used many times, until unmapped or its buffer goes.
 pub type PersistentMapping = Handle<MappingKind>;
 
+/// What a driver keeps of a persistent mapping: the range mapped (its length known) and the
+/// access it was made with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct MappingRecord {
+    /// The range mapped.
+    pub span: BufferSpan,
+    /// The access the mapping allows.
+    pub access: MemoryAccess,
+}
+
 /// Host memory handed to a device to import as a buffer: used in place where the device can
 /// reach it (a shared-memory device, host-pointer import), copied where it cannot.
 #[derive(Debug)]
@@ -220,7 +231,9 @@ pub trait Device: QueueDriver + Sized {
     /// Validates and appends one command.
     fn record(&mut self, command_buffer: CommandBuffer, record: Record<'_>) -> Result<(), Error>;
     /// Ends recording.
-    fn end(&mut self, command_buffer: CommandBuffer) -> Result<(), Error>;
+    fn end(&mut self, command_buffer: CommandBuffer) -> Result<(), Error> {
+        self.command_list(command_buffer)?.end()
+    }
     /// Releases it (after any submission using it completes).
     fn release_command_buffer(&mut self, command_buffer: CommandBuffer) -> Result<(), Error> {
         if self.command_list(command_buffer)?.release() {
@@ -336,12 +349,64 @@ pub trait Device: QueueDriver + Sized {
         queue::submit_execute(self, submit, command_buffer, bindings, false)
     }
     /// Streams `source` into `target` in chunks of at most `chunk_bytes`, so staging stays
-    /// bounded however large the data is.
+    /// bounded however large the data is. Host-synchronous: its waits must be reached when
+    /// it is submitted; its signals complete with its result.
     fn queue_read<S: HostSource>(
         &mut self,
         submit: Submit<'_>,
         source: &mut S,
         target: BufferSpan,
         chunk_bytes: u64,
+    ) -> Result<ReadStats, Error> {
+        let info = self.buffer_info(target.buffer)?;
+        let length =
+            info.check_stream_target(target.offset, target.length, source.len(), chunk_bytes)?;
+        queue::require_reached(self, &submit)?;
+        let result = self.stream_chunks(source, target, length, chunk_bytes);
+        queue::finish(self, submit.signals, result.map(|_| ()));
+        result
+    }
+    /// The driver's part of [`queue_read`](Self::queue_read), called once the target range
+    /// is checked and the waits are reached: moves the first `length` bytes of `source` into
+    /// `target` in chunks of at most `chunk_bytes`.
+    fn stream_chunks<S: HostSource>(
+        &mut self,
+        source: &mut S,
+        target: BufferSpan,
+        length: u64,
+        chunk_bytes: u64,
     ) -> Result<ReadStats, Error>;
+}
+
+/// The queue's view of a device: the `Device` methods of the same names.
+impl<D: Device> queue::QueueDevice for D {
+    #[inline(always)]
+    fn release_buffer(&mut self, buffer: Buffer) -> Result<(), Error> {
+        Device::release_buffer(self, buffer)
+    }
+
+    #[inline(always)]
+    fn buffer_info(&self, buffer: Buffer) -> Result<BufferInfo, Error> {
+        Device::buffer_info(self, buffer)
+    }
+
+    #[inline(always)]
+    fn create_command_buffer(
+        &mut self,
+        mode: CommandBufferMode,
+        capacity: u32,
+        binding_capacity: u16,
+    ) -> Result<CommandBuffer, Error> {
+        Device::create_command_buffer(self, mode, capacity, binding_capacity)
+    }
+
+    #[inline(always)]
+    fn record(&mut self, command_buffer: CommandBuffer, record: Record<'_>) -> Result<(), Error> {
+        Device::record(self, command_buffer, record)
+    }
+
+    #[inline(always)]
+    fn end(&mut self, command_buffer: CommandBuffer) -> Result<(), Error> {
+        Device::end(self, command_buffer)
+    }
 }

@@ -13,13 +13,17 @@
 //! a submission that would have to wait is refused with [`Error::TableFull`], gives back what
 //! it holds, and touches none of its signals.
 //!
-//! [`Device`](crate::Device)'s semaphore and queue methods are built once here, on top of a
+//! The `Device` trait's semaphore and queue methods are built once here, on top of a
 //! driver's [`QueueDriver`] (as IREE's `queue_emulation` builds transfers from command
 //! buffers); a driver may override any of them.
+//!
+//! Dependencies point one way: `device` builds on this module, never the reverse. What the
+//! queue's operations need of a device beyond its [`QueueDriver`] hooks (releasing a buffer,
+//! looking one up, recording a one-shot command buffer) is the [`QueueDevice`] trait, which
+//! every `Device` implements (in `device`).
 
-use crate::buffer::{Buffer, BufferSpan};
+use crate::buffer::{Buffer, BufferInfo, BufferSpan};
 use crate::command::{CommandBuffer, CommandBufferMode, CommandList, Record, MAX_BINDING_SLOTS};
-use crate::device::Device;
 use crate::handle::{Table, TableView};
 use crate::memory::BufferParams;
 use crate::semaphore::{Semaphore, SemaphoreKind, SemaphoreValue, Submit, Timeline, Timeout};
@@ -380,7 +384,7 @@ pub trait QueueDriver {
     #[inline]
     fn drain_unblocked(&mut self)
     where
-        Self: Device,
+        Self: QueueDevice,
     {
         drain(self)
     }
@@ -396,14 +400,36 @@ pub trait QueueDriver {
         table: &[BufferSpan],
     ) -> Result<(), Error>
     where
-        Self: Device,
+        Self: QueueDevice,
     {
         park(self, submit, action, table)
     }
 }
 
+/// What the queue's operations need of a device beyond its [`QueueDriver`] hooks: a few
+/// buffer and command-buffer calls of the `Device` trait. Every `Device` implements it, each
+/// method being the `Device` method of the same name (the blanket impl is in `device`, so
+/// this module names no `Device` and `device` builds on it).
+pub trait QueueDevice: QueueDriver + Sized {
+    /// Releases a buffer (a queue-ordered deallocation, or one abandoned).
+    fn release_buffer(&mut self, buffer: Buffer) -> Result<(), Error>;
+    /// What the buffer is (to check a binding table's entries).
+    fn buffer_info(&self, buffer: Buffer) -> Result<BufferInfo, Error>;
+    /// A command buffer (a queue operation's own one-shot one).
+    fn create_command_buffer(
+        &mut self,
+        mode: CommandBufferMode,
+        capacity: u32,
+        binding_capacity: u16,
+    ) -> Result<CommandBuffer, Error>;
+    /// Validates and appends one command.
+    fn record(&mut self, command_buffer: CommandBuffer, record: Record<'_>) -> Result<(), Error>;
+    /// Ends recording.
+    fn end(&mut self, command_buffer: CommandBuffer) -> Result<(), Error>;
+}
+
 /// Runs what `action` does.
-fn run<D: Device>(dev: &mut D, action: Action, table: &[BufferSpan]) -> Result<(), Error> {
+fn run<D: QueueDevice>(dev: &mut D, action: Action, table: &[BufferSpan]) -> Result<(), Error> {
     match action {
         Action::Execute {
             command_buffer,
@@ -421,7 +447,7 @@ fn run<D: Device>(dev: &mut D, action: Action, table: &[BufferSpan]) -> Result<(
 }
 
 /// An action that will never run still gives back what it holds.
-fn abandon<D: Device>(dev: &mut D, action: Action) {
+fn abandon<D: QueueDevice>(dev: &mut D, action: Action) {
     match action {
         Action::Execute {
             command_buffer,
@@ -437,7 +463,7 @@ fn abandon<D: Device>(dev: &mut D, action: Action) {
 }
 
 /// Runs `action` now if the waits allow (and returns what it returned), or parks it.
-pub fn submit_action<D: Device>(
+pub fn submit_action<D: QueueDevice>(
     dev: &mut D,
     submit: Submit<'_>,
     action: Action,
@@ -448,7 +474,7 @@ pub fn submit_action<D: Device>(
 
 /// [`submit_action`] for a submission whose lists [`QueueState::check_submit`] already accepted.
 /// `table` is the binding table of an `Execute` (empty otherwise).
-pub fn submit_checked<D: Device>(
+pub fn submit_checked<D: QueueDevice>(
     dev: &mut D,
     submit: Submit<'_>,
     action: Action,
@@ -473,7 +499,7 @@ pub fn submit_checked<D: Device>(
 /// Refuses an operation that cannot be parked: what it holds goes back (a queue
 /// operation's own one-shot command buffer, a buffer to free), its signals are untouched.
 /// Returns the queue's [`Error::TableFull`].
-pub fn refuse<D: Device>(dev: &mut D, action: Action) -> Error {
+pub fn refuse<D: QueueDevice>(dev: &mut D, action: Action) -> Error {
     abandon(dev, action);
     dev.queue().full()
 }
@@ -483,7 +509,7 @@ pub fn refuse<D: Device>(dev: &mut D, action: Action) -> Error {
 /// frame that callers running ready work must not carry on their stack.
 #[inline(never)]
 #[cold]
-pub fn park<D: Device>(
+pub fn park<D: QueueDevice>(
     dev: &mut D,
     submit: Submit<'_>,
     action: Action,
@@ -524,7 +550,7 @@ fn copy_list(list: &[SemaphoreValue]) -> [SemaphoreValue; MAX_SUBMIT_SEMAPHORES]
 
 /// Runs parked operations whose waits are now reached (or failed), oldest first, until none
 /// can go.
-pub fn drain<D: Device>(dev: &mut D) {
+pub fn drain<D: QueueDevice>(dev: &mut D) {
     while let Some((op, readiness)) = dev.queue_mut().take_unblocked() {
         let result = match readiness {
             Readiness::Failed(code) => {
@@ -548,7 +574,7 @@ pub fn drain<D: Device>(dev: &mut D) {
 
 /// Completes `signals` with `result`, telling the driver which were reached.
 #[inline(always)]
-fn complete<D: Device>(dev: &mut D, signals: &[SemaphoreValue], result: Result<(), Error>) {
+fn complete<D: QueueDevice>(dev: &mut D, signals: &[SemaphoreValue], result: Result<(), Error>) {
     dev.queue_mut().complete(signals, result);
     if result.is_ok() {
         dev.signalled(signals);
@@ -556,14 +582,14 @@ fn complete<D: Device>(dev: &mut D, signals: &[SemaphoreValue], result: Result<(
 }
 
 /// Completes `signals` with `result`, then runs what that unblocked.
-pub fn finish<D: Device>(dev: &mut D, signals: &[SemaphoreValue], result: Result<(), Error>) {
+pub fn finish<D: QueueDevice>(dev: &mut D, signals: &[SemaphoreValue], result: Result<(), Error>) {
     complete(dev, signals, result);
     dev.drain_unblocked();
 }
 
 /// Waits of a host-synchronous operation (a streaming read): they must be reached now. A
 /// failed wait fails the signals and is returned.
-pub fn require_reached<D: Device>(dev: &mut D, submit: &Submit<'_>) -> Result<(), Error> {
+pub fn require_reached<D: QueueDevice>(dev: &mut D, submit: &Submit<'_>) -> Result<(), Error> {
     dev.queue().check_submit(submit)?;
     match dev.queue().readiness(submit.waits) {
         Readiness::Ready => Ok(()),
@@ -580,7 +606,7 @@ pub fn require_reached<D: Device>(dev: &mut D, submit: &Submit<'_>) -> Result<()
 
 /// Submits a command buffer with a binding table: checks the table and the submission, makes
 /// sure it can park if it must, then runs or parks it.
-pub fn submit_execute<D: Device>(
+pub fn submit_execute<D: QueueDevice>(
     dev: &mut D,
     submit: Submit<'_>,
     command_buffer: CommandBuffer,
@@ -615,7 +641,7 @@ pub fn submit_execute<D: Device>(
 
 /// Records `record` into a one-shot command buffer of `capacity` slots and submits it,
 /// releasing it once it has run (or when it is refused).
-pub fn submit_one_shot<D: Device>(
+pub fn submit_one_shot<D: QueueDevice>(
     dev: &mut D,
     submit: Submit<'_>,
     capacity: u32,

@@ -2,51 +2,14 @@
 //! import of host memory, release, and access to their bytes piece by piece.
 
 use crate::alloc::DeviceAllocator;
-use crate::device::LocalDevice;
 use crate::mapping::read_only;
 use crate::memory::{Imported, RawSpan};
+use crate::types::{Backing, BufferRec, ChunkKind, ChunkRec, LocalDevice, Origin};
 use hal_core::chunk::ChunkLayout;
-use hal_core::handle::{Handle, Kind};
+use hal_core::handle::Handle;
 use hal_core::memory::alloc::{Range, RangeAllocator};
 use hal_core::memory::{BufferParams, MemoryAccess};
 use hal_core::{Buffer, BufferInfo, BufferSpan, Error, HostMemory, WHOLE};
-
-/// Marker for chunk records.
-pub(crate) enum ChunkKind {}
-impl Kind for ChunkKind {
-    const NAME: &'static str = "chunk";
-}
-
-/// Where a chunk came from, so it goes back to the same allocator.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Origin {
-    General,
-    Transient,
-}
-
-/// One allocation backing part of a buffer; chunks of a buffer form a list in order.
-#[derive(Clone, Copy)]
-pub(crate) struct ChunkRec {
-    /// Offset of the chunk in the region.
-    pub(crate) offset: u64,
-    /// The allocator's range (to free it).
-    pub(crate) range: Range,
-    pub(crate) origin: Origin,
-    pub(crate) next: Option<Handle<ChunkKind>>,
-}
-
-#[derive(Clone, Copy)]
-pub(crate) enum Backing {
-    /// Device memory: the first chunk, which links to the rest.
-    Device(ChunkRec),
-    Imported(Imported),
-}
-
-#[derive(Clone, Copy)]
-pub(crate) struct BufferRec {
-    pub(crate) info: BufferInfo,
-    pub(crate) backing: Backing,
-}
 
 impl<'m, A: DeviceAllocator> LocalDevice<'m, A> {
     /// Allocates a buffer of `size` bytes, from the transient arena when `transient` (falling

@@ -1,118 +1,32 @@
-//! The local device: its tables, its memory region, and its set-up (buffers are in
-//! `buffer`, mappings in `mapping`).
+//! Setting up a local device: its tables borrowed from a [`LocalStorage`], its memory
+//! region carved into the general heap and the transient arena. The device's type and the
+//! records its tables hold are in `types`; buffers are in `buffer`, mappings in `mapping`.
 
 use crate::alloc::DeviceAllocator;
-use crate::buffer::{BufferRec, ChunkKind, ChunkRec};
 use crate::config::LocalConfig;
-use crate::kernel::{Entry, Kernel};
 use crate::memory::Region;
-use crate::replay::Replayers;
 use crate::storage::LocalStorage;
+use crate::types::{
+    BufferRec, ChunkKind, ChunkRec, CommandBufferRec, ExecutableRec, Parking, Replayers, SLOT_UNIT,
+};
 use hal_core::buffer::BufferKind;
-use hal_core::command::{Command, CommandBufferKind, CommandList};
-use hal_core::device::{MappingKind, ObjectCounts};
+use hal_core::command::{Command, CommandBufferKind};
+use hal_core::device::{MappingKind, MappingRecord, ObjectCounts};
 use hal_core::executable::ExecutableKind;
 use hal_core::handle::TableView;
-use hal_core::memory::alloc::{ArenaView, Range, Tlsf};
-use hal_core::memory::{BufferUsage, MemoryAccess, MemoryHeap, MemoryType};
+use hal_core::memory::alloc::ArenaView;
+use hal_core::memory::{BufferUsage, MemoryHeap, MemoryType};
 use hal_core::queue::{ParkedSlot, QueueView};
 use hal_core::semaphore::{SemaphoreKind, Timeline};
-use hal_core::{BufferSpan, DeviceId, Error, MemoryDomain};
+use hal_core::{DeviceId, Error};
 
-/// The slot pool's allocator counts in units of this many per slot, so its 16-unit granule
-/// is one slot (a one-command buffer takes one slot, not sixteen).
-pub(crate) const SLOT_UNIT: u64 = 16;
-
-/// Every offset the device hands out is a multiple of this.
-pub const MIN_ALIGNMENT: u64 = 16;
-
-#[derive(Clone, Copy)]
-pub(crate) struct MappingRec {
-    pub(crate) span: BufferSpan,
-    pub(crate) access: MemoryAccess,
-}
-
-#[derive(Clone, Copy)]
-pub(crate) struct ExecutableRec {
-    pub(crate) entry: Entry,
-}
-
-#[derive(Clone, Copy)]
-pub(crate) struct CommandBufferRec {
-    /// Index of its first slot, and how many it has.
-    pub(crate) first_slot: usize,
-    pub(crate) slot_count: usize,
-    pub(crate) list: CommandList,
-    /// Its slots in the shared slot pool, in [`SLOT_UNIT`]s (to free them).
-    pub(crate) slots: Range,
-}
-
-/// The local-CPU device.
-///
-/// Its tables live in a [`LocalStorage`] it borrows for `'m`, with the memory region: their
-/// capacities are the storage's const parameters, so firmware sizes every table at compile
-/// time and the device's own type names only its allocator.
-///
-/// `A` allocates the device's memory and its command slots (see [`DeviceAllocator`]):
-/// [`Tlsf`] by default (general purpose: any order of frees); [`Arena`](crate::alloc::Arena) (a bump allocator,
-/// [`Bump`](crate::alloc::Bump)) for firmware that allocates at start-up and frees in
-/// reverse order or not at all. It is about 4 KB of code smaller on Cortex-M, but space
-/// freed out of order comes back only once everything above it is freed too.
-pub struct LocalDevice<'m, A = Tlsf<256>> {
-    pub(crate) id: DeviceId,
-    /// Where the region lives (from the config).
-    pub(crate) domain: MemoryDomain,
-    /// The kernels linked in (from the config).
-    pub(crate) kernels: &'static [Kernel],
-    pub(crate) region: Region<'m>,
-    pub(crate) heaps: [MemoryHeap; 1],
-    /// Alignment of the region's start: the most any buffer can be aligned to.
-    pub(crate) region_alignment: u64,
-    pub(crate) general: &'m mut A,
-    /// Offset of the transient arena in the region.
-    pub(crate) transient_base: u64,
-    /// The alignment the transient arena's start has in memory (a power of two, at most the
-    /// region's): the largest it serves.
-    pub(crate) transient_alignment: u64,
-    pub(crate) transient: &'m mut ArenaView,
-    pub(crate) buffers: &'m mut TableView<BufferKind, BufferRec>,
-    pub(crate) chunks: &'m mut TableView<ChunkKind, ChunkRec>,
-    pub(crate) mappings: &'m mut TableView<MappingKind, MappingRec>,
-    pub(crate) executables: &'m mut TableView<ExecutableKind, ExecutableRec>,
-    pub(crate) command_buffers: &'m mut TableView<CommandBufferKind, CommandBufferRec>,
-    pub(crate) slots: &'m mut [Command],
-    pub(crate) slot_alloc: &'m mut A,
-    /// Semaphores and parked queue operations.
-    pub(crate) queue: QueueView<'m>,
-    /// How each command kind recorded so far is replayed.
-    pub(crate) replayers: Replayers<A>,
-    /// How operations are parked and later run: `None` where the storage has no room to
-    /// park any (`PENDING = 0`), so that firmware links no parked-operation path.
-    pub(crate) parking: Option<Parking<Self>>,
-    #[cfg(feature = "threads")]
-    pub(crate) pool: Option<crate::pool::WorkerPool>,
-    #[cfg(feature = "parallel")]
-    pub(crate) team: Option<&'static dyn crate::workers::Workers>,
-}
-
-// SAFETY: the raw pointers in `Region` and `Imported` stand for the `&'m mut [u8]` (region,
-// read-write imports) and `&'m [u8]` (read-only imports) the device was given, which are
-// `Send`; everything else it holds is `Send` (`A` by the bound). Moving the device moves that
-// exclusive (or shared, immutable) access with it. It is not `Sync`: `&self` methods write
-// memory.
-unsafe impl<A: DeviceAllocator + Send> Send for LocalDevice<'_, A> {}
-
-/// The parked-operation path of a device that has room for parked operations.
-pub(crate) struct Parking<D> {
-    /// Runs the parked operations that are now unblocked.
-    pub(crate) drain: fn(&mut D),
-}
+pub use crate::types::{LocalDevice, MIN_ALIGNMENT};
 
 /// The borrowed tables a device is made of: a [`LocalStorage`] with its capacities erased.
 struct Parts<'m, A> {
     buffers: &'m mut TableView<BufferKind, BufferRec>,
     chunks: &'m mut TableView<ChunkKind, ChunkRec>,
-    mappings: &'m mut TableView<MappingKind, MappingRec>,
+    mappings: &'m mut TableView<MappingKind, MappingRecord>,
     executables: &'m mut TableView<ExecutableKind, ExecutableRec>,
     command_buffers: &'m mut TableView<CommandBufferKind, CommandBufferRec>,
     semaphores: &'m mut TableView<SemaphoreKind, Timeline>,

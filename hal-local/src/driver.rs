@@ -2,29 +2,19 @@
 //! `replay`; the queue and semaphores are hal-core's, over [`QueueDriver`].
 
 use crate::alloc::DeviceAllocator;
-use crate::device::{LocalDevice, MappingRec};
 use crate::mapping::LocalMapping;
+use crate::types::{CommandBufferRec, ExecutableRec, LocalDevice, SLOT_UNIT};
 use hal_core::buffer::BufferInfo;
-use hal_core::command::{BufferLookup, CommandBufferMode, CommandList, Record};
-use hal_core::device::{HostSource, ObjectCounts, PersistentMapping, ReadStats};
+use hal_core::command::{CommandBufferMode, CommandList, Record};
+use hal_core::device::{HostSource, MappingRecord, ObjectCounts, PersistentMapping, ReadStats};
 use hal_core::memory::alloc::AllocStats;
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryHeap, MemoryType};
-use hal_core::queue::{self, QueueDriver, QueueState, QueueView};
+use hal_core::queue::{QueueDriver, QueueState, QueueView};
 use hal_core::HostMemory;
 use hal_core::{
     Buffer, BufferSpan, CommandBuffer, Device, DeviceId, Error, Executable, ExecutableSource,
-    MemoryDomain, ShortName, Submit,
+    MemoryDomain, ShortName,
 };
-
-struct Buffers<'a>(
-    &'a hal_core::handle::TableView<hal_core::buffer::BufferKind, crate::buffer::BufferRec>,
-);
-
-impl BufferLookup for Buffers<'_> {
-    fn buffer_info(&self, buffer: Buffer) -> Result<BufferInfo, Error> {
-        Ok(self.0.get(buffer)?.info)
-    }
-}
 
 impl<A: DeviceAllocator> LocalDevice<'_, A> {
     fn check_mapping(
@@ -55,7 +45,7 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
             .slots
             .get_mut(start..start + cb.slot_count)
             .ok_or(Error::Internal("command slots outside the pool"))?;
-        cb.list.record(slots, &Buffers(self.buffers), record)
+        cb.list.record(slots, &*self.buffers, record)
     }
 }
 
@@ -172,7 +162,7 @@ impl<'m, A: DeviceAllocator> Device for LocalDevice<'m, A> {
         self.check_mapping(span, access, BufferUsage::MAPPING_PERSISTENT)?;
         let (raw, _) = self.raw(span.buffer, "map", span.offset, span.length)?;
         let span = BufferSpan::new(span.buffer, span.offset, raw.len() as u64);
-        self.mappings.insert(MappingRec { span, access })
+        self.mappings.insert(MappingRecord { span, access })
     }
 
     fn mapped(&mut self, mapping: PersistentMapping) -> Result<LocalMapping<'_>, Error> {
@@ -215,7 +205,7 @@ impl<'m, A: DeviceAllocator> Device for LocalDevice<'m, A> {
                     crate::kernels::find(self.kernels, name).ok_or(Error::UnknownKernel {
                         name: ShortName::new(name),
                     })?;
-                self.executables.insert(crate::device::ExecutableRec {
+                self.executables.insert(ExecutableRec {
                     entry: kernel.entry,
                 })
             }
@@ -239,7 +229,7 @@ impl<'m, A: DeviceAllocator> Device for LocalDevice<'m, A> {
             return Err(Error::InvalidArgument("command buffer capacity of zero"));
         }
         let list = CommandList::new(mode, binding_capacity)?;
-        let unit = crate::device::SLOT_UNIT;
+        let unit = SLOT_UNIT;
         let slots = self
             .slot_alloc
             .allocate(u64::from(capacity) * unit, unit)
@@ -248,7 +238,7 @@ impl<'m, A: DeviceAllocator> Device for LocalDevice<'m, A> {
                 requested: capacity.into(),
                 limit: self.slot_alloc.stats().largest_free_range / unit,
             })?;
-        let rec = crate::device::CommandBufferRec {
+        let rec = CommandBufferRec {
             first_slot: (slots.offset / unit) as usize,
             slot_count: capacity as usize,
             list,
@@ -265,40 +255,27 @@ impl<'m, A: DeviceAllocator> Device for LocalDevice<'m, A> {
         self.record_commands(command_buffer, record)
     }
 
-    fn end(&mut self, command_buffer: CommandBuffer) -> Result<(), Error> {
-        self.command_buffers.get_mut(command_buffer)?.list.end()
-    }
-
-    fn queue_read<S: HostSource>(
+    fn stream_chunks<S: HostSource>(
         &mut self,
-        submit: Submit<'_>,
         source: &mut S,
         target: BufferSpan,
+        length: u64,
         chunk_bytes: u64,
     ) -> Result<ReadStats, Error> {
-        let info = self.buffers.get(target.buffer)?.info;
-        let length =
-            info.check_stream_target(target.offset, target.length, source.len(), chunk_bytes)?;
-        queue::require_reached(self, &submit)?;
         let mut stats = ReadStats::default();
-        let mut result = Ok(());
         while stats.bytes < length {
             let n = chunk_bytes.min(length - stats.bytes);
             let chunk = BufferSpan::new(target.buffer, target.offset + stats.bytes, n);
             let base = stats.bytes;
-            result = self.for_each_piece(chunk, "streaming read", &mut |raw, at| {
-                // SAFETY: `queue_read` holds `&mut self`; the source is caller memory the
+            self.for_each_piece(chunk, "streaming read", &mut |raw, at| {
+                // SAFETY: `stream_chunks` holds `&mut self`; the source is caller memory the
                 // device does not own, so this is the only view of these bytes.
                 let bytes = unsafe { raw.bytes_mut() }.ok_or_else(crate::mapping::read_only)?;
                 source.read_at(base + at, bytes)
-            });
-            if result.is_err() {
-                break;
-            }
+            })?;
             stats.bytes += n;
             stats.chunks += 1;
         }
-        queue::finish(self, submit.signals, result);
-        result.map(|()| stats)
+        Ok(stats)
     }
 }

@@ -53,11 +53,12 @@ mod replay;
 mod storage;
 #[cfg(feature = "cores")]
 pub mod team;
+mod types;
 #[cfg(feature = "parallel")]
 pub mod workers;
 
 pub use config::LocalConfig;
-pub use device::{LocalDevice, MIN_ALIGNMENT};
 pub use hal_core::HostMemory;
 pub use mapping::LocalMapping;
 pub use storage::LocalStorage;
+pub use types::{LocalDevice, MIN_ALIGNMENT};

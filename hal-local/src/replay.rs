@@ -1,47 +1,19 @@
 //! Replaying a command list: the local driver executes each command in order, inline.
 
 use crate::alloc::DeviceAllocator;
-use crate::device::LocalDevice;
 use crate::kernel::{Binding, Entry, Workgroup};
 #[cfg(feature = "exclusive")]
 use crate::kernel::{Bytes, Exclusive, ExclusiveFn, Tiler, Writes};
 use crate::mapping::read_only;
 #[cfg(feature = "exclusive")]
 use crate::memory::RawSpan;
+use crate::types::LocalDevice;
 use hal_core::command::{
     dispatch_constants, dispatch_payload, dispatch_spans, BufferRef, Command, ConstantScratch, Op,
     Ops, Workgroups, MAX_BINDINGS, MAX_WORKGROUP_COUNT,
 };
 use hal_core::memory::{BufferUsage, MemoryAccess};
 use hal_core::{BufferSpan, CommandBuffer, Error, Executable, Record};
-
-/// How one kind of recorded command is replayed: the device, the command's slots (its own
-/// first, its payload after it, then the rest of the list), the binding table of the
-/// submission. Returns how many slots the command took. Each replay decodes its own kind, so
-/// a firmware that never records it links neither its replay nor its decoding.
-pub(crate) type Replay<A> =
-    fn(&LocalDevice<'_, A>, &[Command], &[BufferSpan]) -> Result<usize, Error>;
-
-/// The replay of each transfer command kind this device has recorded (`None`: never
-/// recorded). Dispatches are not in here: every firmware dispatches, so
-/// [`execute`](LocalDevice::execute) runs them directly, inlined in its loop.
-///
-/// Filled in at record time ([`LocalDevice::register_replay`]) rather than matched at
-/// replay time, so a firmware that records only dispatches links no fill, update or copy
-/// replay (2.6 KB on Cortex-M4).
-pub(crate) struct Replayers<A> {
-    pub(crate) fill: Option<Replay<A>>,
-    pub(crate) update: Option<Replay<A>>,
-    pub(crate) copy: Option<Replay<A>>,
-}
-
-impl<A> Replayers<A> {
-    pub(crate) const NONE: Self = Self {
-        fill: None,
-        update: None,
-        copy: None,
-    };
-}
 
 /// The error a replay gets for a command of another kind (never: `execute` picks the replay
 /// by the command's kind).
@@ -62,9 +34,9 @@ fn replay_fill<A: DeviceAllocator>(
     else {
         return Err(wrong_kind());
     };
-    let target = dev.resolve_for(
-        target,
+    let target = target.resolve_in(
         table,
+        &*dev.buffers,
         "fill",
         BufferUsage::TRANSFER_TARGET,
         MemoryAccess::WRITE,
@@ -88,9 +60,9 @@ fn replay_update<A: DeviceAllocator>(
     let Some(Op::Update { target, data }) = ops.next() else {
         return Err(wrong_kind());
     };
-    let target = dev.resolve_for(
-        target,
+    let target = target.resolve_in(
         table,
+        &*dev.buffers,
         "update",
         BufferUsage::TRANSFER_TARGET,
         MemoryAccess::WRITE,
@@ -117,16 +89,16 @@ fn replay_copy<A: DeviceAllocator>(
     else {
         return Err(wrong_kind());
     };
-    let source = dev.resolve_for(
-        source,
+    let source = source.resolve_in(
         table,
+        &*dev.buffers,
         "copy source",
         BufferUsage::TRANSFER_SOURCE,
         MemoryAccess::READ,
     )?;
-    let target = dev.resolve_for(
-        target,
+    let target = target.resolve_in(
         table,
+        &*dev.buffers,
         "copy target",
         BufferUsage::TRANSFER_TARGET,
         MemoryAccess::WRITE,
@@ -137,8 +109,9 @@ fn replay_copy<A: DeviceAllocator>(
 
 impl<A: DeviceAllocator> LocalDevice<'_, A> {
     /// Runs every command of `command_buffer` with `bindings` as its binding table:
-    /// dispatches directly, in this loop; the transfer commands through the [`Replayers`]
-    /// entry their kind registered when it was recorded.
+    /// dispatches directly, in this loop; the transfer commands through the
+    /// [`Replayers`](crate::types::Replayers) entry their kind registered when it was
+    /// recorded.
     ///
     /// The loop matches the stored slots itself rather than decoding each into an [`Op`]
     /// first: a dispatch's fields stay in registers (decoding, then matching the `Op` again,
@@ -266,25 +239,6 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
             });
         }
         Ok(count)
-    }
-
-    /// Resolves a transfer command's reference. Buffers named when recording were checked
-    /// then; a binding-table slot is checked here, against the buffer bound to it.
-    fn resolve_for(
-        &self,
-        r: BufferRef,
-        table: &[BufferSpan],
-        what: &'static str,
-        usage: BufferUsage,
-        access: MemoryAccess,
-    ) -> Result<BufferSpan, Error> {
-        r.resolve_checked(
-            table,
-            |b| Ok(self.buffers.get(b)?.info),
-            what,
-            usage,
-            access,
-        )
     }
 
     /// Appends to `bound` (empty) a kernel binding for each of a dispatch's binding slots,

@@ -3,11 +3,10 @@
 //! takes its `StackResources`).
 
 use crate::alloc::DeviceAllocator;
-use crate::buffer::{BufferRec, ChunkKind, ChunkRec};
-use crate::device::{CommandBufferRec, ExecutableRec, MappingRec};
+use crate::types::{BufferRec, ChunkKind, ChunkRec, CommandBufferRec, ExecutableRec};
 use hal_core::buffer::BufferKind;
 use hal_core::command::{Command, CommandBufferKind};
-use hal_core::device::MappingKind;
+use hal_core::device::{MappingKind, MappingRecord};
 use hal_core::executable::ExecutableKind;
 use hal_core::handle::Table;
 use hal_core::memory::alloc::{Arena, Tlsf};
@@ -50,7 +49,7 @@ pub struct LocalStorage<
 > {
     pub(crate) buffers: Table<BufferKind, BufferRec, OBJECTS>,
     pub(crate) chunks: Table<ChunkKind, ChunkRec, NODES>,
-    pub(crate) mappings: Table<MappingKind, MappingRec, OBJECTS>,
+    pub(crate) mappings: Table<MappingKind, MappingRecord, OBJECTS>,
     pub(crate) executables: Table<ExecutableKind, ExecutableRec, OBJECTS>,
     pub(crate) command_buffers: Table<CommandBufferKind, CommandBufferRec, OBJECTS>,
     pub(crate) semaphores: Table<SemaphoreKind, Timeline, OBJECTS>,

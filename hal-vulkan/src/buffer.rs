@@ -1,59 +1,13 @@
-//! Buffers: records, chunk placements, and the per-chunk pieces every command and host
-//! transfer walks.
+//! Buffers: allocation, chunk placements, release, and the per-chunk pieces every command
+//! and host transfer walks (the records are in `types`).
 
-use crate::device::VulkanDevice;
-use crate::inflight::Retired;
 use crate::memory::Placement;
+use crate::types::{Backing, BufferRec, Piece, Retired, VulkanDevice};
 use ash::vk;
 use hal_core::chunk::ChunkLayout;
 use hal_core::memory::alloc::AllocError;
 use hal_core::memory::{BufferParams, MemoryAccess};
 use hal_core::{Buffer, BufferInfo, BufferSpan, Error};
-
-/// What backs a buffer's bytes.
-pub(crate) enum Backing {
-    /// One allocation per chunk, each a range of a block's buffer (a buffer of one chunk is
-    /// the common case).
-    Chunks(Vec<Placement>),
-    /// One sparse `VkBuffer` over every chunk; chunk `i` is bound at `i * chunk_size` to the
-    /// memory of `chunks[i]`.
-    Sparse {
-        buffer: vk::Buffer,
-        chunks: Vec<Placement>,
-    },
-    /// Host memory imported in place (`VK_EXT_external_memory_host`): the buffer starts
-    /// `offset` bytes into the imported memory.
-    Host {
-        buffer: vk::Buffer,
-        memory: vk::DeviceMemory,
-        offset: u64,
-        ptr: *mut u8,
-    },
-}
-
-/// A buffer.
-pub(crate) struct BufferRec {
-    pub(crate) info: BufferInfo,
-    pub(crate) backing: Backing,
-    /// Whether the host can reach the bytes through a pointer.
-    pub(crate) host_visible: bool,
-    /// Host memory a copying import writes back to when the buffer is released.
-    pub(crate) write_back: Option<(*mut u8, usize)>,
-}
-
-/// Where one chunk's bytes are, for the device and (if visible) for the host.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Piece {
-    pub(crate) buffer: vk::Buffer,
-    /// Offset in `buffer`.
-    pub(crate) offset: u64,
-    /// Host address of the bytes (null if the host cannot see them).
-    pub(crate) host: *mut u8,
-    /// Bytes.
-    pub(crate) len: u64,
-    /// Offset of the piece from the start of the range it is part of.
-    pub(crate) at: u64,
-}
 
 impl<'m> VulkanDevice<'m> {
     /// Allocates a buffer of `size` bytes; chunked past the heap's largest allocation.

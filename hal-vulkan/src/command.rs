@@ -9,101 +9,24 @@
 //! came from; an execution whose plan is the same (same table, same memory) replays it
 //! (seed 004) instead of recording again.
 
-use crate::buffer::Piece;
-use crate::device::VulkanDevice;
-use crate::executable::KernelKind;
-use crate::inflight::Retired;
 use crate::instance::Context;
 use crate::objects::VkObject;
 use crate::profile::Profiler;
 use crate::staging::InternalBuffer;
+use crate::types::{
+    CommandBufferRec, DispatchStep, Grid, KernelKind, Memo, Piece, Recording, Retired, Step,
+    VulkanDevice,
+};
 use ash::vk;
 use ember_kernels_wgsl::{OpPushConstants, PushConstants};
 use hal_core::command::{
-    dispatch_constants, dispatch_spans, BufferRef, Command, CommandBufferMode, CommandList,
-    ConstantScratch, Op, Workgroups, BINDINGS_PER_SLOT, MAX_BINDINGS,
+    dispatch_constants, dispatch_spans, Command, CommandBufferMode, ConstantScratch, Op,
+    Workgroups, BINDINGS_PER_SLOT, MAX_BINDINGS,
 };
 use hal_core::contract::BindingFacts;
 use hal_core::kernel::KernelError;
 use hal_core::memory::{BufferUsage, MemoryAccess};
 use hal_core::{BufferSpan, CommandBuffer, Error};
-
-/// A recorded `VkCommandBuffer` kept for replay.
-pub(crate) struct Memo {
-    plan: Vec<Step>,
-    /// The binding table the plan was made with.
-    table: Vec<BufferSpan>,
-    generation: u64,
-    /// [`VulkanDevice::objects_destroyed`] when it was recorded.
-    objects: u64,
-    recording: Recording,
-}
-
-/// A recorded command buffer and the descriptor pool its sets came from (none with push
-/// descriptors).
-#[derive(Clone, Copy)]
-pub(crate) struct Recording {
-    cb: vk::CommandBuffer,
-    pool: Option<vk::DescriptorPool>,
-}
-
-/// A command buffer.
-pub(crate) struct CommandBufferRec {
-    pub(crate) list: CommandList,
-    pub(crate) slots: Vec<Command>,
-    /// Update data and fill edges, copied to the device from here.
-    pub(crate) upload: Option<InternalBuffer>,
-    pub(crate) memo: Option<Memo>,
-    /// The progress value of its last submission (0: never submitted).
-    pub(crate) submitted: u64,
-}
-
-/// How a dispatch gets its grid.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Grid {
-    Direct([u32; 3]),
-    Indirect(vk::Buffer, u64),
-}
-
-/// One planned Vulkan command.
-#[derive(Debug, Clone, PartialEq)]
-enum Step {
-    Barrier,
-    Fill {
-        buffer: vk::Buffer,
-        offset: u64,
-        size: u64,
-        data: u32,
-    },
-    /// A copy out of the upload buffer.
-    Upload {
-        from: u64,
-        buffer: vk::Buffer,
-        offset: u64,
-        size: u64,
-    },
-    Copy {
-        src: vk::Buffer,
-        src_offset: u64,
-        dst: vk::Buffer,
-        dst_offset: u64,
-        size: u64,
-    },
-    Dispatch(Box<DispatchStep>),
-}
-
-/// A planned dispatch.
-#[derive(Debug, Clone, PartialEq)]
-struct DispatchStep {
-    /// The kernel's name (for profiles).
-    kernel: &'static str,
-    pipeline: vk::Pipeline,
-    descriptors: [(vk::Buffer, u64, u64); MAX_BINDINGS],
-    push: [u32; 32],
-    /// Words of `push` the kernel declares (16 or 32).
-    push_words: usize,
-    grid: Grid,
-}
 
 /// The kernel and grid of each dispatch of a plan, in order (an indirect grid as zeros).
 fn dispatch_labels(steps: &[Step]) -> impl Iterator<Item = (&'static str, [u32; 3])> + '_ {
@@ -124,25 +47,6 @@ fn ranges_overlap(a: u64, b: u64, length: u64) -> bool {
 }
 
 impl VulkanDevice<'_> {
-    /// Resolves a transfer command's reference; slot buffers are checked here (buffers named
-    /// when recording were checked then).
-    fn resolve_for(
-        &self,
-        r: BufferRef,
-        table: &[BufferSpan],
-        what: &'static str,
-        usage: BufferUsage,
-        access: MemoryAccess,
-    ) -> Result<BufferSpan, Error> {
-        r.resolve_checked(
-            table,
-            |b| Ok(self.buffers.get(b)?.info),
-            what,
-            usage,
-            access,
-        )
-    }
-
     /// Plans every command of a command buffer for `table`.
     fn plan(
         &self,
@@ -160,9 +64,9 @@ impl VulkanDevice<'_> {
                     pattern,
                     pattern_len,
                 } => {
-                    let span = self.resolve_for(
-                        target,
+                    let span = target.resolve_in(
                         table,
+                        &*self.buffers,
                         "fill",
                         BufferUsage::TRANSFER_TARGET,
                         MemoryAccess::WRITE,
@@ -171,9 +75,9 @@ impl VulkanDevice<'_> {
                     self.plan_fill(span, pattern, &mut steps, &mut upload)?;
                 }
                 Op::Update { target, data } => {
-                    let span = self.resolve_for(
-                        target,
+                    let span = target.resolve_in(
                         table,
+                        &*self.buffers,
                         "update",
                         BufferUsage::TRANSFER_TARGET,
                         MemoryAccess::WRITE,
@@ -198,16 +102,16 @@ impl VulkanDevice<'_> {
                     target,
                     length,
                 } => {
-                    let source = self.resolve_for(
-                        source,
+                    let source = source.resolve_in(
                         table,
+                        &*self.buffers,
                         "copy source",
                         BufferUsage::TRANSFER_SOURCE,
                         MemoryAccess::READ,
                     )?;
-                    let target = self.resolve_for(
-                        target,
+                    let target = target.resolve_in(
                         table,
+                        &*self.buffers,
                         "copy target",
                         BufferUsage::TRANSFER_TARGET,
                         MemoryAccess::WRITE,

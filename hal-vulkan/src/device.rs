@@ -1,90 +1,18 @@
-//! The Vulkan device: its context, memory, object tables, and teardown.
+//! The Vulkan device's set-up, queries and teardown (its type, and the records its tables
+//! hold, are in `types`).
 
-use crate::buffer::BufferRec;
-use crate::command::CommandBufferRec;
 use crate::config::VulkanConfig;
-use crate::executable::{ExecutableRec, Pipelines};
-use crate::inflight::{DeviceSignal, Retired};
 use crate::instance::Context;
 use crate::memory::Memory;
 use crate::objects::VkObjectCounts;
 use crate::profile::{DispatchTime, Profiler};
-use crate::sparse::SparseHeap;
 use crate::staging::InternalBuffer;
-use hal_core::buffer::BufferKind;
-use hal_core::command::CommandBufferKind;
-use hal_core::device::{MappingKind, ObjectCounts};
-use hal_core::executable::ExecutableKind;
+use crate::types::{DeviceSignal, Pipelines, VulkanDevice, MAX_OBJECTS};
+use hal_core::device::ObjectCounts;
 use hal_core::handle::Table;
-use hal_core::memory::MemoryAccess;
-use hal_core::queue::Queue;
-use hal_core::{BufferSpan, DeviceId, Error};
+use hal_core::memory::MemoryType;
+use hal_core::{DeviceId, Error, MemoryDomain};
 use std::marker::PhantomData;
-
-/// Buffers a device can hold.
-pub const MAX_BUFFERS: usize = 1024;
-/// Semaphores, command buffers, executables and persistent mappings a device can hold.
-pub const MAX_OBJECTS: usize = 256;
-/// Queue operations that can wait for semaphores at once.
-pub const MAX_PENDING: usize = 64;
-/// Command slots all command buffers of a device may hold together.
-pub const MAX_COMMAND_SLOTS: usize = 1 << 18;
-
-#[derive(Clone, Copy)]
-pub(crate) struct MappingRec {
-    pub(crate) span: BufferSpan,
-    pub(crate) access: MemoryAccess,
-}
-
-/// A Vulkan device behind hal-core's `Device` trait.
-///
-/// Queue operations run in submission order once their waits are reached (work waiting on
-/// semaphores nothing has signalled yet is parked, as on the local driver) and are submitted
-/// to the GPU without host waits; the host blocks in `wait_semaphores`, host transfers and
-/// mappings, and where it must destroy or rewrite what pending work may use (see the
-/// `inflight` module).
-pub struct VulkanDevice<'m> {
-    pub(crate) id: DeviceId,
-    pub(crate) config: VulkanConfig,
-    pub(crate) ctx: Context,
-    pub(crate) memory: Memory,
-    pub(crate) sparse: Vec<Option<SparseHeap>>,
-    pub(crate) pipelines: Pipelines,
-    pub(crate) buffers: Box<Table<BufferKind, BufferRec, MAX_BUFFERS>>,
-    pub(crate) mappings: Box<Table<MappingKind, MappingRec, MAX_OBJECTS>>,
-    pub(crate) executables: Box<Table<ExecutableKind, ExecutableRec, MAX_OBJECTS>>,
-    pub(crate) command_buffers: Box<Table<CommandBufferKind, CommandBufferRec, MAX_OBJECTS>>,
-    pub(crate) slots_in_use: usize,
-    /// Semaphores and parked queue operations.
-    pub(crate) queue: Box<Queue<MAX_OBJECTS, MAX_PENDING>>,
-    /// Bumped whenever a buffer or a pipeline a recording's table or commands may name is
-    /// released: a kept recording replays without planning only at the generation it was
-    /// made.
-    pub(crate) memo_generation: u64,
-    /// Bumped whenever a buffer's own `VkBuffer` (sparse, imported) or a pipeline is
-    /// destroyed; with the blocks `Memory` destroyed, see [`Self::objects_destroyed`].
-    pub(crate) object_generation: u64,
-    /// Executions replayed from a kept recording.
-    pub(crate) memo_hits: u64,
-    pub(crate) staging: Option<InternalBuffer>,
-    pub(crate) dummy: Option<InternalBuffer>,
-    /// What pending submissions may still use, with the progress value each waits for.
-    pub(crate) retired: Vec<(u64, Retired)>,
-    /// Per semaphore (by handle index): what its latest device signal waits for.
-    pub(crate) signals: Box<[DeviceSignal; MAX_OBJECTS]>,
-    /// Host transfers that went through the staging buffer (none where memory is
-    /// host-visible).
-    pub(crate) staged_transfers: u64,
-    /// Dispatch timestamps, where profiling is on.
-    pub(crate) profiler: Option<Profiler>,
-    _memory: PhantomData<&'m mut [u8]>,
-}
-
-// SAFETY: the raw pointers the device holds are mappings of its own device memory and the
-// caller's imported memory (borrowed for 'm as `&mut`/`&`, which are `Send`); Vulkan handles
-// may be used from any thread when access is externally synchronized, which `&mut self`
-// guarantees. It is not `Sync`.
-unsafe impl Send for VulkanDevice<'_> {}
 
 impl<'m> VulkanDevice<'m> {
     /// Creates a device as `config` says.
@@ -248,6 +176,22 @@ impl<'m> VulkanDevice<'m> {
         self.ctx
             .waited_nanos
             .load(core::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Where memory of `memory_type` lives: host memory the device reaches (`Host`), or
+    /// memory behind the GPU.
+    pub(crate) fn domain(&self, memory_type: MemoryType) -> MemoryDomain {
+        let unified = matches!(
+            self.ctx.device_type,
+            ash::vk::PhysicalDeviceType::CPU | ash::vk::PhysicalDeviceType::INTEGRATED_GPU
+        );
+        let host_memory = memory_type.contains(MemoryType::HOST_VISIBLE)
+            && (unified || !memory_type.contains(MemoryType::DEVICE_LOCAL));
+        if host_memory {
+            MemoryDomain::Host
+        } else {
+            MemoryDomain::Device { fabric: 1 }
+        }
     }
 
     /// Counts every destruction of a Vulkan object a recording may name (a buffer, a block

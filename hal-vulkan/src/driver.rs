@@ -2,35 +2,20 @@
 //! `transfer`, `import`, `executable` and `command`; the queue and semaphores are hal-core's,
 //! over [`QueueDriver`].
 
-use crate::command::CommandBufferRec;
-use crate::device::{MappingRec, VulkanDevice, MAX_COMMAND_SLOTS, MAX_OBJECTS, MAX_PENDING};
 use crate::transfer::VulkanMapping;
+use crate::types::{CommandBufferRec, VulkanDevice, MAX_COMMAND_SLOTS, MAX_OBJECTS, MAX_PENDING};
 use hal_core::buffer::BufferInfo;
-use hal_core::command::{BufferLookup, Command, CommandBufferMode, CommandList, Record};
-use hal_core::device::{HostSource, ObjectCounts, PersistentMapping, ReadStats};
+use hal_core::command::{Command, CommandBufferMode, CommandList, Record};
+use hal_core::device::{HostSource, MappingRecord, ObjectCounts, PersistentMapping, ReadStats};
 use hal_core::memory::alloc::AllocStats;
 use hal_core::memory::{BufferParams, BufferUsage, MemoryAccess, MemoryHeap, MemoryType};
-use hal_core::queue::{self, Queue, QueueDriver, QueueState};
+use hal_core::queue::{Queue, QueueDriver, QueueState};
 use hal_core::semaphore::Timeline;
 use hal_core::HostMemory;
 use hal_core::{
     Buffer, BufferSpan, CommandBuffer, Device, DeviceId, Error, Executable, ExecutableSource,
-    MemoryDomain, Semaphore, SemaphoreValue, Submit, Timeout,
+    MemoryDomain, Semaphore, SemaphoreValue, Timeout,
 };
-
-struct Buffers<'a>(
-    &'a hal_core::handle::Table<
-        hal_core::buffer::BufferKind,
-        crate::buffer::BufferRec,
-        { crate::device::MAX_BUFFERS },
-    >,
-);
-
-impl BufferLookup for Buffers<'_> {
-    fn buffer_info(&self, buffer: Buffer) -> Result<BufferInfo, Error> {
-        Ok(self.0.get(buffer)?.info)
-    }
-}
 
 impl QueueDriver for VulkanDevice<'_> {
     type Queue = Queue<MAX_OBJECTS, MAX_PENDING>;
@@ -132,7 +117,7 @@ impl<'m> Device for VulkanDevice<'m> {
     ) -> Result<PersistentMapping, Error> {
         self.settle()?;
         let (_, span) = self.map_piece(span, access, BufferUsage::MAPPING_PERSISTENT)?;
-        self.mappings.insert(MappingRec { span, access })
+        self.mappings.insert(MappingRecord { span, access })
     }
 
     fn mapped(&mut self, mapping: PersistentMapping) -> Result<VulkanMapping<'_>, Error> {
@@ -228,29 +213,17 @@ impl<'m> Device for VulkanDevice<'m> {
             self.executables.get(executable)?;
         }
         let cb = self.command_buffers.get_mut(command_buffer)?;
-        cb.list
-            .record(&mut cb.slots, &Buffers(&self.buffers), record)
+        cb.list.record(&mut cb.slots, &*self.buffers, record)
     }
 
-    fn end(&mut self, command_buffer: CommandBuffer) -> Result<(), Error> {
-        self.command_buffers.get_mut(command_buffer)?.list.end()
-    }
-
-    fn queue_read<S: HostSource>(
+    fn stream_chunks<S: HostSource>(
         &mut self,
-        submit: Submit<'_>,
         source: &mut S,
         target: BufferSpan,
+        length: u64,
         chunk_bytes: u64,
     ) -> Result<ReadStats, Error> {
-        let info = self.buffers.get(target.buffer)?.info;
-        let length =
-            info.check_stream_target(target.offset, target.length, source.len(), chunk_bytes)?;
-        queue::require_reached(self, &submit)?;
-        let result = self
-            .settle()
-            .and_then(|()| self.stream(source, target, length, chunk_bytes));
-        queue::finish(self, submit.signals, result.map(|_| ()));
-        result
+        self.settle()?;
+        self.stream(source, target, length, chunk_bytes)
     }
 }

@@ -6,9 +6,9 @@
 //! then the TFLite op set. Pipelines are shared: loading
 //! the same SPIR-V and entry point again takes another reference to the same `VkPipeline`.
 
-use crate::device::VulkanDevice;
 use crate::instance::{vk_error, Context};
 use crate::objects::VkObject;
+use crate::types::{ExecutableRec, KernelKind, Pipelines, SharedPipeline, VulkanDevice};
 use ash::vk;
 use hal_core::command::MAX_BINDINGS;
 use hal_core::{Error, Executable, ExecutableSource, ShortName};
@@ -25,38 +25,6 @@ pub(crate) const PUSH_BYTES: u32 =
 
 /// The SPIR-V magic number.
 const SPIRV_MAGIC: u32 = 0x0723_0203;
-
-/// A loaded executable.
-#[derive(Clone, Copy)]
-pub(crate) struct ExecutableRec {
-    /// Index of its pipeline in the shared list.
-    pub(crate) pipeline: usize,
-    /// How its dispatches are checked on the host and laid out; `None` for generic SPIR-V.
-    pub(crate) kernel: Option<KernelKind>,
-}
-
-/// A built-in kernel: what checks its dispatches and how its push block is laid out.
-#[derive(Clone, Copy)]
-pub(crate) enum KernelKind {
-    /// A kernel of hal-core's contracts (`ember_kernels_wgsl::PushConstants`).
-    Builtin(&'static hal_core::contract::Contract),
-    /// A kernel of the TFLite op set (`ember_kernels_wgsl::OpPushConstants`).
-    Op(&'static ember_kernels_wgsl::OpKernel),
-}
-
-/// One pipeline, shared by every executable loaded from the same code.
-pub(crate) struct SharedPipeline {
-    key: (usize, usize, String),
-    pub(crate) pipeline: vk::Pipeline,
-    refs: u32,
-}
-
-/// The layouts every pipeline uses, and the shared pipelines.
-pub(crate) struct Pipelines {
-    pub(crate) set_layout: vk::DescriptorSetLayout,
-    pub(crate) layout: vk::PipelineLayout,
-    pub(crate) shared: Vec<Option<SharedPipeline>>,
-}
 
 impl Pipelines {
     pub(crate) fn new(ctx: &Context) -> Result<Self, Error> {

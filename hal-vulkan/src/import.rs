@@ -3,12 +3,11 @@
 //! or, where the device refuses, as a copy in heap 0 that a read-write import writes back to
 //! the caller's memory when the buffer is released.
 
-use crate::buffer::{Backing, BufferRec};
-use crate::device::VulkanDevice;
 use crate::instance::vk_error;
 use crate::instance::Context;
 use crate::memory::{allocate_memory, buffer_usage, destroy_buffer, free_memory};
 use crate::objects::VkObject;
+use crate::types::{Backing, BufferRec, VulkanDevice};
 use ash::vk;
 use hal_core::memory::{BufferParams, MemoryAccess};
 use hal_core::HostMemory;

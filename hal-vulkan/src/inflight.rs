@@ -21,29 +21,10 @@
 //!   for everything submitted ([`VulkanDevice::settle`]), so the host never races the GPU on
 //!   a buffer, whatever the caller waited for.
 
-use crate::buffer::BufferRec;
-use crate::command::Recording;
-use crate::device::VulkanDevice;
-use crate::staging::InternalBuffer;
+use crate::types::{DeviceSignal, Retired, VulkanDevice, TRACKED_SIGNALS};
 use core::sync::atomic::Ordering::Relaxed;
 use hal_core::semaphore::Semaphore;
 use hal_core::{Error, SemaphoreValue, Timeout};
-
-/// Device signals of one semaphore not yet known to have run, oldest first.
-pub(crate) const TRACKED_SIGNALS: usize = 8;
-
-/// What a host wait on one semaphore must wait for on the device.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct DeviceSignal {
-    /// A value the device has certainly reached (all of whose work has run).
-    pub(crate) settled: u64,
-    /// `(value, progress)`: the value submitted work signals, and the progress value after
-    /// which it is reached on the device; both rise from one to the next. Past
-    /// `TRACKED_SIGNALS` the oldest is dropped, and a wait for its value waits for the next
-    /// one's progress (later, so still safe).
-    pending: [(u64, u64); TRACKED_SIGNALS],
-    len: u8,
-}
 
 impl DeviceSignal {
     /// Nothing pending, at `value`.
@@ -99,13 +80,6 @@ impl DeviceSignal {
             .find(|&&(v, _)| v >= value)
             .map_or(0, |&(_, progress)| progress)
     }
-}
-
-/// Something freed once the device has passed the progress value it is kept with.
-pub(crate) enum Retired {
-    Buffer(BufferRec),
-    Recording(Recording),
-    Upload(InternalBuffer),
 }
 
 impl VulkanDevice<'_> {

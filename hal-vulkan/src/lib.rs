@@ -60,9 +60,9 @@ mod profile;
 mod sparse;
 mod staging;
 mod transfer;
+mod types;
 
 pub use config::VulkanConfig;
-pub use device::{VulkanDevice, MAX_BUFFERS, MAX_COMMAND_SLOTS, MAX_OBJECTS, MAX_PENDING};
 pub use executable::check_spirv;
 pub use hal_core::HostMemory;
 pub use instance::ValidationMessages;
@@ -70,25 +70,4 @@ pub use load::{HostLoadOptions, LoadPath, LoadStats};
 pub use objects::{VkObject, VkObjectCounts};
 pub use profile::DispatchTime;
 pub use transfer::VulkanMapping;
-
-impl VulkanDevice<'_> {
-    /// Where memory of `memory_type` lives: host memory the device reaches (`Host`), or
-    /// memory behind the GPU.
-    pub(crate) fn domain(
-        &self,
-        memory_type: hal_core::memory::MemoryType,
-    ) -> hal_core::MemoryDomain {
-        use hal_core::memory::MemoryType;
-        let unified = matches!(
-            self.ctx.device_type,
-            ash::vk::PhysicalDeviceType::CPU | ash::vk::PhysicalDeviceType::INTEGRATED_GPU
-        );
-        let host_memory = memory_type.contains(MemoryType::HOST_VISIBLE)
-            && (unified || !memory_type.contains(MemoryType::DEVICE_LOCAL));
-        if host_memory {
-            hal_core::MemoryDomain::Host
-        } else {
-            hal_core::MemoryDomain::Device { fabric: 1 }
-        }
-    }
-}
+pub use types::{VulkanDevice, MAX_BUFFERS, MAX_COMMAND_SLOTS, MAX_OBJECTS, MAX_PENDING};

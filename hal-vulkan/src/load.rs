@@ -8,10 +8,9 @@
 //! that lives as long as the load. Staging memory therefore stays bounded however large the
 //! load is, and imported windows are released as soon as their copy has run.
 
-use crate::buffer::{Backing, Piece};
-use crate::device::VulkanDevice;
 use crate::import::import_pages;
 use crate::staging::InternalBuffer;
+use crate::types::{Backing, Piece, VulkanDevice};
 use ash::vk;
 use hal_core::memory::{BufferUsage, MemoryAccess};
 use hal_core::{BufferSpan, Error};

@@ -2,19 +2,11 @@
 //! and bound on the sparse queue. Devices without sparse binding (or with it turned off) take
 //! the fallback in `buffer.rs`: one allocation per chunk, commands split per chunk.
 
-use crate::buffer::Backing;
-use crate::device::VulkanDevice;
 use crate::instance::{vk_error, Context};
 use crate::memory::{create_buffer, destroy_buffer, Placement};
+use crate::types::{Backing, SparseHeap, VulkanDevice};
 use ash::vk;
 use hal_core::Error;
-
-/// What sparse binding needs on one heap: the bind alignment and the chunk size it gives.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct SparseHeap {
-    pub(crate) alignment: u64,
-    pub(crate) chunk_size: u64,
-}
 
 /// Probes sparse binding for a heap of memory type `type_index` whose chunks are at most
 /// `max_chunk` bytes: `None` if the device cannot (or may not) do it there.

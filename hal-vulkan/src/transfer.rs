@@ -2,9 +2,8 @@
 //! the memory is host-visible, through a bounded staging buffer when it is not), and the
 //! streaming `queue_read`.
 
-use crate::buffer::Piece;
-use crate::device::VulkanDevice;
 use crate::staging::InternalBuffer;
+use crate::types::{Piece, VulkanDevice};
 use ash::vk;
 use hal_core::device::{HostSource, Mapped, ReadStats};
 use hal_core::memory::MemoryAccess;
