@@ -243,25 +243,23 @@ impl Embed {
     }
 
     /// Links hal-local's kernels of the TFLite op set ([`hal_local::kernels::TFLITE`]), for
-    /// an imported model: kernel `name` at `::hal_local::kernels::tflite::NAME`.
+    /// an imported model, at the paths hal-local lists for them
+    /// ([`hal_local::kernels::TFLITE_PATHS`]).
     pub fn tflite_kernels(mut self) -> Self {
-        for kernel in hal_local::kernels::TFLITE {
-            let path = format!(
-                "::hal_local::kernels::tflite::{}",
-                kernel.name.to_uppercase()
-            );
-            self.linked.insert(kernel.name.to_owned(), path);
+        for kernel in hal_local::kernels::TFLITE_PATHS {
+            self.linked
+                .insert(kernel.name.to_owned(), kernel.path.to_owned());
         }
         self
     }
 
-    /// Links hal-local's built-in kernels ([`hal_local::kernels::BUILTIN`]): kernel `name` at
-    /// `::hal_local::kernels::NAME` (its name in upper case), replacing paths given earlier
-    /// for those names.
+    /// Links hal-local's built-in kernels ([`hal_local::kernels::BUILTIN`]) at the paths it
+    /// lists for them ([`hal_local::kernels::BUILTIN_PATHS`]), replacing paths given
+    /// earlier for those names.
     pub fn builtin_kernels(mut self) -> Self {
-        for kernel in hal_local::kernels::BUILTIN {
-            let path = format!("::hal_local::kernels::{}", kernel.name.to_uppercase());
-            self.linked.insert(kernel.name.to_owned(), path);
+        for kernel in hal_local::kernels::BUILTIN_PATHS {
+            self.linked
+                .insert(kernel.name.to_owned(), kernel.path.to_owned());
         }
         self
     }

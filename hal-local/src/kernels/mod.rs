@@ -55,13 +55,37 @@ pub use mlp::MLP_SOFTMAX_F32;
 pub use noop::NOOP;
 pub use softmax::SOFTMAX_F32;
 #[cfg(feature = "tflite")]
-pub use tflite::TFLITE;
+pub use tflite::{TFLITE, TFLITE_PATHS};
 
 #[cfg(test)]
 mod testutil;
 
-/// Every built-in kernel, for the driver's kernel lookup.
-pub static BUILTIN: &[Kernel] = &[
+/// A kernel's name and the Rust path of its entry (a `Kernel` const), for build tools that
+/// link a module's kernels statically (ember-build).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelPath {
+    /// The kernel's name, as modules name it.
+    pub name: &'static str,
+    /// The path of its `Kernel` const, from the crate root (`::hal_local::kernels::…`).
+    pub path: &'static str,
+}
+
+/// [`BUILTIN`] and [`BUILTIN_PATHS`], from one list.
+macro_rules! builtin_table {
+    ($($module:ident :: $kernel:ident),+ $(,)?) => {
+        /// Every built-in kernel, for the driver's kernel lookup.
+        pub static BUILTIN: &[Kernel] = &[$($module::$kernel),+];
+
+        /// Every built-in kernel's name with the Rust path of its entry, in [`BUILTIN`]'s
+        /// order.
+        pub static BUILTIN_PATHS: &[KernelPath] = &[$(KernelPath {
+            name: $module::$kernel.name,
+            path: concat!("::hal_local::kernels::", stringify!($kernel)),
+        }),+];
+    };
+}
+
+builtin_table!(
     fill::FILL_U32,
     copy::COPY_U32,
     elementwise::ADD_F32,
@@ -71,7 +95,7 @@ pub static BUILTIN: &[Kernel] = &[
     softmax::SOFTMAX_F32,
     mlp::MLP_SOFTMAX_F32,
     noop::NOOP,
-];
+);
 
 /// The first kernel in `table` named `name`.
 pub fn find<'t>(table: &'t [Kernel], name: &str) -> Option<&'t Kernel> {
@@ -110,5 +134,15 @@ mod tests {
         assert!(find(BUILTIN, "nope").is_none());
         assert!(find(BUILTIN, "").is_none());
         assert!(find(&[], "noop").is_none());
+    }
+
+    #[test]
+    fn paths_follow_the_table() {
+        assert_eq!(BUILTIN_PATHS.len(), BUILTIN.len());
+        for (kernel, linked) in BUILTIN.iter().zip(BUILTIN_PATHS) {
+            assert_eq!(kernel.name, linked.name);
+            let konst = linked.path.rsplit("::").next().unwrap_or_default();
+            assert_eq!(konst, kernel.name.to_uppercase());
+        }
     }
 }

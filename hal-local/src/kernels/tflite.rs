@@ -3,6 +3,7 @@
 //! checks its bindings' lengths against the contract `ember-kernels` declares before it
 //! touches a byte; the arithmetic re-checks the slices it is given and never panics.
 
+use super::KernelPath;
 use crate::kernel::{elements, elements_mut, Bytes, Element, Entry, Exclusive, Kernel, Writes};
 use ember_kernels::add::{AddF32, AddS8};
 use ember_kernels::concatenation::{Concatenation, MAX_INPUTS};
@@ -293,14 +294,18 @@ pub const CONCATENATION: Kernel = Kernel {
     entry: Entry::Exclusive(concatenation, Writes::Last),
 };
 
-/// [`TFLITE`] and, for its test, each entry's const name with its kernel's name.
+/// [`TFLITE`] and [`TFLITE_PATHS`], from one list.
 macro_rules! tflite_table {
     ($($kernel:ident),+ $(,)?) => {
         /// Every TFLite-op kernel, for a device that runs imported models.
         pub static TFLITE: &[Kernel] = &[$($kernel),+];
 
-        #[cfg(test)]
-        const TFLITE_CONSTS: &[(&str, &str)] = &[$((stringify!($kernel), $kernel.name)),+];
+        /// Every TFLite-op kernel's name with the Rust path of its entry, in [`TFLITE`]'s
+        /// order: what build tools (ember-build) link a module's kernels by.
+        pub static TFLITE_PATHS: &[KernelPath] = &[$(KernelPath {
+            name: $kernel.name,
+            path: concat!("::hal_local::kernels::tflite::", stringify!($kernel)),
+        }),+];
     };
 }
 
@@ -342,13 +347,13 @@ tflite_table!(
 mod tests {
     use super::*;
 
-    /// ember-build links each kernel as `hal_local::kernels::tflite::{NAME}`, the kernel's
-    /// name in upper case, so each const must be named so.
     #[test]
-    fn consts_are_named_after_their_kernels() {
-        assert_eq!(TFLITE_CONSTS.len(), TFLITE.len());
-        for (konst, name) in TFLITE_CONSTS {
-            assert_eq!(*konst, name.to_uppercase());
+    fn paths_follow_the_table() {
+        assert_eq!(TFLITE_PATHS.len(), TFLITE.len());
+        for (kernel, linked) in TFLITE.iter().zip(TFLITE_PATHS) {
+            assert_eq!(kernel.name, linked.name);
+            let konst = linked.path.rsplit("::").next().unwrap_or_default();
+            assert_eq!(konst, kernel.name.to_uppercase());
         }
     }
 }
