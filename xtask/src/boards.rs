@@ -23,6 +23,22 @@ pub struct Board {
     pub qemu: Option<(&'static str, &'static [&'static str])>,
 }
 
+impl Board {
+    /// Installs what the board's firmware needs: its target, and for a QEMU board its QEMU
+    /// and defmt-print.
+    pub fn set_up(&self) -> Result {
+        setup::stable()?;
+        if let Some(target) = self.target {
+            setup::target(target)?;
+        }
+        if let Some((program, _)) = self.qemu {
+            setup::qemu(program)?;
+            setup::defmt_print_installed()?;
+        }
+        Ok(())
+    }
+}
+
 /// Every board; the first is the default.
 pub const BOARDS: &[Board] = &[
     Board {
@@ -93,7 +109,7 @@ pub fn cargo(args: &[&str]) -> Command {
 
 /// Builds `board`'s binaries (release: the size-optimized firmware profile).
 pub fn build(board: Board) -> Result {
-    setup::board(board)?;
+    board.set_up()?;
     let mut args = vec!["build", "--release", "-p", board.name];
     if let Some(target) = board.target {
         args.extend(["--target", target]);
@@ -112,7 +128,7 @@ pub fn build_bin(
     oracle: Option<&std::path::Path>,
     what: &str,
 ) -> Result<PathBuf> {
-    setup::board(board)?;
+    board.set_up()?;
     let target = board
         .target
         .ok_or_else(|| format!("{} is not a bare-metal board", board.name))?;

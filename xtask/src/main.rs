@@ -34,6 +34,7 @@ mod cores;
 mod fuzz;
 mod import;
 mod iree;
+mod miri;
 mod oracle;
 mod pack;
 mod setup;
@@ -164,7 +165,7 @@ enum Command {
         all: bool,
         /// Randomized single-op models of every op variant Ember supports, each run
         /// through TFLM, into target/oracle-ops/<variant>/<n>/ (what
-        /// ember-import/tests/op_oracle.rs compares Ember with).
+        /// ember-run/tests/op_oracle.rs compares Ember with).
         #[arg(long, conflicts_with_all = ["model", "output", "bmp", "inputs"])]
         ops: bool,
         /// With --ops: models per op variant.

@@ -119,19 +119,6 @@ pub fn target(target: &str) -> Result {
     Ok(())
 }
 
-/// What a board's firmware needs: its target, and for a QEMU board its QEMU and defmt-print.
-pub fn board(board: crate::boards::Board) -> Result {
-    stable()?;
-    if let Some(t) = board.target {
-        target(t)?;
-    }
-    if let Some((program, _)) = board.qemu {
-        qemu(program)?;
-        defmt_print_installed()?;
-    }
-    Ok(())
-}
-
 /// The Debian packages QEMU comes in, from bookworm-backports (QEMU 10: bookworm's own QEMU
 /// conflicts with the backported qemu-utils these machines carry).
 const QEMU_PACKAGES: &[&str] = &["qemu-system-arm", "qemu-system-misc"];
@@ -292,7 +279,7 @@ pub fn defmt_print() -> std::path::PathBuf {
 }
 
 /// Installs defmt-print (the host side of the firmware's defmt logs) unless it runs.
-fn defmt_print_installed() -> Result {
+pub fn defmt_print_installed() -> Result {
     let mut version = std::process::Command::new(defmt_print());
     version.arg("--version");
     if output(version).is_some() {

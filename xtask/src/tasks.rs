@@ -1,6 +1,7 @@
 //! The commands themselves.
 
 use crate::boards;
+use crate::miri;
 use crate::setup::{self, NO_STD_TARGET};
 use crate::step::{cmd, root, run, target_dir, Result};
 use std::time::Instant;
@@ -10,69 +11,7 @@ use std::time::Instant;
 const NO_STD_CRATES: &[(&str, &[&str])] = &[
     ("hal-core", &["", "defmt"]),
     ("hal-local", &["", "defmt", "tflite", "cores,tflite"]),
-    ("ember-kernels", &[""]),
-];
-
-/// Test sets Miri runs: every crate with `unsafe` or invariants worth proving, as
-/// `cargo miri test` arguments. The benchmark crate's `unsafe` is its peers' glue, run by a
-/// small test of its own (its trace replays are far too long for Miri).
-const MIRI_TESTS: &[(&str, &[&str])] = &[
-    ("hal-core's tests", &["-p", "hal-core"]),
-    (
-        "hal-local's tests (inline driver, exclusive kernels)",
-        &["-p", "hal-local", "--features", "exclusive"],
-    ),
-    (
-        "hal-local's team of cores and the forks over it (threads as cores)",
-        &[
-            "-p",
-            "hal-local",
-            "--features",
-            "cores,std,exclusive",
-            "--lib",
-            "--",
-            "team",
-            "workers",
-        ],
-    ),
-    (
-        "the shared device and its soak test (threads as cores)",
-        &[
-            "-p",
-            "ember-tests",
-            "--features",
-            "cores",
-            "--test",
-            "shared_device",
-        ],
-    ),
-    (
-        "the conformance suite on the inline local driver",
-        &[
-            "-p",
-            "ember-tests",
-            "--test",
-            "conformance_local",
-            "--",
-            // These two bind one 64 KiB range, larger than a chunk of Miri's small device.
-            "--skip",
-            "command_validation::limits",
-            "--skip",
-            "dispatch::dispatch_large",
-        ],
-    ),
-    (
-        "the benchmark peers' unsafe glue",
-        &["-p", "ember-tests", "--test", "peers_miri"],
-    ),
-    (
-        "hal-vulkan's load copy threads (no Vulkan calls)",
-        &["-p", "hal-vulkan", "--lib", "--", "copier"],
-    ),
-    (
-        "the Vulkan bench's host pool",
-        &["-p", "ember-bench-vulkan"],
-    ),
+    ("ember-kernels", &["", "tuned-check"]),
 ];
 
 /// `cargo xtask test`: everything CI checks, in order, stopping at the first failure. Among
@@ -115,6 +54,32 @@ pub fn test(with_miri: bool) -> Result {
         "the Vulkan bench at smoke sizes on lavapipe (validation on)",
         bench_vulkan_command(&["--smoke"], true),
     )?;
+    // Miri interprets on one core for most of its time: it runs beside the steps from here
+    // on (after the timed HAL check), which leave a core idle most of theirs.
+    let miri = if with_miri {
+        setup::miri()?;
+        Some(miri::start())
+    } else {
+        None
+    };
+    let rest = test_after_miri_starts();
+    match miri {
+        Some(miri) => miri.finish(rest)?,
+        None => {
+            rest?;
+            println!("\n==> Miri NOT run (--no-miri was given); CI always runs it");
+        }
+    }
+    println!(
+        "\nxtask test: all passed in {:.0} s",
+        started.elapsed().as_secs_f32()
+    );
+    Ok(())
+}
+
+/// The steps of [`test`] that run beside Miri: the default-feature conformance suite, the
+/// `no_std` cross builds and the boards.
+fn test_after_miri_starts() -> Result {
     run(
         "the conformance suite with default features (inline local driver only)",
         cmd(
@@ -139,41 +104,7 @@ pub fn test(with_miri: bool) -> Result {
             )?;
         }
     }
-    test_boards()?;
-    if with_miri {
-        setup::miri()?;
-        for (what, args) in MIRI_TESTS {
-            let mut miri = vec!["+nightly", "miri", "test"];
-            miri.extend_from_slice(args);
-            let mut command = cmd("cargo", &miri);
-            // The conformance suite leaks each device's memory region on purpose (devices
-            // borrow it for 'static); Miri's leak check would call that an error.
-            if args.contains(&"conformance_local") || args.contains(&"shared_device") {
-                command.env("MIRIFLAGS", "-Zmiri-ignore-leaks");
-            }
-            run(&format!("Miri over {what}"), command)?;
-        }
-        run(
-            "Miri over the firmware's heap hand-over (boards workspace)",
-            boards::cargo(&[
-                "+nightly",
-                "miri",
-                "test",
-                "-p",
-                "ember-firmware",
-                "--features",
-                "std,heap",
-                "--lib",
-            ]),
-        )?;
-    } else {
-        println!("\n==> Miri NOT run (--no-miri was given); CI always runs it");
-    }
-    println!(
-        "\nxtask test: all passed in {:.0} s",
-        started.elapsed().as_secs_f32()
-    );
-    Ok(())
+    test_boards()
 }
 
 /// `cargo xtask run --board B [--device D]`: on the host board (the default), the main job
@@ -242,7 +173,7 @@ fn test_boards() -> Result {
         None
     };
     for board in boards::BOARDS {
-        setup::board(*board)?;
+        board.set_up()?;
         let mut args = vec!["clippy", "--release", "-p", board.name];
         if let Some(target) = board.target {
             args.extend(["--target", target]);
@@ -327,7 +258,7 @@ pub fn bench(name: &str, what: &str) -> Result {
 }
 
 /// `cargo xtask bench models`: every reference model on the local device against TFLM's
-/// interpreter and IREE's CPU runtime in the same run (`ember-import/benches/models.rs`,
+/// interpreter and IREE's CPU runtime in the same run (`ember-run/benches/models.rs`,
 /// which runs `xtask/oracle/tflm_bench.py` in the oracle's venv and
 /// `xtask/oracle/iree_bench.py` in IREE's, on the `.vmfb`s `crate::iree` compiled) →
 /// `target/bench/models.json`. Says SKIPPED, loudly, when the models are absent; says IREE
@@ -349,10 +280,7 @@ pub fn bench_models() -> Result {
     models.sort();
     setup::stable()?;
     let python = crate::oracle::venv()?;
-    let mut c = cmd(
-        "cargo",
-        &["bench", "-p", "ember-import", "--bench", "models"],
-    );
+    let mut c = cmd("cargo", &["bench", "-p", "ember-run", "--bench", "models"]);
     c.env("EMBER_TFLM_PYTHON", &python)
         .env("EMBER_MODELS", &dir);
     // IREE is measured where it can be; where it cannot, the bench says so per model and
@@ -550,7 +478,7 @@ pub fn run_model(model: &str, inputs: &[String], outputs: &[String], workers: us
         "--release",
         "-q",
         "-p",
-        "ember-import",
+        "ember-run",
         "--bin",
         "ember-run",
         "--",
