@@ -23,6 +23,7 @@ pub mod padding;
 pub mod params;
 pub mod pooling;
 pub mod quant;
+mod row_tiles;
 pub mod separable_conv2d;
 mod shape;
 #[cfg(any(ember_dsp, test))]

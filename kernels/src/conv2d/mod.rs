@@ -34,121 +34,12 @@ use crate::shape;
 use core::ops::Range;
 use hal_core::kernel::KernelError;
 
-impl Conv2dS8 {
-    /// Runs the convolution. `bias` is ignored where `has_bias` is false.
-    pub fn run(
-        &self,
-        input: &[i8],
-        filter: &[i8],
-        bias: &[i32],
-        multipliers: &[i32],
-        shifts: &[i32],
-        output: &mut [i8],
-    ) -> Result<(), KernelError> {
-        self.run_rows(
-            input,
-            filter,
-            bias,
-            multipliers,
-            shifts,
-            0..self.shape.rows()?,
-            output,
-        )
-    }
-
-    /// Runs output rows `rows` (of [`rows`](Conv2dShape::rows): one per batch and output row)
-    /// into `output`, which holds just those rows; the whole range is [`run`](Self::run).
-    /// A tile refuses rows outside the output. On a core with a tuned kernel for the shape
-    /// (Armv7E-M's DSP extension: the `dsp` module, OHWI filters) that kernel runs, bit for
-    /// bit [`run_rows_portable`](Self::run_rows_portable)'s result.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run_rows(
-        &self,
-        input: &[i8],
-        filter: &[i8],
-        bias: &[i32],
-        multipliers: &[i32],
-        shifts: &[i32],
-        rows: Range<usize>,
-        output: &mut [i8],
-    ) -> Result<(), KernelError> {
-        self.run_rows_with(input, filter, bias, multipliers, shifts, rows, output, true)
-    }
-
-    /// [`run_rows`](Self::run_rows) with the portable loops only: the reference tuned
-    /// kernels are checked against.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run_rows_portable(
-        &self,
-        input: &[i8],
-        filter: &[i8],
-        bias: &[i32],
-        multipliers: &[i32],
-        shifts: &[i32],
-        rows: Range<usize>,
-        output: &mut [i8],
-    ) -> Result<(), KernelError> {
-        self.run_rows_with(
-            input,
-            filter,
-            bias,
-            multipliers,
-            shifts,
-            rows,
-            output,
-            false,
-        )
-    }
-
-    /// [`run_rows`](Self::run_rows), with the tuned kernel allowed or not.
-    #[allow(clippy::too_many_arguments)]
-    fn run_rows_with(
-        &self,
-        input: &[i8],
-        filter: &[i8],
-        bias: &[i32],
-        multipliers: &[i32],
-        shifts: &[i32],
-        rows: Range<usize>,
-        output: &mut [i8],
-        tuned: bool,
-    ) -> Result<(), KernelError> {
-        let out_len = shape::tile_binding_len(
-            &rows,
-            self.shape.rows()?,
-            self.shape.row_len()?,
-            output.len(),
-            1,
-        )?;
-        self.check(&[
-            input.len(),
-            filter.len(),
-            bias.len() * 4,
-            multipliers.len() * 4,
-            shifts.len() * 4,
-            out_len,
-        ])?;
-        shape::shifts_ok(&shifts[..self.shape.output_depth])?;
-        let requantize = OutputStageS8 {
-            bias,
-            has_bias: self.shape.has_bias,
-            multipliers,
-            shifts,
-            per_channel: true,
-            output_offset: self.output_offset,
-            act_min: self.act_min,
-            act_max: self.act_max,
-        };
-        #[cfg(any(ember_dsp, test))]
-        if tuned && dsp::run_rows(self, input, filter, &requantize, rows.clone(), output) {
-            return Ok(());
-        }
-        #[cfg(not(any(ember_dsp, test)))]
-        let _ = tuned;
-        portable::run_rows_s8(self, input, filter, &requantize, rows, output);
-        Ok(())
-    }
-}
+crate::row_tiles::per_channel_row_tiles!(
+    Conv2dS8,
+    channels: |params| params.shape.output_depth,
+    tuned: dsp::run_rows,
+    portable: portable::run_rows_s8,
+);
 
 impl Conv2dF32 {
     /// Runs the convolution. `bias` is ignored where `has_bias` is false.

@@ -27,153 +27,18 @@ pub(crate) mod tuned_check;
 
 pub use spec::{DepthwiseConv2dF32, DepthwiseConv2dS8, DepthwiseConv2dShape};
 
-use crate::quant::{narrow_offset, OutputStageS8};
+use crate::quant::OutputStageS8;
 use crate::shape::{self, clamp_f32};
 use core::ops::Range;
 use hal_core::kernel::KernelError;
 use portable::CHANNEL_BLOCK;
 
-impl DepthwiseConv2dS8 {
-    /// Runs the convolution. `bias` is ignored where `has_bias` is false.
-    pub fn run(
-        &self,
-        input: &[i8],
-        filter: &[i8],
-        bias: &[i32],
-        multipliers: &[i32],
-        shifts: &[i32],
-        output: &mut [i8],
-    ) -> Result<(), KernelError> {
-        self.run_rows(
-            input,
-            filter,
-            bias,
-            multipliers,
-            shifts,
-            0..self.shape.rows()?,
-            output,
-        )
-    }
-
-    /// Runs output rows `rows` (of [`rows`](DepthwiseConv2dShape::rows): one per batch and output row)
-    /// into `output`, which holds just those rows; the whole range is [`run`](Self::run).
-    /// A tile refuses rows outside the output. On a core with a tuned kernel for the shape
-    /// (Armv7E-M's DSP extension: the `dsp` module) that kernel runs, bit for bit
-    /// [`run_rows_portable`](Self::run_rows_portable)'s result.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run_rows(
-        &self,
-        input: &[i8],
-        filter: &[i8],
-        bias: &[i32],
-        multipliers: &[i32],
-        shifts: &[i32],
-        rows: Range<usize>,
-        output: &mut [i8],
-    ) -> Result<(), KernelError> {
-        self.run_rows_with(input, filter, bias, multipliers, shifts, rows, output, true)
-    }
-
-    /// [`run_rows`](Self::run_rows) with the portable loops only: the reference tuned
-    /// kernels are checked against.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run_rows_portable(
-        &self,
-        input: &[i8],
-        filter: &[i8],
-        bias: &[i32],
-        multipliers: &[i32],
-        shifts: &[i32],
-        rows: Range<usize>,
-        output: &mut [i8],
-    ) -> Result<(), KernelError> {
-        self.run_rows_with(
-            input,
-            filter,
-            bias,
-            multipliers,
-            shifts,
-            rows,
-            output,
-            false,
-        )
-    }
-
-    /// [`run_rows`](Self::run_rows), with the tuned kernel allowed or not.
-    #[allow(clippy::too_many_arguments)]
-    fn run_rows_with(
-        &self,
-        input: &[i8],
-        filter: &[i8],
-        bias: &[i32],
-        multipliers: &[i32],
-        shifts: &[i32],
-        rows: Range<usize>,
-        output: &mut [i8],
-        tuned: bool,
-    ) -> Result<(), KernelError> {
-        let out_len = shape::tile_binding_len(
-            &rows,
-            self.shape.rows()?,
-            self.shape.row_len()?,
-            output.len(),
-            1,
-        )?;
-        self.check(&[
-            input.len(),
-            filter.len(),
-            bias.len() * 4,
-            multipliers.len() * 4,
-            shifts.len() * 4,
-            out_len,
-        ])?;
-        shape::shifts_ok(&shifts[..self.shape.output_depth()?])?;
-        let (in_off, out_off) = (self.input_offset, self.output_offset);
-        let (lo, hi) = (self.act_min, self.act_max);
-        let has_bias = self.shape.has_bias;
-        let requantize = OutputStageS8 {
-            bias,
-            has_bias,
-            multipliers,
-            shifts,
-            per_channel: true,
-            output_offset: out_off,
-            act_min: lo,
-            act_max: hi,
-        };
-        #[cfg(any(ember_dsp, test))]
-        if tuned && dsp::run_rows(self, input, filter, &requantize, rows.clone(), output) {
-            return Ok(());
-        }
-        #[cfg(not(any(ember_dsp, test)))]
-        let _ = tuned;
-        let finish = |o: usize, oc: usize, acc: i32| output[o] = requantize.apply(oc, acc);
-        let narrow = narrow_offset(in_off);
-        match narrow {
-            Some(offset) if self.shape.depth_multiplier <= CHANNEL_BLOCK => {
-                self.shape.run_channel_blocks(
-                    rows.clone(),
-                    input,
-                    filter,
-                    0i32,
-                    |x| i16::from(x) + offset,
-                    |acc, x, w| *acc = acc.wrapping_add(i32::from(x * i16::from(w))),
-                    finish,
-                );
-            }
-            _ => self.shape.run_loops(
-                rows.clone(),
-                0i32,
-                |acc, i, f| {
-                    let x = i32::from(input[i]).wrapping_add(in_off);
-                    *acc = acc.wrapping_add(i32::from(filter[f]).wrapping_mul(x));
-                },
-                finish,
-            ),
-        }
-        Ok(())
-    }
-}
+crate::row_tiles::per_channel_row_tiles!(
+    DepthwiseConv2dS8,
+    channels: |params| params.shape.output_depth()?,
+    tuned: dsp::run_rows,
+    portable: portable::run_rows_s8,
+);
 
 impl DepthwiseConv2dF32 {
     /// Runs the convolution. `bias` is ignored where `has_bias` is false.

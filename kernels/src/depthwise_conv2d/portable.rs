@@ -1,7 +1,8 @@
 //! DEPTHWISE_CONV_2D's portable loops: TFLM's loop nest and the loops blocked over
 //! channels. The reference every tuned variant equals bit for bit.
 
-use super::spec::DepthwiseConv2dShape;
+use super::spec::{DepthwiseConv2dS8, DepthwiseConv2dShape};
+use crate::quant::{narrow_offset, OutputStageS8};
 use core::ops::Range;
 
 /// Output channels a depthwise convolution accumulates at once.
@@ -126,5 +127,42 @@ impl DepthwiseConv2dShape {
                 }
             }
         }
+    }
+}
+
+/// [`DepthwiseConv2dS8::run_rows`]'s portable loops, over bindings it has checked.
+#[inline(always)]
+pub(super) fn run_rows_s8(
+    params: &DepthwiseConv2dS8,
+    input: &[i8],
+    filter: &[i8],
+    requantize: &OutputStageS8<'_>,
+    rows: Range<usize>,
+    output: &mut [i8],
+) {
+    let in_off = params.input_offset;
+    let finish = |o: usize, oc: usize, acc: i32| output[o] = requantize.apply(oc, acc);
+    let narrow = narrow_offset(in_off);
+    match narrow {
+        Some(offset) if params.shape.depth_multiplier <= CHANNEL_BLOCK => {
+            params.shape.run_channel_blocks(
+                rows.clone(),
+                input,
+                filter,
+                0i32,
+                |x| i16::from(x) + offset,
+                |acc, x, w| *acc = acc.wrapping_add(i32::from(x * i16::from(w))),
+                finish,
+            );
+        }
+        _ => params.shape.run_loops(
+            rows.clone(),
+            0i32,
+            |acc, i, f| {
+                let x = i32::from(input[i]).wrapping_add(in_off);
+                *acc = acc.wrapping_add(i32::from(filter[f]).wrapping_mul(x));
+            },
+            finish,
+        ),
     }
 }

@@ -1,0 +1,134 @@
+//! What the int8 convolutions (CONV_2D, DEPTHWISE_CONV_2D) share: entry points over a tile
+//! of output rows, each checking its bindings, building the per-channel output stage, then
+//! running the op's tuned variant where the core has one and its portable loops otherwise.
+
+/// Writes `run`, `run_rows` and `run_rows_portable` for `$params`, an int8 kernel with
+/// per-channel requantization whose bindings are input, filter, bias, multipliers, shifts
+/// and output, and whose `shape` has `rows()` and `row_len()`; `$channels` is its output
+/// channel count (from `$params` bound to `$this`). `$tuned` (`fn(&$params, input, filter,
+/// &OutputStageS8, rows, output) -> bool`) runs the tuned variant or returns `false`,
+/// having written nothing; `$portable` (the same arguments, no result) runs the loops.
+macro_rules! per_channel_row_tiles {
+    (
+        $params:ty,
+        channels: |$this:ident| $channels:expr,
+        tuned: $tuned:path,
+        portable: $portable:path $(,)?
+    ) => {
+        impl $params {
+            /// Runs the convolution. `bias` is ignored where `has_bias` is false.
+            pub fn run(
+                &self,
+                input: &[i8],
+                filter: &[i8],
+                bias: &[i32],
+                multipliers: &[i32],
+                shifts: &[i32],
+                output: &mut [i8],
+            ) -> Result<(), KernelError> {
+                let rows = 0..self.shape.rows()?;
+                self.run_rows_with(input, filter, bias, multipliers, shifts, rows, output, true)
+            }
+
+            /// Runs output rows `rows` (one per batch and output row) into `output`, which
+            /// holds just those rows; the whole range is [`run`](Self::run). A tile refuses
+            /// rows outside the output. On a core with a tuned kernel for the shape (the
+            /// folder's `dsp.rs` on Armv7E-M's DSP extension) that kernel runs, bit for bit
+            /// [`run_rows_portable`](Self::run_rows_portable)'s result.
+            #[allow(clippy::too_many_arguments)]
+            pub fn run_rows(
+                &self,
+                input: &[i8],
+                filter: &[i8],
+                bias: &[i32],
+                multipliers: &[i32],
+                shifts: &[i32],
+                rows: Range<usize>,
+                output: &mut [i8],
+            ) -> Result<(), KernelError> {
+                self.run_rows_with(input, filter, bias, multipliers, shifts, rows, output, true)
+            }
+
+            /// [`run_rows`](Self::run_rows) with the portable loops only: the reference
+            /// tuned kernels are checked against.
+            #[allow(clippy::too_many_arguments)]
+            pub fn run_rows_portable(
+                &self,
+                input: &[i8],
+                filter: &[i8],
+                bias: &[i32],
+                multipliers: &[i32],
+                shifts: &[i32],
+                rows: Range<usize>,
+                output: &mut [i8],
+            ) -> Result<(), KernelError> {
+                let tuned = false;
+                self.run_rows_with(
+                    input,
+                    filter,
+                    bias,
+                    multipliers,
+                    shifts,
+                    rows,
+                    output,
+                    tuned,
+                )
+            }
+
+            /// [`run_rows`](Self::run_rows), with the tuned kernel allowed or not.
+            #[allow(clippy::too_many_arguments)]
+            fn run_rows_with(
+                &self,
+                input: &[i8],
+                filter: &[i8],
+                bias: &[i32],
+                multipliers: &[i32],
+                shifts: &[i32],
+                rows: Range<usize>,
+                output: &mut [i8],
+                tuned: bool,
+            ) -> Result<(), KernelError> {
+                let out_len = shape::tile_binding_len(
+                    &rows,
+                    self.shape.rows()?,
+                    self.shape.row_len()?,
+                    output.len(),
+                    1,
+                )?;
+                self.check(&[
+                    input.len(),
+                    filter.len(),
+                    bias.len() * 4,
+                    multipliers.len() * 4,
+                    shifts.len() * 4,
+                    out_len,
+                ])?;
+                let channels = {
+                    let $this = self;
+                    $channels
+                };
+                shape::shifts_ok(&shifts[..channels])?;
+                let requantize = OutputStageS8 {
+                    bias,
+                    has_bias: self.shape.has_bias,
+                    multipliers,
+                    shifts,
+                    per_channel: true,
+                    output_offset: self.output_offset,
+                    act_min: self.act_min,
+                    act_max: self.act_max,
+                };
+                #[cfg(any(ember_dsp, test))]
+                if tuned && $tuned(self, input, filter, &requantize, rows.clone(), output) {
+                    return Ok(());
+                }
+                #[cfg(not(any(ember_dsp, test)))]
+                let _ = tuned;
+                $portable(self, input, filter, &requantize, rows, output);
+                Ok(())
+            }
+        }
+    };
+}
+
+pub(crate) use per_channel_row_tiles;
