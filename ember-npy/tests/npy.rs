@@ -283,6 +283,105 @@ fn truncated_and_flipped_files_never_panic() {
 }
 
 #[test]
+fn refusals_keep_their_error_variants() {
+    let ok = "{'descr': '<i2', 'fortran_order': False, 'shape': (2,), }";
+    let parse = |bytes: &[u8]| Array::parse(bytes).unwrap_err();
+    assert!(matches!(parse(b"\x93NUMPZ\x01\x00\x00\x00"), Error::Magic));
+    assert!(matches!(
+        parse(b"\x93NUMPY\x04\x00\x00\x00"),
+        Error::Version(4, 0)
+    ));
+    assert!(matches!(
+        parse(b"\x93NUMPY\x02\x00\xff\xff\xff\xff{}"),
+        Error::Truncated
+    ));
+    let header = |h: &str| parse(&file(h, &[1, 0, 2, 0]));
+    for h in [
+        "{'descr': '<i2', 'fortran_order': False, 'shape': (2,), 'x': 1}",
+        "{'descr': '<i2', 'descr': '<i2', 'fortran_order': False, 'shape': (2,)}",
+        "{'descr': '<i2', 'fortran_order': False, 'shape': [2]}",
+        "{'descr': '<i2', 'fortran_order': False, 'shape': (2,)} x",
+    ] {
+        assert!(matches!(header(h), Error::Header(_)), "{h}");
+    }
+    assert!(matches!(
+        header("{'descr': '<i2', 'fortran_order': True, 'shape': (2,)}"),
+        Error::FortranOrder
+    ));
+    assert!(matches!(
+        header("{'descr': '>i2', 'fortran_order': False, 'shape': (2,)}"),
+        Error::Dtype(d) if d == ">i2"
+    ));
+    assert!(matches!(
+        parse(&file(ok, &[1, 0, 2, 0, 3])),
+        Error::Size {
+            expected: Some(4),
+            actual: 5
+        }
+    ));
+    assert!(matches!(
+        header("{'descr': '<i2', 'fortran_order': False, 'shape': (4294967296, 4294967296)}"),
+        Error::Size {
+            expected: None,
+            actual: 4
+        }
+    ));
+}
+
+#[test]
+fn reads_python_2_longs_and_every_one_byte_spelling() {
+    let a = Array::parse(&file(
+        "{'descr': '<i2', 'fortran_order': False, 'shape': (2L,), }",
+        &[1, 0, 2, 0],
+    ))
+    .unwrap();
+    assert_eq!(a.as_i16(), Some(&[1i16, 2][..]));
+    let one_byte = |descr: &str| {
+        let h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': (2,), }}");
+        Array::parse(&file(&h, &[0xff, 1])).map(|a| a.dtype())
+    };
+    for descr in ["|i1", "<i1", "=i1", "i1", "|b", "b"] {
+        assert_eq!(one_byte(descr).unwrap(), DType::I8, "{descr}");
+    }
+    for descr in ["|u1", "<u1", "=u1", "u1", "|B", "B"] {
+        assert_eq!(one_byte(descr).unwrap(), DType::U8, "{descr}");
+    }
+    for descr in [
+        ">i1", "|b1", "<i2L", "<i02", "|i2", "<u2", "<f2", "<M8[ns]", "",
+    ] {
+        assert!(matches!(one_byte(descr), Err(Error::Dtype(_))), "{descr}");
+    }
+    // A zero dimension makes an empty array however large the others are.
+    let empty = "{'descr': '<i2', 'fortran_order': False, 'shape': (0, 4294967296, 4294967296), }";
+    assert_eq!(
+        Array::parse(&file(empty, &[])).unwrap().shape(),
+        &[0, 1 << 32, 1 << 32]
+    );
+}
+
+#[test]
+fn deep_nesting_is_refused_at_once() {
+    // A header nested deep is refused, and at once (a backtracking parser could take
+    // minutes on these).
+    let start = std::time::Instant::now();
+    for (open, close) in [("{", "}"), ("[", "]"), ("(", ",)"), ("{1: ", "}")] {
+        let descr = format!("{}1{}", open.repeat(40), close.repeat(40));
+        let h = format!("{{'descr': {descr}, 'fortran_order': False, 'shape': (2,)}}");
+        assert!(matches!(
+            Array::parse(&file(&h, &[1, 0, 2, 0])),
+            Err(Error::Header(_))
+        ));
+        // Brackets inside strings count too, so quotes can't hide nesting.
+        let h = format!("{{'descr': ('))', {descr}), 'fortran_order': False, 'shape': (2,)}}");
+        assert!(matches!(
+            Array::parse(&file(&h, &[1, 0, 2, 0])),
+            Err(Error::Header(_))
+        ));
+    }
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+}
+
+#[test]
 fn generator_matches_the_oracle_script() {
     // Values `random_input` in xtask/oracle/tflm_oracle.py drew (seed 3, input 1, 8 elements).
     let r = |dtype| random_input(3, 1, dtype, &[8], (-1.0, 1.0)).unwrap();
