@@ -1,6 +1,6 @@
 //! Turns on the `ember_dsp` cfg for targets whose cores all have Armv7E-M's DSP extension
-//! (`thumbv7em-*`: Cortex-M4 and Cortex-M7), where the kernels of `src/dsp/` replace the
-//! portable inner loops. Stable Rust does not expose Arm's `dsp` target feature to `cfg`,
+//! (`thumbv7em-*`: Cortex-M4 and Cortex-M7), where each op folder's `dsp.rs` replaces
+//! the portable inner loops. Stable Rust does not expose Arm's `dsp` target feature to `cfg`,
 //! so the target name decides; a `target_feature` list that names `dsp` (a toolchain that
 //! exposes it) turns it on too.
 

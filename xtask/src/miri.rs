@@ -5,6 +5,7 @@
 use crate::boards;
 use crate::step::{cmd, target_dir, Result};
 use std::fs::File;
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -77,17 +78,29 @@ pub const MIRI_TESTS: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// The Miri runs in the background: the thread that runs them, and the set running now
-/// (killed where the other steps fail first).
+/// Each set that passed, with its time in seconds.
+type SetTimes = Vec<(String, f32)>;
+
+/// What the Miri thread and the steps beside it share: the set running now, and whether
+/// the steps asked Miri to stop.
+#[derive(Default)]
+struct Shared {
+    running: Option<Child>,
+    stopped: bool,
+}
+
+/// The Miri runs in the background: the thread that runs them and what it shares with the
+/// other steps. Dropped before [`finish`](Self::finish), it stops Miri.
 pub struct Background {
-    thread: JoinHandle<Result<Vec<(String, f32)>>>,
-    running: Arc<Mutex<Option<Child>>>,
+    thread: Option<JoinHandle<Result<SetTimes>>>,
+    shared: Arc<Mutex<Shared>>,
     log: PathBuf,
     started: Instant,
 }
 
 /// Every Miri set as a command: the root workspace's sets, then the boards workspace's
-/// firmware heap hand-over.
+/// firmware heap hand-over. Each runs in a process group of its own, so that stopping it
+/// stops cargo's children (cargo-miri, the interpreter) too.
 fn commands() -> Vec<(String, Command)> {
     let mut commands: Vec<(String, Command)> = MIRI_TESTS
         .iter()
@@ -116,6 +129,9 @@ fn commands() -> Vec<(String, Command)> {
             "--lib",
         ]),
     ));
+    for (_, command) in &mut commands {
+        command.process_group(0);
+    }
     commands
 }
 
@@ -123,25 +139,46 @@ fn commands() -> Vec<(String, Command)> {
 /// `target/miri.log`.
 pub fn start() -> Background {
     let log = target_dir().join("miri.log");
-    let running = Arc::new(Mutex::new(None::<Child>));
-    let thread_running = Arc::clone(&running);
+    let shared = Arc::new(Mutex::new(Shared::default()));
+    let thread_shared = Arc::clone(&shared);
     let thread_log = log.clone();
     println!(
         "\n==> Miri over {} test sets, in the background (output: {})",
         MIRI_TESTS.len() + 1,
         log.display()
     );
-    let thread = std::thread::spawn(move || run_all(&thread_log, &thread_running));
+    let thread = std::thread::spawn(move || run_all(&thread_log, &thread_shared));
     Background {
-        thread,
-        running,
+        thread: Some(thread),
+        shared,
         log,
         started: Instant::now(),
     }
 }
 
-/// Runs the sets in order, stopping at the first failure; each set's time on success.
-fn run_all(log: &PathBuf, running: &Mutex<Option<Child>>) -> Result<Vec<(String, f32)>> {
+/// Locks the shared state, whether or not a holder panicked.
+fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
+    shared
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Kills `child`'s whole process group and reaps it.
+fn kill_group(mut child: Child) {
+    let group = format!("-{}", child.id());
+    let killed = Command::new("kill")
+        .args(["-KILL", "--", &group])
+        .stderr(Stdio::null())
+        .status();
+    if !killed.is_ok_and(|status| status.success()) {
+        let _ = child.kill();
+    }
+    let _ = child.wait();
+}
+
+/// Runs the sets in order, stopping at the first failure or when asked to; each set's time
+/// on success.
+fn run_all(log: &PathBuf, shared: &Mutex<Shared>) -> Result<SetTimes> {
     if let Some(dir) = log.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
@@ -152,28 +189,29 @@ fn run_all(log: &PathBuf, running: &Mutex<Option<Child>>) -> Result<Vec<(String,
         let err = file.try_clone().map_err(|e| e.to_string())?;
         command.stdout(Stdio::from(out)).stderr(Stdio::from(err));
         let started = Instant::now();
-        let child = command
-            .spawn()
-            .map_err(|e| format!("{title}: could not start: {e}"))?;
         {
-            let mut slot = running
-                .lock()
-                .map_err(|_| "Miri: lock poisoned".to_string())?;
-            *slot = Some(child);
+            // Spawned under the lock, so that a stop either comes first (and nothing is
+            // started) or finds the child to kill.
+            let mut state = lock(shared);
+            if state.stopped {
+                return Err(format!("{title}: not started (another step failed)"));
+            }
+            let child = command
+                .spawn()
+                .map_err(|e| format!("{title}: could not start: {e}"))?;
+            state.running = Some(child);
         }
-        // Poll rather than wait while holding the lock, so that `finish` can kill the child.
+        // Poll rather than wait while holding the lock, so that a stop can kill the child.
         let status = loop {
-            let mut slot = running
-                .lock()
-                .map_err(|_| "Miri: lock poisoned".to_string())?;
-            let Some(child) = slot.as_mut() else {
+            let mut state = lock(shared);
+            let Some(child) = state.running.as_mut() else {
                 return Err(format!("{title}: stopped (another step failed)"));
             };
             if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-                *slot = None;
+                state.running = None;
                 break status;
             }
-            drop(slot);
+            drop(state);
             std::thread::sleep(std::time::Duration::from_millis(200));
         };
         let secs = started.elapsed().as_secs_f32();
@@ -186,25 +224,41 @@ fn run_all(log: &PathBuf, running: &Mutex<Option<Child>>) -> Result<Vec<(String,
 }
 
 impl Background {
+    /// Stops Miri: no further set starts, and the running one is killed with its children.
+    fn stop(&mut self) {
+        let running = {
+            let mut state = lock(&self.shared);
+            state.stopped = true;
+            state.running.take()
+        };
+        if let Some(child) = running {
+            kill_group(child);
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+
     /// Waits for Miri once the other steps ended with `rest`: where they failed, stops Miri
     /// and returns their error; otherwise returns Miri's result, printing each set's time,
     /// or the log's last lines where a set failed.
-    pub fn finish(self, rest: Result) -> Result {
+    pub fn finish(mut self, rest: Result) -> Result {
         if let Err(e) = rest {
-            if let Ok(mut slot) = self.running.lock() {
-                if let Some(mut child) = slot.take() {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                }
-            }
+            self.stop();
+            println!(
+                "\n==> Miri stopped, another step failed (its output so far: {})",
+                self.log.display()
+            );
             return Err(e);
         }
         println!("\n==> waiting for Miri (running in the background)");
         let waited = Instant::now();
-        let outcome = self
-            .thread
-            .join()
-            .map_err(|_| "Miri's thread panicked".to_string())?;
+        let outcome = match self.thread.take() {
+            Some(thread) => thread
+                .join()
+                .map_err(|_| "Miri's thread panicked".to_string())?,
+            None => Err("Miri was stopped".to_string()),
+        };
         match outcome {
             Ok(times) => {
                 for (title, secs) in &times {
@@ -225,6 +279,14 @@ impl Background {
                 }
                 Err(format!("{e} (whole output: {})", self.log.display()))
             }
+        }
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        if self.thread.is_some() {
+            self.stop();
         }
     }
 }

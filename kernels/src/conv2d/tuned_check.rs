@@ -52,14 +52,14 @@ fn case(rng: &mut Rng) -> Option<(Conv2dS8, Vec<i8>, Vec<i8>, Stage)> {
 
 /// The case run over output rows `rows`, tuned or portable.
 fn run(
-    p: &Conv2dS8,
+    params: &Conv2dS8,
     input: &[i8],
     filter: &[i8],
-    s: &Stage,
+    stage: &Stage,
     rows: core::ops::Range<usize>,
     tuned: bool,
 ) -> Result<Vec<i8>, KernelError> {
-    let row_len = p.shape.row_len()?;
+    let row_len = params.shape.row_len()?;
     let mut out = vec![0i8; rows.len() * row_len];
     let run = if tuned {
         Conv2dS8::run_rows
@@ -67,12 +67,12 @@ fn run(
         Conv2dS8::run_rows_portable
     };
     run(
-        p,
+        params,
         input,
         filter,
-        &s.bias,
-        &s.multipliers,
-        &s.shifts,
+        &stage.bias,
+        &stage.multipliers,
+        &stage.shifts,
         rows,
         &mut out,
     )

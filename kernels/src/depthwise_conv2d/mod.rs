@@ -22,6 +22,8 @@
 mod dsp;
 mod portable;
 mod spec;
+#[cfg(test)]
+mod tests;
 #[cfg(any(test, feature = "tuned-check"))]
 pub(crate) mod tuned_check;
 

@@ -48,26 +48,26 @@ fn case(rng: &mut Rng) -> Option<(DepthwiseConv2dS8, Vec<i8>, Vec<i8>, Stage)> {
 
 /// The case run, tuned or portable.
 fn run(
-    p: &DepthwiseConv2dS8,
+    params: &DepthwiseConv2dS8,
     input: &[i8],
     filter: &[i8],
-    s: &Stage,
+    stage: &Stage,
     tuned: bool,
 ) -> Result<Vec<i8>, KernelError> {
-    let mut out = vec![0i8; p.shape.output_len()?];
-    let rows = 0..p.shape.rows()?;
+    let mut out = vec![0i8; params.shape.output_len()?];
+    let rows = 0..params.shape.rows()?;
     let run = if tuned {
         DepthwiseConv2dS8::run_rows
     } else {
         DepthwiseConv2dS8::run_rows_portable
     };
     run(
-        p,
+        params,
         input,
         filter,
-        &s.bias,
-        &s.multipliers,
-        &s.shifts,
+        &stage.bias,
+        &stage.multipliers,
+        &stage.shifts,
         rows,
         &mut out,
     )

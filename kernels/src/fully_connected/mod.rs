@@ -33,7 +33,7 @@ use hal_core::kernel::KernelError;
 
 impl FullyConnectedS8 {
     /// Runs the layer. `bias` is ignored where `has_bias` is false. On a core with a tuned
-    /// kernel for it (Armv7E-M's DSP extension: the `dsp` module) that kernel runs, bit for
+    /// kernel for it (the folder's `dsp.rs` on Armv7E-M's DSP extension) that kernel runs, bit for
     /// bit [`run_portable`](Self::run_portable)'s result.
     pub fn run(
         &self,

@@ -47,25 +47,25 @@ fn case(rng: &mut Rng, big: bool) -> (FullyConnectedS8, Vec<i8>, Vec<i8>, Stage)
 
 /// The case run, tuned or portable.
 fn run(
-    p: &FullyConnectedS8,
+    params: &FullyConnectedS8,
     input: &[i8],
     weights: &[i8],
-    s: &Stage,
+    stage: &Stage,
     tuned: bool,
 ) -> Result<Vec<i8>, KernelError> {
-    let mut out = vec![0i8; p.shape.batches * p.shape.output_depth];
+    let mut out = vec![0i8; params.shape.batches * params.shape.output_depth];
     let run = if tuned {
         FullyConnectedS8::run
     } else {
         FullyConnectedS8::run_portable
     };
     run(
-        p,
+        params,
         input,
         weights,
-        &s.bias,
-        &s.multipliers,
-        &s.shifts,
+        &stage.bias,
+        &stage.multipliers,
+        &stage.shifts,
         &mut out,
     )
     .map(|()| out)

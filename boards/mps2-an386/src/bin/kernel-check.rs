@@ -247,7 +247,13 @@ fn bench_depthwise(
 #[cortex_m_rt::entry]
 fn main() -> ! {
     mps2_an386::init_heap();
+    let mut logged = 0;
     let summary = tuned_check::run(CASES, &mut |mismatch| {
+        // The first few are enough to start from; the summary counts them all.
+        logged += 1;
+        if logged > 10 {
+            return;
+        }
         defmt::println!(
             "MISMATCH {} case {} (first differing output {})",
             mismatch.kernel,
