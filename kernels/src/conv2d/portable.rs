@@ -117,9 +117,8 @@ impl Conv2dShape {
     }
 }
 
-/// [`Conv2dS8::run_rows`]'s portable loops, over bindings it has checked. Not inlined:
-/// as a function of its own its loops compile to fewer instructions on Armv7E-M.
-#[inline(never)]
+/// [`Conv2dS8::run_rows`]'s portable loops, over bindings it has checked.
+#[inline(always)]
 pub(super) fn run_rows_s8(
     params: &Conv2dS8,
     input: &[i8],
