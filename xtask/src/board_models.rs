@@ -223,7 +223,7 @@ pub fn run_all(only: Option<&[&str]>) -> Result<Vec<(&'static str, &'static str,
 pub fn kernel_check() -> Result<Vec<(String, u64, u64)>> {
     let board = boards::find("mps2-an386")?;
     boards::build(board)?;
-    let elf = boards::elf(board, "kernel-check");
+    let elf = boards::elf(board, "kernel-check")?;
     let (outcome, log) = boards::run_qemu_logged(
         board,
         &elf,
@@ -343,7 +343,7 @@ pub fn bench() -> Result {
     for (i, (board, _)) in BOARD_MODELS.iter().enumerate() {
         let b = boards::find(board)?;
         boards::build(b)?;
-        let bare = footprint(&boards::elf(b, "bare"))?;
+        let bare = footprint(&boards::elf(b, "bare")?)?;
         json.push_str(&format!(
             "    \"{board}\": {{\n      \"harness\": {{\"flash\": {}, \"static_ram\": {}}},\n      \"models\": {{\n",
             bare.flash(),

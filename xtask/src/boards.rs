@@ -24,6 +24,17 @@ pub struct Board {
 }
 
 impl Board {
+    /// The `--target` every build of the board names: its own target, or the host's triple
+    /// for the host board. Naming a target on every build, the host's too, lets cargo
+    /// compile build scripts and their dependencies (the importer, the digits trainer) once
+    /// for all boards and steps.
+    pub fn triple(&self) -> Result<String> {
+        match self.target {
+            Some(target) => Ok(target.to_string()),
+            None => host_triple(),
+        }
+    }
+
     /// Installs what the board's firmware needs: its target, and for a QEMU board its QEMU
     /// and defmt-print.
     pub fn set_up(&self) -> Result {
@@ -80,6 +91,20 @@ pub const BOARDS: &[Board] = &[
     },
 ];
 
+/// The host's target triple, from `rustc -vV`.
+pub fn host_triple() -> Result<String> {
+    static HOST: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    HOST.get_or_init(|| {
+        let version = crate::step::output(cmd("rustc", &["-vV"]))?;
+        version
+            .lines()
+            .find_map(|line| line.strip_prefix("host: "))
+            .map(|host| host.trim().to_string())
+    })
+    .clone()
+    .ok_or_else(|| "`rustc -vV` did not name the host's triple".to_string())
+}
+
 /// The board called `name`, or an error listing them.
 pub fn find(name: &str) -> Result<Board> {
     BOARDS
@@ -110,21 +135,24 @@ pub fn cargo(args: &[&str]) -> Command {
 /// Builds `board`'s binaries (release: the size-optimized firmware profile).
 pub fn build(board: Board) -> Result {
     board.set_up()?;
-    let mut args = vec!["build", "--release", "-p", board.name];
-    if let Some(target) = board.target {
-        args.extend(["--target", target]);
-    }
-    run(&format!("build the {} firmware", board.name), cargo(&args))
+    let triple = board.triple()?;
+    run(
+        &format!("build the {} firmware", board.name),
+        cargo(&["build", "--release", "-p", board.name, "--target", &triple]),
+    )
 }
 
-/// Builds `bin` of a bare-metal `board` (release) with `features`, into `target_dir`
-/// (relative to `boards/`) where given, with `EMBER_MODEL_ORACLE` set to `oracle` where
-/// given (the `model` feature embeds those cases); `what` names the step. Returns the ELF.
+/// Builds `bin` of a bare-metal `board` (release) with `features`, with
+/// `EMBER_MODEL_ORACLE` set to `oracle` where given (the `model` feature embeds those
+/// cases); `what` names the step. Returns the ELF: where cargo put it, or a copy in
+/// `keep_in` (relative to `boards/`) where given, which later builds of the same binary
+/// with other features do not replace. (One target folder for every build lets them share
+/// what they have in common.)
 pub fn build_bin(
     board: Board,
     bin: &str,
     features: &str,
-    target_dir: Option<&str>,
+    keep_in: Option<&str>,
     oracle: Option<&std::path::Path>,
     what: &str,
 ) -> Result<PathBuf> {
@@ -144,36 +172,31 @@ pub fn build_bin(
         "--bin",
         bin,
     ]);
-    if let Some(dir) = target_dir {
-        build.env("CARGO_TARGET_DIR", dir);
-    }
     if let Some(dir) = oracle {
         build.env("EMBER_MODEL_ORACLE", dir);
     }
     run(what, build)?;
-    Ok(match target_dir {
-        Some(dir) => root()
-            .join("boards")
-            .join(dir)
-            .join(target)
-            .join("release")
-            .join(bin),
-        None => elf(board, bin),
-    })
+    let built = elf(board, bin)?;
+    let Some(dir) = keep_in else {
+        return Ok(built);
+    };
+    let dir = root().join("boards").join(dir).join(target);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let kept = dir.join(bin);
+    std::fs::copy(&built, &kept)
+        .map_err(|e| format!("copy {} to {}: {e}", built.display(), kept.display()))?;
+    Ok(kept)
 }
 
 /// Where `board`'s binary `bin` lands: under `boards/target`, or under `CARGO_TARGET_DIR`
 /// (relative to `boards/`, where [`cargo`] runs) when that is set.
-pub fn elf(board: Board, bin: &str) -> PathBuf {
+pub fn elf(board: Board, bin: &str) -> Result<PathBuf> {
     let boards = root().join("boards");
-    let mut dir = match std::env::var_os("CARGO_TARGET_DIR") {
+    let dir = match std::env::var_os("CARGO_TARGET_DIR") {
         Some(target) if !target.is_empty() => boards.join(target),
         _ => boards.join("target"),
     };
-    if let Some(target) = board.target {
-        dir.push(target);
-    }
-    dir.join("release").join(bin)
+    Ok(dir.join(board.triple()?).join("release").join(bin))
 }
 
 /// How a firmware run ended.
@@ -202,7 +225,7 @@ impl Outcome {
 /// Runs `bin` of a QEMU `board` under QEMU, its logs decoded by defmt-print, for at most
 /// `limit`.
 pub fn run_qemu(board: Board, bin: &str, limit: Duration) -> Result<Outcome> {
-    run_qemu_logged(board, &elf(board, bin), bin, &[], limit).map(|(outcome, _)| outcome)
+    run_qemu_logged(board, &elf(board, bin)?, bin, &[], limit).map(|(outcome, _)| outcome)
 }
 
 /// Runs the firmware `elf` of a QEMU `board` under QEMU with `extra` arguments
@@ -300,9 +323,10 @@ pub fn run_qemu_logged(
 pub fn run_board(board: Board) -> Result {
     build(board)?;
     if board.qemu.is_none() {
+        let triple = board.triple()?;
         return run(
             "the host board's firmware",
-            cargo(&["run", "--release", "-p", board.name]),
+            cargo(&["run", "--release", "-p", board.name, "--target", &triple]),
         );
     }
     for bin in [board.name, "minimal"] {

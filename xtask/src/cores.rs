@@ -7,8 +7,8 @@
 //!   in one run (`EMBER-CORES` line). Multi-threaded TCG cannot run under `-icount`, so the
 //!   measure (`PMCCNTR_EL0`) counts time, not instructions: QEMU's virtual clock in ns.
 //!
-//! Builds go to their own target directory (`boards/target/cores`), so they never replace
-//! the single-core binaries other steps measure.
+//! Each build's ELF is copied to its own folder (`boards/target/cores`), so that the
+//! single-core builds other steps make and measure never replace it.
 
 use crate::board_models::{self, model_file, ALL};
 use crate::boards::{self, Board, Outcome};
@@ -21,7 +21,7 @@ use std::time::Duration;
 pub const BOARD: &str = "qemu-virt-aarch64";
 /// QEMU arguments: two cores, each on its own host thread.
 pub const QEMU_ARGS: &[&str] = &["-smp", "2", "-accel", "tcg,thread=multi"];
-/// The target directory of the `cores` builds, relative to `boards/`.
+/// Where the `cores` builds' ELFs are kept, relative to `boards/`.
 const TARGET_DIR: &str = "target/cores";
 
 /// One model on one core and on two, as the firmware reported it.
@@ -56,8 +56,8 @@ fn board() -> Result<Board> {
     boards::find(BOARD)
 }
 
-/// Builds `bin` of the board with `features` (and `cores`) into [`TARGET_DIR`]; returns its
-/// ELF.
+/// Builds `bin` of the board with `features` (and `cores`); returns its ELF, kept in
+/// [`TARGET_DIR`].
 fn build(bin: &str, features: &str, oracle_dir: Option<&std::path::Path>) -> Result<PathBuf> {
     let board = board()?;
     let features = format!("cores{features}");

@@ -160,9 +160,9 @@ pub fn size() -> Result {
     let mut runtimes = Vec::new();
     for (i, board) in qemu.iter().enumerate() {
         boards::build(*board)?;
-        let bare = footprint(&boards::elf(*board, "bare"))?;
-        let minimal = footprint(&boards::elf(*board, "minimal"))?;
-        let full = footprint(&boards::elf(*board, board.name))?;
+        let bare = footprint(&boards::elf(*board, "bare")?)?;
+        let minimal = footprint(&boards::elf(*board, "minimal")?)?;
+        let full = footprint(&boards::elf(*board, board.name)?)?;
         let runtime = minimal.flash().saturating_sub(bare.flash());
         runtimes.push((*board, runtime));
         for (label, f) in [

@@ -26,6 +26,32 @@ pub fn test(with_miri: bool) -> Result {
         "formatting",
         cmd("cargo", &["fmt", "--all", "--", "--check"]),
     )?;
+    // Miri interprets on one core: it runs beside every other step, on the core their
+    // single-threaded stretches (test runs, linking, QEMU) leave idle, and pauses for the
+    // timed HAL check.
+    let miri = if with_miri {
+        setup::miri()?;
+        Some(miri::start())
+    } else {
+        None
+    };
+    let rest = test_beside_miri(miri.as_ref());
+    match miri {
+        Some(miri) => miri.finish(rest)?,
+        None => {
+            rest?;
+            println!("\n==> Miri NOT run (--no-miri was given); CI always runs it");
+        }
+    }
+    println!(
+        "\nxtask test: all passed in {:.0} s",
+        started.elapsed().as_secs_f32()
+    );
+    Ok(())
+}
+
+/// The steps of [`test`] that run beside Miri (paused for the HAL check where it runs).
+fn test_beside_miri(miri: Option<&miri::Background>) -> Result {
     run(
         "clippy, warnings denied",
         cmd(
@@ -49,37 +75,14 @@ pub fn test(with_miri: bool) -> Result {
         "tests of every crate, every feature (local driver on its worker pool too)",
         cmd("cargo", &["test", "--workspace", "--all-features"]),
     )?;
-    hal_check()?;
+    match miri {
+        Some(miri) => miri.paused(hal_check)?,
+        None => hal_check()?,
+    }
     run(
         "the Vulkan bench at smoke sizes on lavapipe (validation on)",
         bench_vulkan_command(&["--smoke"], true),
     )?;
-    // Miri interprets on one core for most of its time: it runs beside the steps from here
-    // on (after the timed HAL check), which leave a core idle most of theirs.
-    let miri = if with_miri {
-        setup::miri()?;
-        Some(miri::start())
-    } else {
-        None
-    };
-    let rest = test_after_miri_starts();
-    match miri {
-        Some(miri) => miri.finish(rest)?,
-        None => {
-            rest?;
-            println!("\n==> Miri NOT run (--no-miri was given); CI always runs it");
-        }
-    }
-    println!(
-        "\nxtask test: all passed in {:.0} s",
-        started.elapsed().as_secs_f32()
-    );
-    Ok(())
-}
-
-/// The steps of [`test`] that run beside Miri: the default-feature conformance suite, the
-/// `no_std` cross builds and the boards.
-fn test_after_miri_starts() -> Result {
     run(
         "the conformance suite with default features (inline local driver only)",
         cmd(
@@ -174,11 +177,18 @@ fn test_boards() -> Result {
     };
     for board in boards::BOARDS {
         board.set_up()?;
-        let mut args = vec!["clippy", "--release", "-p", board.name];
-        if let Some(target) = board.target {
-            args.extend(["--target", target]);
-        }
-        args.extend(["--", "-D", "warnings"]);
+        let triple = board.triple()?;
+        let args = vec![
+            "clippy",
+            "--release",
+            "-p",
+            board.name,
+            "--target",
+            &triple,
+            "--",
+            "-D",
+            "warnings",
+        ];
         run(
             &format!("boards: clippy for {}, warnings denied", board.name),
             boards::cargo(&args),
@@ -193,7 +203,6 @@ fn test_boards() -> Result {
             let mut with_cores = args.clone();
             with_cores.splice(4..4, ["--features", features]);
             let mut clippy = boards::cargo(&with_cores);
-            clippy.env("CARGO_TARGET_DIR", "target/cores");
             if let Some(sine) = &sine {
                 clippy.env("EMBER_MODEL_ORACLE", sine);
             }
@@ -220,9 +229,21 @@ fn test_boards() -> Result {
             )?;
         }
     }
+    // Release, for the host's triple: the build scripts' dependencies built for the clippy
+    // runs above serve this build too.
+    let host = boards::host_triple()?;
     run(
         "boards: the firmware crate's own tests (host)",
-        boards::cargo(&["test", "-p", "ember-firmware", "--features", "std,heap"]),
+        boards::cargo(&[
+            "test",
+            "--release",
+            "-p",
+            "ember-firmware",
+            "--features",
+            "std,heap",
+            "--target",
+            &host,
+        ]),
     )?;
     for board in boards::BOARDS {
         boards::run_board(*board)?;
