@@ -1,5 +1,6 @@
-//! Kernel contracts: each built-in kernel's push constants, bindings and shape rules,
-//! declared once, and the one check every driver runs against them.
+//! Kernel contracts: a kernel's push constants, bindings and shape rules as data, and the
+//! one check every driver runs against them. The kernels' own contracts are declared where
+//! the kernels are specified (`ember-kernels`); this module names no kernel.
 //!
 //! A [`Contract`] is data: the constants a kernel reads (plain values, dimensions that must
 //! be non-zero, widths that must also fit a bound, optional flag bits), the bindings it
@@ -35,17 +36,36 @@
 //!    A trailing partial element is never counted.
 //!
 //! ```
-//! use hal_core::contract::{self, BindingFacts};
+//! use hal_core::contract::{BindingFacts, BindingRule, Constant, Contract, Count, Order, Refusals};
 //! use hal_core::kernel::KernelError;
 //!
+//! // A kernel that scales a `rows × cols` matrix into another.
+//! static SCALE: Contract = Contract {
+//!     name: "scale",
+//!     constants: &[Constant::Dimension("rows"), Constant::Dimension("cols")],
+//!     bindings: &[
+//!         BindingRule::read("in", Count::Product(0, 1)),
+//!         BindingRule::write("out", Count::Product(0, 1)),
+//!     ],
+//!     order: Order::ViewsThenSizes,
+//!     refusals: Refusals {
+//!         zero: "scale: rows and cols must be non-zero",
+//!         flags: "",
+//!         overflow: "scale: rows * cols overflows",
+//!     },
+//! };
+//!
 //! let words = |len| BindingFacts { offset: 0, len, writable: true };
-//! // softmax_f32 over 2 rows of 3: in and out need 24 bytes each.
-//! let softmax = contract::find("softmax_f32").unwrap();
-//! let checked = softmax.check(&[2, 3], &[words(24), words(24)])?;
+//! // 2 rows of 3: in and out need 24 bytes each.
+//! let checked = SCALE.check(&[2, 3], &[words(24), words(24)])?;
 //! assert_eq!(checked.constants[..2], [2, 3]);
 //! assert_eq!(
-//!     softmax.check(&[2, 3], &[words(24), words(20)]),
+//!     SCALE.check(&[2, 3], &[words(24), words(20)]),
 //!     Err(KernelError::BindingTooSmall { index: 1, len: 20, needed: 24 })
+//! );
+//! assert_eq!(
+//!     SCALE.check(&[0, 3], &[words(0), words(0)]),
+//!     Err(KernelError::Shape("scale: rows and cols must be non-zero"))
 //! );
 //! # Ok::<(), KernelError>(())
 //! ```
@@ -54,12 +74,6 @@ use crate::kernel::KernelError;
 
 /// The most push constants a contract declares; [`Checked::constants`] holds this many.
 pub const MAX_CONSTANTS: usize = 4;
-
-/// `matmul_f32` flag bit 0 (constant 3): add `bias[j]` (binding 3) to column `j`.
-pub const MATMUL_FLAG_BIAS: u32 = 1 << 0;
-
-/// `matmul_f32` flag bit 1 (constant 3): ReLU after the bias.
-pub const MATMUL_FLAG_RELU: u32 = 1 << 1;
 
 /// One push constant a kernel reads, by its position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -273,7 +287,7 @@ impl Contract {
             });
         }
         // Plain loops over the declarations (no iterator adaptors): this runs in every
-        // firmware that dispatches a built-in kernel, built for size.
+        // firmware that dispatches a kernel with a contract, built for size.
         let mut values = [0; MAX_CONSTANTS];
         let (mut flags, mut zero, mut unknown) = (0, false, false);
         for (i, declared) in self.constants.iter().enumerate().take(MAX_CONSTANTS) {
@@ -417,194 +431,16 @@ fn bytes(values: &[u32; MAX_CONSTANTS], a: u8, b: u8, size: u32) -> Option<u64> 
     Some(bytes)
 }
 
-// The built-in kernels' contracts. Every driver's built-in kernel of the same name keeps it.
-
-/// `fill_u32`: every whole word of `out` = `value`.
-pub static FILL_U32: Contract = Contract {
-    name: "fill_u32",
-    constants: &[Constant::Value("value")],
-    bindings: &[BindingRule::write("out", Count::Any)],
-    order: Order::ViewsThenSizes,
-    refusals: Refusals::NONE,
-};
-
-/// `copy_u32`: the first `dst.len` words of `src` into `dst`.
-pub static COPY_U32: Contract = Contract {
-    name: "copy_u32",
-    constants: &[],
-    bindings: &[
-        BindingRule::read("src", Count::AsBinding(1)),
-        BindingRule::write("dst", Count::Any),
-    ],
-    order: Order::ViewsThenSizes,
-    refusals: Refusals::NONE,
-};
-
-/// The bindings of `add_f32` and `mul_f32`: `a`, `b`, and `out`, whose length sets the work.
-const BINARY: &[BindingRule] = &[
-    BindingRule::read("a", Count::AsBinding(2)),
-    BindingRule::read("b", Count::AsBinding(2)),
-    BindingRule::write("out", Count::Any),
-];
-
-/// `add_f32`: `out[i] = a[i] + b[i]`.
-pub static ADD_F32: Contract = Contract {
-    name: "add_f32",
-    constants: &[],
-    bindings: BINARY,
-    order: Order::ViewsThenSizes,
-    refusals: Refusals::NONE,
-};
-
-/// `mul_f32`: `out[i] = a[i] * b[i]`.
-pub static MUL_F32: Contract = Contract {
-    name: "mul_f32",
-    constants: &[],
-    bindings: BINARY,
-    order: Order::ViewsThenSizes,
-    refusals: Refusals::NONE,
-};
-
-/// `relu_f32`: `out[i] = max(in[i], 0)`.
-pub static RELU_F32: Contract = Contract {
-    name: "relu_f32",
-    constants: &[],
-    bindings: &[
-        BindingRule::read("in", Count::AsBinding(1)),
-        BindingRule::write("out", Count::Any),
-    ],
-    order: Order::ViewsThenSizes,
-    refusals: Refusals::NONE,
-};
-
-/// `matmul_f32`: `C = A·B` (`M×K` by `K×N`), then `+ bias` per row with
-/// [`MATMUL_FLAG_BIAS`], then ReLU with [`MATMUL_FLAG_RELU`].
-pub static MATMUL_F32: Contract = Contract {
-    name: "matmul_f32",
-    constants: &[
-        Constant::Dimension("M"),
-        Constant::Dimension("K"),
-        Constant::Dimension("N"),
-        Constant::Flags {
-            name: "flags",
-            known: MATMUL_FLAG_BIAS | MATMUL_FLAG_RELU,
-        },
-    ],
-    bindings: &[
-        BindingRule::read("A", Count::Product(0, 1)),
-        BindingRule::read("B", Count::Product(1, 2)),
-        BindingRule::write("C", Count::Product(0, 2)),
-        BindingRule::read("bias", Count::Constant(2)).only_with(MATMUL_FLAG_BIAS),
-    ],
-    order: Order::BindingByBinding,
-    refusals: Refusals {
-        zero: "matmul_f32: M, K and N must be non-zero",
-        flags: "matmul_f32: unknown flag bits",
-        overflow: "matmul_f32: matrix size overflows",
-    },
-};
-
-/// `softmax_f32`: row-wise softmax of a `rows × cols` matrix.
-pub static SOFTMAX_F32: Contract = Contract {
-    name: "softmax_f32",
-    constants: &[Constant::Dimension("rows"), Constant::Dimension("cols")],
-    bindings: &[
-        BindingRule::read("in", Count::Product(0, 1)),
-        BindingRule::write("out", Count::Product(0, 1)),
-    ],
-    order: Order::ViewsThenSizes,
-    refusals: Refusals {
-        zero: "softmax_f32: rows and cols must be non-zero",
-        flags: "",
-        overflow: "softmax_f32: rows * cols overflows",
-    },
-};
-
-/// The most hidden units and outputs `mlp_softmax_f32` takes: a GPU workgroup holds one
-/// row's hidden layer and logits in workgroup memory, a CPU on the stack.
-pub const MLP_MAX_WIDTH: u32 = 512;
-
-/// `mlp_softmax_f32`: per row of `x`, `y = softmax(relu(x·w1 + b1)·w2 + b2)`.
-pub static MLP_SOFTMAX_F32: Contract = Contract {
-    name: "mlp_softmax_f32",
-    constants: &[
-        Constant::Dimension("M"),
-        Constant::Dimension("K"),
-        Constant::Width {
-            name: "H",
-            max: MLP_MAX_WIDTH,
-            refusal: "mlp_softmax_f32: more than 512 hidden units",
-        },
-        Constant::Width {
-            name: "N",
-            max: MLP_MAX_WIDTH,
-            refusal: "mlp_softmax_f32: more than 512 outputs",
-        },
-    ],
-    bindings: &[
-        BindingRule::read("x", Count::Product(0, 1)),
-        BindingRule::read("w1", Count::Product(1, 2)),
-        BindingRule::read("b1", Count::Constant(2)),
-        BindingRule::read("w2", Count::Product(2, 3)),
-        BindingRule::read("b2", Count::Constant(3)),
-        BindingRule::write("y", Count::Product(0, 3)),
-    ],
-    order: Order::BindingByBinding,
-    refusals: Refusals {
-        zero: "mlp_softmax_f32: M, K, H and N must be non-zero",
-        flags: "",
-        overflow: "mlp_softmax_f32: matrix size overflows",
-    },
-};
-
-/// `noop`: nothing; accepts any dispatch.
-pub static NOOP: Contract = Contract {
-    name: "noop",
-    constants: &[],
-    bindings: &[],
-    order: Order::ViewsThenSizes,
-    refusals: Refusals::NONE,
-};
-
-/// Every built-in kernel's contract, in the local driver's table order.
-pub static BUILTIN: [&Contract; 9] = [
-    &FILL_U32,
-    &COPY_U32,
-    &ADD_F32,
-    &MUL_F32,
-    &RELU_F32,
-    &MATMUL_F32,
-    &SOFTMAX_F32,
-    &MLP_SOFTMAX_F32,
-    &NOOP,
-];
-
-/// The built-in contract of the kernel named `name`.
-pub fn find(name: &str) -> Option<&'static Contract> {
-    BUILTIN.iter().copied().find(|c| c.name == name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::command::MAX_BINDINGS;
-    use KernelError::{BindingTooSmall, Misaligned, MissingBinding, MissingConstants, ReadOnly};
-
-    const BIAS: u32 = MATMUL_FLAG_BIAS;
-    const RELU: u32 = MATMUL_FLAG_RELU;
+    use KernelError::{BindingTooSmall, Misaligned, MissingBinding};
 
     fn rw(len: u64) -> BindingFacts {
         BindingFacts {
             offset: 0,
             len,
             writable: true,
-        }
-    }
-
-    fn ro(len: u64) -> BindingFacts {
-        BindingFacts {
-            writable: false,
-            ..rw(len)
         }
     }
 
@@ -620,358 +456,8 @@ mod tests {
         MissingBinding { index, bound }
     }
 
-    fn constants(needed: u32, given: u32) -> KernelError {
-        MissingConstants { needed, given }
-    }
-
-    fn misaligned(index: u32) -> KernelError {
-        Misaligned {
-            index,
-            alignment: 4,
-        }
-    }
-
-    fn read_only(index: u32) -> KernelError {
-        ReadOnly { index }
-    }
-
     fn shape(what: &'static str) -> KernelError {
         KernelError::Shape(what)
-    }
-
-    fn check(name: &str, constants: &[u32], bindings: &[BindingFacts]) -> Result<(), KernelError> {
-        find(name).expect(name).check(constants, bindings).map(drop)
-    }
-
-    /// Every built-in contract is well formed: a name found once, at most `MAX_CONSTANTS`
-    /// constants with flags only last, at most `MAX_BINDINGS` bindings whose counts name
-    /// declared constants and bindings (a binding's size never depends on a binding checked
-    /// after it), flag-only bindings under known flags, messages for every refusal it can
-    /// make.
-    #[test]
-    fn builtin_contracts_are_well_formed() {
-        for (i, c) in BUILTIN.iter().enumerate() {
-            assert!(BUILTIN[..i].iter().all(|o| o.name != c.name), "{}", c.name);
-            assert!(core::ptr::eq(find(c.name).unwrap(), *c));
-            assert!(c.constants.len() <= MAX_CONSTANTS, "{}", c.name);
-            assert!(c.bindings.len() <= MAX_BINDINGS, "{}", c.name);
-            let flags = c
-                .constants
-                .iter()
-                .position(|k| matches!(k, Constant::Flags { .. }));
-            if let Some(at) = flags {
-                assert_eq!(at, c.constants.len() - 1, "{}: flags last", c.name);
-                assert!(!c.refusals.flags.is_empty(), "{}", c.name);
-            }
-            let known = match c.constants.last() {
-                Some(Constant::Flags { known, .. }) => *known,
-                _ => 0,
-            };
-            if c.constants
-                .iter()
-                .any(|k| matches!(k, Constant::Dimension(_) | Constant::Width { .. }))
-            {
-                assert!(!c.refusals.zero.is_empty(), "{}", c.name);
-            }
-            for (j, b) in c.bindings.iter().enumerate() {
-                assert_eq!(b.only_with & !known, 0, "{} binding {j}", c.name);
-                assert!(b.element.size.is_power_of_two() && b.element.align.is_power_of_two());
-                let constant = |k: u8| assert!(usize::from(k) < c.constants.len());
-                match b.count {
-                    Count::Any => {}
-                    Count::AsBinding(k) => {
-                        assert!(usize::from(k) < c.bindings.len() && usize::from(k) != j);
-                        if c.order == Order::BindingByBinding {
-                            assert!(usize::from(k) < j, "{} binding {j}", c.name);
-                        }
-                    }
-                    Count::Constant(k) => constant(k),
-                    Count::Product(x, y) => {
-                        constant(x);
-                        constant(y);
-                        assert!(!c.refusals.overflow.is_empty(), "{}", c.name);
-                    }
-                }
-            }
-        }
-        assert!(find("nope").is_none());
-        assert!(find("").is_none());
-    }
-
-    #[test]
-    fn fill_u32() {
-        assert_eq!(check("fill_u32", &[7], &[rw(16)]), Ok(()));
-        assert_eq!(check("fill_u32", &[7], &[rw(7)]), Ok(()));
-        assert_eq!(check("fill_u32", &[7], &[rw(0)]), Ok(()));
-        assert_eq!(check("fill_u32", &[7], &[at(8, rw(16))]), Ok(()));
-        assert_eq!(check("fill_u32", &[], &[rw(16)]), Err(constants(1, 0)));
-        assert_eq!(check("fill_u32", &[], &[]), Err(constants(1, 0)));
-        assert_eq!(check("fill_u32", &[1], &[]), Err(missing(0, 0)));
-        assert_eq!(check("fill_u32", &[1], &[ro(16)]), Err(read_only(0)));
-        // Read-only is found before misaligned.
-        assert_eq!(check("fill_u32", &[1], &[at(2, ro(16))]), Err(read_only(0)));
-        assert_eq!(
-            check("fill_u32", &[1], &[at(2, rw(16))]),
-            Err(misaligned(0))
-        );
-        let value = FILL_U32.check(&[0xDEAD_BEEF, 9], &[rw(4)]).unwrap();
-        assert_eq!(value.constants, [0xDEAD_BEEF, 0, 0, 0]);
-    }
-
-    #[test]
-    fn copy_u32() {
-        assert_eq!(check("copy_u32", &[], &[rw(16), rw(16)]), Ok(()));
-        // A trailing partial word counts on neither side.
-        assert_eq!(check("copy_u32", &[], &[ro(19), rw(18)]), Ok(()));
-        assert_eq!(
-            check("copy_u32", &[], &[rw(12), rw(16)]),
-            Err(small(0, 12, 16))
-        );
-        assert_eq!(
-            check("copy_u32", &[], &[rw(15), rw(16)]),
-            Err(small(0, 15, 16))
-        );
-        assert_eq!(check("copy_u32", &[], &[rw(16)]), Err(missing(1, 1)));
-        assert_eq!(check("copy_u32", &[], &[]), Err(missing(0, 0)));
-        assert_eq!(check("copy_u32", &[], &[rw(16), ro(16)]), Err(read_only(1)));
-        assert_eq!(
-            check("copy_u32", &[], &[at(1, rw(16)), ro(16)]),
-            Err(misaligned(0))
-        );
-        assert_eq!(
-            check("copy_u32", &[], &[rw(16), at(6, rw(16))]),
-            Err(misaligned(1))
-        );
-        // Views before sizes: the short source is misaligned first.
-        assert_eq!(
-            check("copy_u32", &[], &[at(3, rw(4)), rw(16)]),
-            Err(misaligned(0))
-        );
-        assert_eq!(check("copy_u32", &[], &[rw(4), ro(16)]), Err(read_only(1)));
-    }
-
-    #[test]
-    fn add_mul_relu() {
-        for name in ["add_f32", "mul_f32"] {
-            assert_eq!(check(name, &[], &[rw(24), ro(24), rw(24)]), Ok(()));
-            assert_eq!(check(name, &[], &[rw(32), rw(28), rw(24)]), Ok(()));
-            assert_eq!(check(name, &[], &[rw(0), rw(0), rw(3)]), Ok(()));
-            assert_eq!(
-                check(name, &[], &[rw(20), rw(24), rw(24)]),
-                Err(small(0, 20, 24))
-            );
-            assert_eq!(
-                check(name, &[], &[rw(24), rw(20), rw(24)]),
-                Err(small(1, 20, 24))
-            );
-            assert_eq!(
-                check(name, &[], &[rw(20), rw(20), rw(24)]),
-                Err(small(0, 20, 24))
-            );
-            assert_eq!(check(name, &[], &[rw(24), rw(24)]), Err(missing(2, 2)));
-            assert_eq!(
-                check(name, &[], &[rw(24), rw(24), ro(24)]),
-                Err(read_only(2))
-            );
-            assert_eq!(
-                check(name, &[], &[rw(24), at(2, rw(24)), ro(24)]),
-                Err(misaligned(1))
-            );
-            assert_eq!(check(name, &[], &[rw(4), rw(4), ro(24)]), Err(read_only(2)));
-        }
-        assert_eq!(check("relu_f32", &[], &[rw(24), rw(24)]), Ok(()));
-        assert_eq!(
-            check("relu_f32", &[], &[rw(20), rw(24)]),
-            Err(small(0, 20, 24))
-        );
-        assert_eq!(check("relu_f32", &[], &[rw(24)]), Err(missing(1, 1)));
-        assert_eq!(check("relu_f32", &[], &[rw(24), ro(24)]), Err(read_only(1)));
-        assert_eq!(
-            check("relu_f32", &[], &[rw(24), at(4, ro(24))]),
-            Err(read_only(1))
-        );
-    }
-
-    #[test]
-    fn matmul_f32() {
-        let zero = shape("matmul_f32: M, K and N must be non-zero");
-        let flags = shape("matmul_f32: unknown flag bits");
-        let overflow = shape("matmul_f32: matrix size overflows");
-        let m = "matmul_f32";
-        // 5x7 · 7x3: A 140 bytes, B 84, C 60, bias 12.
-        let ok = [rw(140), rw(84), rw(60)];
-        assert_eq!(check(m, &[5, 7, 3], &ok), Ok(()));
-        assert_eq!(check(m, &[5, 7, 3, 0], &[ro(140), ro(84), rw(60)]), Ok(()));
-        assert_eq!(check(m, &[5, 7, 3, RELU], &ok), Ok(()));
-        let with_bias = [rw(140), rw(84), rw(60), ro(12)];
-        assert_eq!(check(m, &[5, 7, 3, BIAS], &with_bias), Ok(()));
-        assert_eq!(
-            MATMUL_F32.check(&[5, 7, 3], &ok).unwrap().constants,
-            [5, 7, 3, 0]
-        );
-        assert_eq!(check(m, &[5, 7, 3, BIAS | RELU], &ok), Err(missing(3, 3)));
-        let short_bias = [rw(140), rw(84), rw(60), rw(8)];
-        assert_eq!(
-            check(m, &[5, 7, 3, BIAS], &short_bias),
-            Err(small(3, 8, 12))
-        );
-        assert_eq!(check(m, &[5, 7], &ok), Err(constants(3, 2)));
-        assert_eq!(check(m, &[], &[]), Err(constants(3, 0)));
-        assert_eq!(check(m, &[0, 7, 3], &ok), Err(zero));
-        assert_eq!(check(m, &[5, 0, 3], &[]), Err(zero));
-        // A zero dimension is found before unknown flags.
-        assert_eq!(check(m, &[5, 7, 0, 99], &[]), Err(zero));
-        assert_eq!(check(m, &[5, 7, 3, 4], &ok), Err(flags));
-        assert_eq!(check(m, &[5, 7, 3, 1 << 31], &[]), Err(flags));
-        for dims in [
-            [u32::MAX, u32::MAX, 1],
-            [1, u32::MAX, u32::MAX],
-            [u32::MAX, 1, u32::MAX],
-        ] {
-            assert_eq!(check(m, &dims, &[]), Err(overflow), "{dims:?}");
-        }
-        // 2^34 bytes: past a 32-bit address space; on 64-bit, A is too small.
-        let big = check(m, &[1 << 16, 1 << 16, 1], &[rw(8), rw(8), rw(8)]);
-        if usize::BITS < 64 {
-            assert_eq!(big, Err(overflow));
-        } else {
-            assert_eq!(big, Err(small(0, 8, 1 << 34)));
-        }
-        assert_eq!(
-            check(m, &[5, 7, 3], &[rw(136), rw(84), rw(60)]),
-            Err(small(0, 136, 140))
-        );
-        assert_eq!(
-            check(m, &[5, 7, 3], &[rw(140), rw(80), rw(60)]),
-            Err(small(1, 80, 84))
-        );
-        assert_eq!(
-            check(m, &[5, 7, 3], &[rw(140), rw(84), rw(56)]),
-            Err(small(2, 56, 60))
-        );
-        // Binding by binding: A's size is found before B's alignment ...
-        assert_eq!(
-            check(m, &[5, 7, 3], &[rw(136), at(2, rw(84)), rw(60)]),
-            Err(small(0, 136, 140))
-        );
-        assert_eq!(
-            check(m, &[5, 7, 3], &[rw(140), at(2, rw(84)), rw(60)]),
-            Err(misaligned(1))
-        );
-        // ... and C's before the bias is looked for.
-        assert_eq!(
-            check(m, &[5, 7, 3, BIAS], &[rw(140), rw(84), rw(56)]),
-            Err(small(2, 56, 60))
-        );
-        assert_eq!(
-            check(m, &[5, 7, 3], &[rw(140), rw(84), ro(60)]),
-            Err(read_only(2))
-        );
-        assert_eq!(check(m, &[5, 7, 3], &[rw(140), rw(84)]), Err(missing(2, 2)));
-        assert_eq!(check(m, &[5, 7, 3], &[rw(140)]), Err(missing(1, 1)));
-    }
-
-    #[test]
-    fn softmax_f32() {
-        let zero = shape("softmax_f32: rows and cols must be non-zero");
-        let overflow = shape("softmax_f32: rows * cols overflows");
-        let s = "softmax_f32";
-        assert_eq!(check(s, &[2, 3], &[rw(24), rw(24)]), Ok(()));
-        assert_eq!(check(s, &[2, 3, 9], &[ro(28), rw(24)]), Ok(()));
-        assert_eq!(check(s, &[2], &[rw(24), rw(24)]), Err(constants(2, 1)));
-        assert_eq!(check(s, &[0, 3], &[rw(24), rw(24)]), Err(zero));
-        assert_eq!(check(s, &[2, 0], &[]), Err(zero));
-        assert_eq!(check(s, &[u32::MAX, u32::MAX], &[]), Err(overflow));
-        let big = check(s, &[1 << 16, 1 << 16], &[rw(24), rw(24)]);
-        if usize::BITS < 64 {
-            assert_eq!(big, Err(overflow));
-        } else {
-            assert_eq!(big, Err(small(0, 24, 1 << 34)));
-        }
-        assert_eq!(check(s, &[2, 3], &[rw(20), rw(24)]), Err(small(0, 20, 24)));
-        assert_eq!(check(s, &[2, 3], &[rw(24), rw(20)]), Err(small(1, 20, 24)));
-        // Views before sizes: the read-only output is found before the short input.
-        assert_eq!(check(s, &[2, 3], &[rw(20), ro(20)]), Err(read_only(1)));
-        assert_eq!(check(s, &[2, 3], &[rw(24)]), Err(missing(1, 1)));
-        assert_eq!(
-            check(s, &[2, 3], &[at(2, rw(24)), rw(24)]),
-            Err(misaligned(0))
-        );
-    }
-
-    #[test]
-    fn mlp_softmax_f32() {
-        // 2 rows of 3 inputs, 4 hidden units, 5 outputs: x 24 bytes, w1 48, b1 16, w2 80,
-        // b2 20, y 40.
-        let ok = [ro(24), ro(48), ro(16), ro(80), ro(20), rw(40)];
-        let dims = [2, 3, 4, 5];
-        assert_eq!(check("mlp_softmax_f32", &dims, &ok), Ok(()));
-        assert_eq!(
-            check("mlp_softmax_f32", &dims[..3], &ok),
-            Err(constants(4, 3))
-        );
-        let zero = shape("mlp_softmax_f32: M, K, H and N must be non-zero");
-        for i in 0..4 {
-            let mut bad = dims;
-            bad[i] = 0;
-            assert_eq!(check("mlp_softmax_f32", &bad, &ok), Err(zero));
-        }
-        // The widest accepted, then one more; a zero is found before a width.
-        let wide = [1, 1, MLP_MAX_WIDTH, MLP_MAX_WIDTH];
-        let n = u64::from(MLP_MAX_WIDTH) * 4;
-        let fits = [
-            rw(4),
-            rw(n),
-            rw(n),
-            rw(n * u64::from(MLP_MAX_WIDTH)),
-            rw(n),
-            rw(n),
-        ];
-        assert_eq!(check("mlp_softmax_f32", &wide, &fits), Ok(()));
-        assert_eq!(
-            check("mlp_softmax_f32", &[1, 1, MLP_MAX_WIDTH + 1, 1], &fits),
-            Err(shape("mlp_softmax_f32: more than 512 hidden units"))
-        );
-        assert_eq!(
-            check("mlp_softmax_f32", &[1, 1, 1, u32::MAX], &fits),
-            Err(shape("mlp_softmax_f32: more than 512 outputs"))
-        );
-        assert_eq!(
-            check("mlp_softmax_f32", &[0, 1, 1, u32::MAX], &fits),
-            Err(zero)
-        );
-        assert_eq!(
-            check("mlp_softmax_f32", &[u32::MAX, u32::MAX, 4, 5], &ok),
-            Err(shape("mlp_softmax_f32: matrix size overflows"))
-        );
-        // Binding by binding, each needing its exact bytes.
-        for (i, needed) in [24, 48, 16, 80, 20, 40].into_iter().enumerate() {
-            let mut short = ok;
-            short[i].len = needed - 4;
-            assert_eq!(
-                check("mlp_softmax_f32", &dims, &short),
-                Err(small(i as u32, needed - 4, needed))
-            );
-        }
-        assert_eq!(
-            check("mlp_softmax_f32", &dims, &ok[..5]),
-            Err(missing(5, 5))
-        );
-        let mut read_only_y = ok;
-        read_only_y[5] = ro(40);
-        assert_eq!(
-            check("mlp_softmax_f32", &dims, &read_only_y),
-            Err(read_only(5))
-        );
-    }
-
-    #[test]
-    fn noop_accepts_anything() {
-        assert_eq!(check("noop", &[], &[]), Ok(()));
-        assert_eq!(
-            check("noop", &[1, 2, 3, 4, 5], &[ro(3), at(1, rw(5))]),
-            Ok(())
-        );
     }
 
     /// A contract of another shape: a 2-byte element, a binding used only with a flag,

@@ -2,10 +2,10 @@
 //!
 //! A kernel checks its bindings and push constants before it touches memory; a dispatch it
 //! refuses fails with [`Error::Kernel`](crate::Error::Kernel), and so does every semaphore its
-//! submission would have signalled. The built-in kernels' checks are their contracts
-//! ([`contract`](crate::contract)): the local driver's kernels run them, and since a GPU
-//! kernel cannot report an error, the Vulkan driver runs the same ones on the host before
-//! recording.
+//! submission would have signalled. A kernel's checks are its contract
+//! ([`contract`](crate::contract), declared with the kernel in `ember-kernels`): the local
+//! driver's kernels run them, and since a GPU kernel cannot report an error, the Vulkan
+//! driver runs the same ones on the host before recording.
 
 /// Why a kernel refused a workgroup. The dispatch fails and so does every semaphore its
 /// submission would have signalled.

@@ -16,8 +16,8 @@
 //! - [`session`]: a module loaded on a device, invoked with one `queue_alloca` per call;
 //! - [`handle`]: generation-checked handles into fixed-capacity tables;
 //! - [`kernel`]: what a kernel refuses, reported the same way by every driver;
-//! - [`contract`]: each built-in kernel's constants, bindings and shape rules, declared once,
-//!   and the check every driver runs against them;
+//! - [`contract`]: a kernel's constants, bindings and shape rules as data, and the check
+//!   every driver runs against them;
 //! - [`module`]: the module format, zero-copy decoding and validation, and (with `alloc`)
 //!   the builder and memory planner.
 //!

@@ -2,7 +2,8 @@
 //! set of up to 16 storage buffers, pushed where the device has push descriptors, and a
 //! 128-byte push-constant range).
 //!
-//! Built-in kernels come from `ember_kernels_wgsl` by name: hal-core's contracts first,
+//! Built-in kernels come from `ember_kernels_wgsl` by name: the built-in kernels
+//! (`ember_kernels::builtin`'s contracts) first,
 //! then the TFLite op set. Pipelines are shared: loading
 //! the same SPIR-V and entry point again takes another reference to the same `VkPipeline`.
 

@@ -18,7 +18,7 @@
 //! - **Commands**: hal-core's command lists, planned and checked at execution, recorded into
 //!   a `VkCommandBuffer` that reusable command buffers keep and replay for the same table.
 //!   A dispatch of a built-in kernel is checked against its contract
-//!   (`hal_core::contract`, the check hal-local's kernel makes) before it is recorded.
+//!   (`ember_kernels::builtin`, the check hal-local's kernel makes) before it is recorded.
 //! - **Semaphores and queue**: timelines kept on the host with hal-core's failure state;
 //!   operations run in order once their waits are reached and are submitted without host
 //!   waits, ordered on the GPU by one queue and a progress timeline semaphore; the host

@@ -220,7 +220,8 @@ pub(crate) struct ExecutableRec {
 /// A built-in kernel: what checks its dispatches and how its push block is laid out.
 #[derive(Clone, Copy)]
 pub(crate) enum KernelKind {
-    /// A kernel of hal-core's contracts (`ember_kernels_wgsl::PushConstants`).
+    /// A built-in kernel of `ember_kernels::builtin`'s contracts
+    /// (`ember_kernels_wgsl::PushConstants`).
     Builtin(&'static hal_core::contract::Contract),
     /// A kernel of the TFLite op set (`ember_kernels_wgsl::OpPushConstants`).
     Op(&'static ember_kernels_wgsl::OpKernel),

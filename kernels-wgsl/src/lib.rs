@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
-use hal_core::contract::{self, BindingFacts, Contract};
+use ember_kernels::builtin;
+use hal_core::contract::{BindingFacts, Contract};
 use hal_core::kernel::KernelError;
 
 mod ops;
@@ -28,10 +29,10 @@ pub const MAX_LENS: usize = 4;
 pub const MAX_CONSTANTS: usize = 4;
 
 /// `matmul_f32` flag bit 0 (constant 3): add `bias[j]` (binding 3) to column `j`.
-pub const FLAG_BIAS: u32 = contract::MATMUL_FLAG_BIAS;
+pub const FLAG_BIAS: u32 = builtin::MATMUL_FLAG_BIAS;
 
 /// `matmul_f32` flag bit 1 (constant 3): ReLU after the bias.
-pub const FLAG_RELU: u32 = contract::MATMUL_FLAG_RELU;
+pub const FLAG_RELU: u32 = builtin::MATMUL_FLAG_RELU;
 
 /// One kernel's SPIR-V module and what the driver needs to run it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,17 +50,17 @@ pub struct SpirvKernel {
     pub contract: &'static Contract,
 }
 
-/// Every kernel, in hal-local's table order (that of [`contract::BUILTIN`]).
+/// Every kernel, in hal-local's table order (that of [`builtin::BUILTIN`]).
 pub static KERNELS: &[SpirvKernel] = &[
-    kernel(&contract::FILL_U32, spirv::FILL_U32),
-    kernel(&contract::COPY_U32, spirv::COPY_U32),
-    kernel(&contract::ADD_F32, spirv::ADD_F32),
-    kernel(&contract::MUL_F32, spirv::MUL_F32),
-    kernel(&contract::RELU_F32, spirv::RELU_F32),
-    kernel(&contract::MATMUL_F32, spirv::MATMUL_F32),
-    kernel(&contract::SOFTMAX_F32, spirv::SOFTMAX_F32),
-    kernel(&contract::MLP_SOFTMAX_F32, spirv::MLP_SOFTMAX_F32),
-    kernel(&contract::NOOP, spirv::NOOP),
+    kernel(&builtin::FILL_U32, spirv::FILL_U32),
+    kernel(&builtin::COPY_U32, spirv::COPY_U32),
+    kernel(&builtin::ADD_F32, spirv::ADD_F32),
+    kernel(&builtin::MUL_F32, spirv::MUL_F32),
+    kernel(&builtin::RELU_F32, spirv::RELU_F32),
+    kernel(&builtin::MATMUL_F32, spirv::MATMUL_F32),
+    kernel(&builtin::SOFTMAX_F32, spirv::SOFTMAX_F32),
+    kernel(&builtin::MLP_SOFTMAX_F32, spirv::MLP_SOFTMAX_F32),
+    kernel(&builtin::NOOP, spirv::NOOP),
 ];
 
 const fn kernel(contract: &'static Contract, words: &'static [u32]) -> SpirvKernel {
@@ -142,10 +143,13 @@ mod tests {
             "noop",
         ];
         assert_eq!(KERNELS.len(), names.len());
-        assert_eq!(KERNELS.len(), contract::BUILTIN.len());
-        for ((k, name), c) in KERNELS.iter().zip(names).zip(contract::BUILTIN) {
+        assert_eq!(KERNELS.len(), builtin::BUILTIN.len());
+        for ((k, name), c) in KERNELS.iter().zip(names).zip(builtin::BUILTIN) {
             assert_eq!(k.name, name);
-            assert!(core::ptr::eq(k.contract, c), "{name}: hal-core's contract");
+            assert!(
+                core::ptr::eq(k.contract, c),
+                "{name}: ember-kernels' built-in contract"
+            );
             assert_eq!(k.bindings as usize, c.bindings.len());
             assert!(core::ptr::eq(find(name).expect("listed"), k));
             assert_eq!(k.entry, "main");

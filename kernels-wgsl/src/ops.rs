@@ -590,7 +590,7 @@ mod tests {
                 assert!(k.bindings.last().is_some_and(|b| b.written), "{name}");
             }
             assert_eq!(k.words[0], 0x0723_0203, "{name}");
-            // No op kernel shadows one of hal-core's contracts.
+            // No op kernel shadows a built-in kernel.
             assert!(crate::find(name).is_none(), "{name}");
         }
         assert!(find_op("nope").is_none());

@@ -11,6 +11,7 @@ extern crate alloc;
 pub mod activation;
 pub mod add;
 pub mod broadcast;
+pub mod builtin;
 pub mod concatenation;
 pub mod conv2d;
 mod copy;

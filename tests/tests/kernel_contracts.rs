@@ -2,12 +2,13 @@
 //! kernels, good and bad, run through the local driver's and the Vulkan driver's `Device` API
 //! (lavapipe in CI, any Vulkan 1.2 device with `EMBER_VULKAN_DEVICE`; validation on unless
 //! `EMBER_VULKAN_VALIDATION=0`), each answer equal to what the kernel's contract in
-//! `hal_core::contract` says. The contracts' own cases are hal-core's unit tests.
+//! `ember_kernels::builtin` says. The contracts' own cases are ember-kernels' unit tests.
 
 use std::collections::BTreeSet;
 
+use ember_kernels::builtin::{self, MATMUL_FLAG_BIAS, MATMUL_FLAG_RELU};
 use ember_tests::conformance::{dispatch, host_params, Baseline};
-use hal_core::contract::{self, BindingFacts, MATMUL_FLAG_BIAS, MATMUL_FLAG_RELU};
+use hal_core::contract::{self, BindingFacts};
 use hal_core::kernel::KernelError;
 use hal_core::memory::BufferUsage;
 use hal_core::{Buffer, BufferRef, Device, Error, ExecutableSource};
@@ -162,7 +163,7 @@ fn refuses_as_the_contracts_say<D: Device>(
                 writable: matches!(b, In::Writable),
             })
             .collect();
-        let contract = contract::find(name).expect("a built-in contract");
+        let contract = builtin::find(name).expect("a built-in contract");
         let want = contract.check(&constants, &facts).map(drop);
         let executable = dev.load_executable(kernel(name)).expect("load");
         let got = dispatch(dev, executable, [2, 1, 1], &constants, &refs);
@@ -191,7 +192,7 @@ fn refuses_as_the_contracts_say<D: Device>(
 
 /// The table reaches every kind of refusal and every shape message.
 fn assert_covers(kinds: &BTreeSet<&str>) {
-    let messages = contract::BUILTIN.iter().flat_map(|c| {
+    let messages = builtin::BUILTIN.iter().flat_map(|c| {
         let r = c.refusals;
         let widths = c.constants.iter().filter_map(|k| match k {
             contract::Constant::Width { refusal, .. } => Some(*refusal),

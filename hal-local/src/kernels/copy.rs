@@ -1,6 +1,6 @@
 //! `copy_u32`: copies whole 32-bit words from one binding to another.
 
-use hal_core::contract;
+use ember_kernels::builtin;
 
 use crate::kernel::{Entry, Kernel, KernelError, Workgroup};
 
@@ -23,12 +23,12 @@ pub const COPY_U32: Kernel = Kernel {
 ///
 /// # Errors
 ///
-/// What [`contract::COPY_U32`] refuses: [`KernelError::MissingBinding`] with fewer than
+/// What [`builtin::COPY_U32`] refuses: [`KernelError::MissingBinding`] with fewer than
 /// two bindings, [`KernelError::Misaligned`] unless both start 4-byte aligned, [`KernelError::ReadOnly`] if the destination is
 /// read-only, and [`KernelError::BindingTooSmall`] (on binding 0, needing `4 * n` bytes) if
 /// the source holds fewer than `n` words.
 pub fn copy_u32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
-    contract::COPY_U32.check(wg.constants, wg.bindings)?;
+    builtin::COPY_U32.check(wg.constants, wg.bindings)?;
     let src = wg.input_f32(0)?;
     let dst = wg.output_f32(1)?;
     let n = dst.len();

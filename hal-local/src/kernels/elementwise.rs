@@ -4,7 +4,8 @@
 //! Each workgroup handles its [`Workgroup::share_of`] of `0..n`, loading and storing one
 //! element at a time, so an output bound to the same range as an input (in place) works.
 
-use hal_core::contract::{self, Contract};
+use ember_kernels::builtin;
+use hal_core::contract::Contract;
 
 use crate::kernel::{Entry, F32s, Kernel, KernelError, Workgroup};
 
@@ -33,12 +34,12 @@ pub const RELU_F32: Kernel = Kernel {
 ///
 /// # Errors
 ///
-/// What [`contract::ADD_F32`] refuses: [`KernelError::MissingBinding`] with fewer than three
+/// What [`builtin::ADD_F32`] refuses: [`KernelError::MissingBinding`] with fewer than three
 /// bindings, [`KernelError::Misaligned`]
 /// unless every binding starts 4-byte aligned, [`KernelError::ReadOnly`] if `out` is read-only,
 /// and [`KernelError::BindingTooSmall`] if `a` or `b` holds fewer elements than `out`.
 pub fn add_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
-    binary(wg, &contract::ADD_F32, |x, y| x + y)
+    binary(wg, &builtin::ADD_F32, |x, y| x + y)
 }
 
 /// `out[i] = a[i] * b[i]` for every element of `out`. Bindings: 0 `a`, 1 `b`, 2 `out`; no
@@ -46,9 +47,9 @@ pub fn add_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
 ///
 /// # Errors
 ///
-/// As [`add_f32`] ([`contract::MUL_F32`]).
+/// As [`add_f32`] ([`builtin::MUL_F32`]).
 pub fn mul_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
-    binary(wg, &contract::MUL_F32, |x, y| x * y)
+    binary(wg, &builtin::MUL_F32, |x, y| x * y)
 }
 
 /// `out[i] = max(in[i], 0)` for every element of `out` (negatives and -0.0 become +0.0, NaN
@@ -56,12 +57,12 @@ pub fn mul_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
 ///
 /// # Errors
 ///
-/// What [`contract::RELU_F32`] refuses: [`KernelError::MissingBinding`] with fewer than two
+/// What [`builtin::RELU_F32`] refuses: [`KernelError::MissingBinding`] with fewer than two
 /// bindings, [`KernelError::Misaligned`] unless both start 4-byte aligned,
 /// [`KernelError::ReadOnly`] if `out` is read-only, and [`KernelError::BindingTooSmall`] if
 /// `in` holds fewer elements than `out`.
 pub fn relu_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
-    contract::RELU_F32.check(wg.constants, wg.bindings)?;
+    builtin::RELU_F32.check(wg.constants, wg.bindings)?;
     let input = wg.input_f32(0)?;
     let out = wg.output_f32(1)?;
     let n = out.len();

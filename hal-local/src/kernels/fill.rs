@@ -1,6 +1,6 @@
 //! `fill_u32`: writes one 32-bit pattern to every word of a binding.
 
-use hal_core::contract;
+use ember_kernels::builtin;
 
 use crate::kernel::{Entry, Kernel, KernelError, Workgroup};
 
@@ -19,11 +19,11 @@ pub const FILL_U32: Kernel = Kernel {
 ///
 /// # Errors
 ///
-/// What [`contract::FILL_U32`] refuses: [`KernelError::MissingConstants`] without constant
+/// What [`builtin::FILL_U32`] refuses: [`KernelError::MissingConstants`] without constant
 /// 0, [`KernelError::MissingBinding`] without binding 0, [`KernelError::ReadOnly`] if it is
 /// read-only, and [`KernelError::Misaligned`] unless its start is 4-byte aligned.
 pub fn fill_u32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
-    let [value, ..] = contract::FILL_U32
+    let [value, ..] = builtin::FILL_U32
         .check(wg.constants, wg.bindings)?
         .constants;
     let out = wg.output_f32(0)?;

@@ -1,6 +1,6 @@
 //! `matmul_f32`: blocked matrix multiply `C = A·B`, with an optional bias and ReLU.
 
-use hal_core::contract;
+use ember_kernels::builtin;
 
 use crate::kernel::{Entry, F32s, Kernel, KernelError, Workgroup};
 
@@ -13,9 +13,9 @@ pub const MATMUL_F32: Kernel = Kernel {
 };
 
 /// Flag bit 0 (constant 3): add `bias[j]` (binding 3, `N` elements) to column `j` of every row.
-pub const FLAG_BIAS: u32 = contract::MATMUL_FLAG_BIAS;
+pub const FLAG_BIAS: u32 = builtin::MATMUL_FLAG_BIAS;
 /// Flag bit 1 (constant 3): apply ReLU to every element after the bias.
-pub const FLAG_RELU: u32 = contract::MATMUL_FLAG_RELU;
+pub const FLAG_RELU: u32 = builtin::MATMUL_FLAG_RELU;
 
 /// Rows of `C` in one tile.
 const TILE_M: usize = 4;
@@ -43,7 +43,7 @@ const BLOCK_K: usize = 64;
 ///
 /// # Errors
 ///
-/// What [`contract::MATMUL_F32`] refuses: [`KernelError::MissingConstants`] with fewer than
+/// What [`builtin::MATMUL_F32`] refuses: [`KernelError::MissingConstants`] with fewer than
 /// three constants, [`KernelError::Shape`]
 /// if `M`, `K` or `N` is 0, a matrix's size in bytes overflows, or `flags` has unknown bits;
 /// [`KernelError::MissingBinding`], [`KernelError::Misaligned`] (bindings must start 4-byte
@@ -51,7 +51,7 @@ const BLOCK_K: usize = 64;
 /// [`KernelError::BindingTooSmall`] naming the bytes needed (`4·M·K`, `4·K·N`, `4·M·N`,
 /// `4·N`).
 pub fn matmul_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
-    let [m, k, n, flags] = contract::MATMUL_F32
+    let [m, k, n, flags] = builtin::MATMUL_F32
         .check(wg.constants, wg.bindings)?
         .constants;
     // The contract checked that every matrix's size in bytes fits `usize`, and each

@@ -1,6 +1,6 @@
 //! `mlp_softmax_f32`: a one-hidden-layer perceptron classifier in one dispatch.
 
-use hal_core::contract::{self, MLP_MAX_WIDTH};
+use ember_kernels::builtin::{self, MLP_MAX_WIDTH};
 
 use crate::kernel::{Entry, F32s, Kernel, KernelError, Workgroup};
 
@@ -13,7 +13,7 @@ pub const MLP_SOFTMAX_F32: Kernel = Kernel {
     entry: Entry::Shared(mlp_softmax_f32),
 };
 
-/// The most hidden units and outputs ([`contract::MLP_MAX_WIDTH`]).
+/// The most hidden units and outputs ([`builtin::MLP_MAX_WIDTH`]).
 const WIDTH: usize = MLP_MAX_WIDTH as usize;
 
 /// Columns of a weight row read into locals at once.
@@ -23,7 +23,7 @@ const CHUNK: usize = 64;
 /// bias and ReLU, `matmul_f32` with bias, then `softmax_f32` give through two transients.
 ///
 /// Constants: 0 `M` (rows), 1 `K` (inputs), 2 `H` (hidden units, at most
-/// [`contract::MLP_MAX_WIDTH`]), 3 `N` (outputs, as many at most). Bindings, row-major
+/// [`builtin::MLP_MAX_WIDTH`]), 3 `N` (outputs, as many at most). Bindings, row-major
 /// `f32`: 0 `x` (`M × K`), 1 `w1` (`K × H`), 2 `b1` (`H`), 3 `w2` (`H × N`), 4 `b2` (`N`),
 /// 5 `y` (`M × N`, written). Each workgroup handles its [`Workgroup::share_of`] of the rows.
 ///
@@ -37,13 +37,13 @@ const CHUNK: usize = 64;
 ///
 /// # Errors
 ///
-/// What [`contract::MLP_SOFTMAX_F32`] refuses: [`KernelError::MissingConstants`] with fewer
+/// What [`builtin::MLP_SOFTMAX_F32`] refuses: [`KernelError::MissingConstants`] with fewer
 /// than four constants, [`KernelError::Shape`] if a dimension is 0, `H` or `N` is above the
 /// width limit, or a matrix's size in bytes overflows; [`KernelError::MissingBinding`],
 /// [`KernelError::Misaligned`], [`KernelError::ReadOnly`] if `y` is read-only, and
 /// [`KernelError::BindingTooSmall`] naming the bytes needed.
 pub fn mlp_softmax_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
-    let [m, k, h, n] = contract::MLP_SOFTMAX_F32
+    let [m, k, h, n] = builtin::MLP_SOFTMAX_F32
         .check(wg.constants, wg.bindings)?
         .constants;
     // The contract checked every matrix's size fits `usize`, and `h`, `n` are at most WIDTH.

@@ -1,7 +1,7 @@
 //! Built-in kernels: a static table of the kernels every Ember local-CPU device provides.
 //!
 //! Every kernel checks its constants and bindings against its contract in
-//! [`hal_core::contract`] (`contract::FILL_U32` for `fill_u32`, …) before it writes anything,
+//! [`ember_kernels::builtin`] (`builtin::FILL_U32` for `fill_u32`, …) before it writes anything,
 //! and every workgroup of a dispatch reaches the same verdict, so a refused dispatch writes
 //! nothing. The Vulkan driver checks its dispatches against the same contracts, so both
 //! refuse the same dispatches with the same errors. (`noop`'s contract accepts every

@@ -1,6 +1,6 @@
 //! `softmax_f32`: numerically stable softmax over each row of a matrix.
 
-use hal_core::contract;
+use ember_kernels::builtin;
 
 use crate::kernel::{Entry, Kernel, KernelError, Workgroup};
 
@@ -26,14 +26,14 @@ pub const SOFTMAX_F32: Kernel = Kernel {
 ///
 /// # Errors
 ///
-/// What [`contract::SOFTMAX_F32`] refuses: [`KernelError::MissingConstants`] with fewer than
+/// What [`builtin::SOFTMAX_F32`] refuses: [`KernelError::MissingConstants`] with fewer than
 /// two constants, [`KernelError::Shape`]
 /// if `rows` or `cols` is 0 or the matrix's size in bytes overflows,
 /// [`KernelError::MissingBinding`] with fewer than two bindings, [`KernelError::Misaligned`]
 /// unless both start 4-byte aligned, [`KernelError::ReadOnly`] if `out` is read-only, and
 /// [`KernelError::BindingTooSmall`] (needing `4 * rows * cols` bytes) if either is too short.
 pub fn softmax_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
-    let [rows, cols, ..] = contract::SOFTMAX_F32
+    let [rows, cols, ..] = builtin::SOFTMAX_F32
         .check(wg.constants, wg.bindings)?
         .constants;
     let input = wg.input_f32(0)?;

@@ -1,5 +1,5 @@
 //! Word access and work splitting the built-in kernels share (their checks are their
-//! contracts, in `hal_core::contract`).
+//! contracts, in `ember_kernels::builtin`).
 
 use core::ops::Range;
 use core::sync::atomic::Ordering;
