@@ -2,11 +2,13 @@
 // (words of the pool's pattern, see `pattern`), binding 1 two counters that receive, by
 // atomic adds, the number of words that differ from the pattern and the wrapping sum of
 // every word. Constants 0 and 1 are the low and high halves of the window's first word
-// index in the pool. Push-constant layout as Ember's built-in kernels: words 0..7 the
-// bindings' element offsets, 8..11 their lengths, 12..15 the constants.
+// index in the pool. Push-constant layout as Ember's kernels (generic SPIR-V's): words 0..5
+// the bindings' byte offsets in their bound ranges, then the constants from word 6; the
+// driver binds each range exactly to the binding's end, so the window's words are counted
+// from its bound range.
 
 struct Push {
-    words: array<vec4<u32>, 4>,
+    words: array<vec4<u32>, 8>,
 }
 
 var<immediate> pc: Push;
@@ -32,10 +34,10 @@ fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(num_workgroups) count: vec3<u32>,
 ) {
-    let n = pc_word(8u);
-    let base = pc_word(0u);
-    let first_lo = pc_word(12u);
-    let first_hi = pc_word(13u);
+    let base = pc_word(0u) / 4u;
+    let n = arrayLength(&data) - base;
+    let first_lo = pc_word(6u);
+    let first_hi = pc_word(7u);
     let stride = count.x * 64u;
     var bad = 0u;
     var sum = 0u;
@@ -56,7 +58,7 @@ fn main(
         }
         i += stride;
     }
-    let out = pc_word(1u);
+    let out = pc_word(1u) / 4u;
     atomicAdd(&counters[out], bad);
     atomicAdd(&counters[out + 1u], sum);
 }

@@ -14,11 +14,10 @@ use crate::objects::VkObject;
 use crate::profile::Profiler;
 use crate::staging::InternalBuffer;
 use crate::types::{
-    CommandBufferRec, DispatchStep, Grid, KernelKind, Memo, Piece, Recording, Retired, Step,
-    VulkanDevice,
+    CommandBufferRec, DispatchStep, Grid, Memo, Piece, Recording, Retired, Step, VulkanDevice,
 };
 use ash::vk;
-use ember_kernels_wgsl::{OpPushConstants, PushConstants};
+use ember_kernels_wgsl::PushConstants;
 use hal_core::command::{
     dispatch_constants, dispatch_spans, Command, CommandBufferMode, ConstantScratch, Op,
     Workgroups, BINDINGS_PER_SLOT, MAX_BINDINGS,
@@ -292,14 +291,10 @@ impl VulkanDevice<'_> {
             });
             pieces.push(piece);
         }
-        let op = match exe.kernel {
-            // The kernel's contract, exactly as the local driver's kernel checks it: a GPU
-            // kernel cannot refuse, so a dispatch it would refuse is never recorded.
-            Some(KernelKind::Builtin(contract)) => {
-                contract.check(constants, &facts).map_err(Error::Kernel)?;
-                None
-            }
-            Some(KernelKind::Op(kernel)) => {
+        match exe.kernel {
+            // The kernel's check, exactly as the local driver's kernel makes it: a GPU kernel
+            // cannot refuse, so a dispatch it would refuse is never recorded.
+            Some(kernel) => {
                 let used = kernel.check(constants, &facts).map_err(Error::Kernel)?;
                 if used > kernel.max_params() {
                     return Err(Error::Limit {
@@ -308,7 +303,6 @@ impl VulkanDevice<'_> {
                         limit: kernel.max_params() as u64,
                     });
                 }
-                Some(kernel)
             }
             None => {
                 if let Some(i) = facts.iter().position(|b| b.offset % 4 != 0) {
@@ -317,9 +311,9 @@ impl VulkanDevice<'_> {
                         alignment: 4,
                     }));
                 }
-                None
             }
-        };
+        }
+        let whole_words = exe.kernel.is_some_and(|k| k.binds_whole_words());
         let align = self.ctx.limits.min_storage_buffer_offset_alignment;
         let dummy = self
             .dummy
@@ -328,16 +322,16 @@ impl VulkanDevice<'_> {
             .ok_or(Error::Internal("device torn down"))?;
         let mut descriptors = [dummy; MAX_BINDINGS];
         let mut bases = Vec::with_capacity(pieces.len());
-        let mut lens = Vec::with_capacity(pieces.len());
         for (i, p) in pieces.iter().enumerate() {
-            lens.push(u32::try_from(p.len / 4).unwrap_or(u32::MAX));
             if p.len == 0 {
-                bases.push(0);
+                // The end of the dummy buffer: a kernel that counts a binding's words from
+                // its bound range finds none.
+                bases.push(u32::try_from(dummy.2).unwrap_or(u32::MAX));
                 continue;
             }
             let bind = p.offset - p.offset % align;
             let mut range = p.offset - bind + p.len;
-            if op.is_some() {
+            if whole_words {
                 // Op kernels read and write whole words: cover the last one (every buffer's
                 // size is a whole number of words).
                 range = range.div_ceil(4) * 4;
@@ -350,45 +344,32 @@ impl VulkanDevice<'_> {
                 });
             }
             descriptors[i] = (p.buffer, bind, range);
-            // Words for the contracts' kernels, bytes for the op set's.
-            let base = p.offset - bind;
-            bases.push(if op.is_some() { base } else { base / 4 } as u32);
+            bases.push((p.offset - bind) as u32);
         }
-        let (push, push_words, grid) = match op {
+        let (push, grid) = match exe.kernel {
             Some(kernel) => {
                 // The op kernels stride over their output words: the grid is theirs.
-                let out = kernel.output(facts.len());
                 let grid = match grid {
-                    Grid::Direct(_) => Grid::Direct(kernel.grid(
-                        constants,
-                        u64::from(bases.get(out).copied().unwrap_or(0)),
-                        facts.get(out).map_or(0, |f| f.len),
-                    )),
-                    indirect => indirect,
+                    Grid::Direct(_) if !kernel.runs_on_dispatch_grid() => {
+                        let out = kernel.output(facts.len());
+                        Grid::Direct(kernel.grid(
+                            constants,
+                            u64::from(bases.get(out).copied().unwrap_or(0)),
+                            facts.get(out).map_or(0, |f| f.len),
+                        ))
+                    }
+                    grid => grid,
                 };
-                (
-                    OpPushConstants::new(kernel, &bases, constants).words(),
-                    32,
-                    grid,
-                )
+                (PushConstants::new(kernel, &bases, constants).words(), grid)
             }
-            None => {
-                let mut push = [0; 32];
-                push[..16].copy_from_slice(&PushConstants::new(&bases, &lens, constants).words());
-                (push, 16, grid)
-            }
+            None => (PushConstants::generic(&bases, constants).words(), grid),
         };
-        let kernel = match exe.kernel {
-            Some(KernelKind::Builtin(contract)) => contract.name,
-            Some(KernelKind::Op(kernel)) => kernel.name,
-            None => "spirv",
-        };
+        let kernel = exe.kernel.map_or("spirv", |k| k.name);
         Ok(Some(Step::Dispatch(Box::new(DispatchStep {
             kernel,
             pipeline,
             descriptors,
             push,
-            push_words,
             grid,
         }))))
     }
@@ -510,7 +491,6 @@ impl VulkanDevice<'_> {
                         pipeline,
                         ref descriptors,
                         ref push,
-                        push_words,
                         grid,
                         ..
                     } = **dispatch;
@@ -540,7 +520,6 @@ impl VulkanDevice<'_> {
                     for (chunk, word) in bytes.chunks_exact_mut(4).zip(push) {
                         chunk.copy_from_slice(&word.to_ne_bytes());
                     }
-                    let bytes = &bytes[..push_words * 4];
                     // SAFETY: `cb` is recording; the pipeline and layout are live and
                     // compatible; every descriptor names a live buffer range within
                     // maxStorageBufferRange at an aligned offset; the push range matches the
@@ -573,7 +552,7 @@ impl VulkanDevice<'_> {
                             self.pipelines.layout,
                             vk::ShaderStageFlags::COMPUTE,
                             0,
-                            bytes,
+                            &bytes,
                         );
                         match grid {
                             Grid::Direct([x, y, z]) => d.cmd_dispatch(cb, x, y, z),

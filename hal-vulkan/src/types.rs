@@ -203,8 +203,6 @@ pub(crate) struct DispatchStep {
     pub(crate) pipeline: vk::Pipeline,
     pub(crate) descriptors: [(vk::Buffer, u64, u64); MAX_BINDINGS],
     pub(crate) push: [u32; 32],
-    /// Words of `push` the kernel declares (16 or 32).
-    pub(crate) push_words: usize,
     pub(crate) grid: Grid,
 }
 
@@ -213,18 +211,9 @@ pub(crate) struct DispatchStep {
 pub(crate) struct ExecutableRec {
     /// Index of its pipeline in the shared list.
     pub(crate) pipeline: usize,
-    /// How its dispatches are checked on the host and laid out; `None` for generic SPIR-V.
-    pub(crate) kernel: Option<KernelKind>,
-}
-
-/// A built-in kernel: what checks its dispatches and how its push block is laid out.
-#[derive(Clone, Copy)]
-pub(crate) enum KernelKind {
-    /// A built-in kernel of `ember_kernels::builtin`'s contracts
-    /// (`ember_kernels_wgsl::PushConstants`).
-    Builtin(&'static hal_core::contract::Contract),
-    /// A kernel of the TFLite op set (`ember_kernels_wgsl::OpPushConstants`).
-    Op(&'static ember_kernels_wgsl::OpKernel),
+    /// The kernel: what checks its dispatches on the host, where its push block's parameters
+    /// start and which grid it runs on; `None` for generic SPIR-V.
+    pub(crate) kernel: Option<&'static ember_kernels_wgsl::SpirvKernel>,
 }
 
 /// One pipeline, shared by every executable loaded from the same code.

@@ -106,8 +106,7 @@ fn check_model(device: &mut VulkanDevice<'static>, dir: &Path) -> Outcome {
     };
     let mut missing = None;
     let linked = |k: &str| {
-        let known =
-            ember_kernels_wgsl::find(k).is_some() || ember_kernels_wgsl::find_op(k).is_some();
+        let known = ember_kernels_wgsl::find(k).is_some();
         if !known {
             missing = Some(k.to_string());
         }

@@ -1,12 +1,13 @@
 #![doc = include_str!("../README.md")]
 
 use ember_kernels::builtin;
-use hal_core::contract::{BindingFacts, Contract};
 use hal_core::kernel::KernelError;
 
+mod builtin_kernels;
+mod kernel;
 mod ops;
-pub use ops::{find_op, OpBinding, OpKernel, OpPushConstants, OPS};
-pub use ops::{OP_MAX_BINDINGS, OP_MAX_PARAMS, OP_PUSH_CONSTANT_BYTES};
+pub use kernel::{PushConstants, SpirvBinding, SpirvKernel};
+pub use kernel::{BASE_WORDS, MAX_PARAMS, PUSH_CONSTANT_BYTES};
 
 mod spirv {
     //! The SPIR-V words `build.rs` generated.
@@ -16,61 +17,36 @@ mod spirv {
 /// Invocations per workgroup (`64 × 1 × 1`), fixed in every kernel's SPIR-V.
 pub const WORKGROUP_SIZE: u32 = 64;
 
-/// Size in bytes of the push-constant range every kernel declares (16 words).
-pub const PUSH_CONSTANT_BYTES: u32 = 64;
-
-/// How many bindings get a `base` word in the push constants (words 0..=7).
-pub const MAX_BASES: usize = 8;
-
-/// How many bindings get a `len` word in the push constants (words 8..=11).
-pub const MAX_LENS: usize = 4;
-
-/// How many of the dispatch's own push constants reach a kernel (words 12..=15).
-pub const MAX_CONSTANTS: usize = 4;
-
 /// `matmul_f32` flag bit 0 (constant 3): add `bias[j]` (binding 3) to column `j`.
 pub const FLAG_BIAS: u32 = builtin::MATMUL_FLAG_BIAS;
 
 /// `matmul_f32` flag bit 1 (constant 3): ReLU after the bias.
 pub const FLAG_RELU: u32 = builtin::MATMUL_FLAG_RELU;
 
-/// One kernel's SPIR-V module and what the driver needs to run it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SpirvKernel {
-    /// The kernel's name, as hal-local's table and modules spell it.
-    pub name: &'static str,
-    /// The compute entry point in [`words`](Self::words): always `main`.
-    pub entry: &'static str,
-    /// The SPIR-V module, as 32-bit words.
-    pub words: &'static [u32],
-    /// Storage-buffer descriptors the module declares: set 0, bindings `0..bindings`, one
-    /// per binding of its contract.
-    pub bindings: u32,
-    /// The kernel's contract: a driver checks every dispatch against it before recording.
-    pub contract: &'static Contract,
-}
+/// Every kernel: the built-in kernels (in hal-local's table order, that of
+/// [`builtin::BUILTIN`]), then the TFLite op set. Names are unique.
+pub static KERNELS: &[SpirvKernel] = &ALL;
 
-/// Every kernel, in hal-local's table order (that of [`builtin::BUILTIN`]).
-pub static KERNELS: &[SpirvKernel] = &[
-    kernel(&builtin::FILL_U32, spirv::FILL_U32),
-    kernel(&builtin::COPY_U32, spirv::COPY_U32),
-    kernel(&builtin::ADD_F32, spirv::ADD_F32),
-    kernel(&builtin::MUL_F32, spirv::MUL_F32),
-    kernel(&builtin::RELU_F32, spirv::RELU_F32),
-    kernel(&builtin::MATMUL_F32, spirv::MATMUL_F32),
-    kernel(&builtin::SOFTMAX_F32, spirv::SOFTMAX_F32),
-    kernel(&builtin::MLP_SOFTMAX_F32, spirv::MLP_SOFTMAX_F32),
-    kernel(&builtin::NOOP, spirv::NOOP),
-];
+static ALL: [SpirvKernel; builtin_kernels::BUILTINS.len() + ops::OPS.len()] =
+    concat(builtin_kernels::BUILTINS, ops::OPS);
 
-const fn kernel(contract: &'static Contract, words: &'static [u32]) -> SpirvKernel {
-    SpirvKernel {
-        name: contract.name,
-        entry: "main",
-        words,
-        bindings: contract.bindings.len() as u32,
-        contract,
+/// `a` then `b`, as one array of `N` (their lengths' sum).
+const fn concat<const A: usize, const B: usize, const N: usize>(
+    a: [SpirvKernel; A],
+    b: [SpirvKernel; B],
+) -> [SpirvKernel; N] {
+    assert!(A + B == N);
+    let mut out = [a[0]; N];
+    let mut i = 0;
+    while i < A {
+        out[i] = a[i];
+        i += 1;
     }
+    while i < N {
+        out[i] = b[i - A];
+        i += 1;
+    }
+    out
 }
 
 /// The kernel named `name`, if there is one.
@@ -78,56 +54,10 @@ pub fn find(name: &str) -> Option<&'static SpirvKernel> {
     KERNELS.iter().find(|k| k.name == name)
 }
 
-/// The 64-byte push-constant block, word for word (see the crate docs).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PushConstants {
-    /// Element offset of binding `i` inside its bound descriptor range (words 0..=7).
-    pub base: [u32; MAX_BASES],
-    /// Length of binding `i` in whole 4-byte elements (words 8..=11).
-    pub len: [u32; MAX_LENS],
-    /// The kernel's constants 0..=3 (words 12..=15).
-    pub constants: [u32; MAX_CONSTANTS],
-}
-
-impl PushConstants {
-    /// The block for a dispatch: `bases[i]` and `lens[i]` for its bindings (extra ones
-    /// dropped, missing ones 0), and its constants (the first four; missing ones 0).
-    pub fn new(bases: &[u32], lens: &[u32], constants: &[u32]) -> Self {
-        let mut out = Self::default();
-        for (to, from) in out.base.iter_mut().zip(bases) {
-            *to = *from;
-        }
-        for (to, from) in out.len.iter_mut().zip(lens) {
-            *to = *from;
-        }
-        for (to, from) in out.constants.iter_mut().zip(constants) {
-            *to = *from;
-        }
-        out
-    }
-
-    /// The 16 words in order.
-    pub fn words(&self) -> [u32; 16] {
-        let mut out = [0; 16];
-        out[..8].copy_from_slice(&self.base);
-        out[8..12].copy_from_slice(&self.len);
-        out[12..].copy_from_slice(&self.constants);
-        out
-    }
-
-    /// The 64 bytes in native byte order, for `vkCmdPushConstants`.
-    pub fn bytes(&self) -> [u8; PUSH_CONSTANT_BYTES as usize] {
-        let mut out = [0; PUSH_CONSTANT_BYTES as usize];
-        for (chunk, word) in out.chunks_exact_mut(4).zip(self.words()) {
-            chunk.copy_from_slice(&word.to_ne_bytes());
-        }
-        out
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hal_core::contract::BindingFacts;
 
     #[test]
     fn table_is_complete_and_found() {
@@ -142,39 +72,80 @@ mod tests {
             "mlp_softmax_f32",
             "noop",
         ];
-        assert_eq!(KERNELS.len(), names.len());
-        assert_eq!(KERNELS.len(), builtin::BUILTIN.len());
-        for ((k, name), c) in KERNELS.iter().zip(names).zip(builtin::BUILTIN) {
+        let builtins = &KERNELS[..names.len()];
+        assert_eq!(builtins.len(), builtin::BUILTIN.len());
+        for ((k, name), c) in builtins.iter().zip(names).zip(builtin::BUILTIN) {
             assert_eq!(k.name, name);
+            let contract = k.contract().expect("a built-in kernel");
             assert!(
-                core::ptr::eq(k.contract, c),
+                core::ptr::eq(contract, c),
                 "{name}: ember-kernels' built-in contract"
             );
-            assert_eq!(k.bindings as usize, c.bindings.len());
+            assert_eq!(k.bindings.len(), c.bindings.len());
             assert!(core::ptr::eq(find(name).expect("listed"), k));
             assert_eq!(k.entry, "main");
             // SPIR-V magic number, then version 1.0.
             assert_eq!(k.words[0], 0x0723_0203, "{name}");
             assert_eq!(k.words[1], 0x0001_0000, "{name}");
         }
+        for (i, k) in KERNELS.iter().enumerate() {
+            assert!(KERNELS[..i].iter().all(|o| o.name != k.name), "{}", k.name);
+        }
         assert!(find("nope").is_none());
         assert!(find("").is_none());
     }
 
+    /// A built-in kernel's check is its contract's, and it reads its declared constants.
+    #[test]
+    fn builtin_check_is_the_contract() {
+        let k = find("matmul_f32").expect("listed");
+        let facts = |lens: &[u64]| -> Vec<BindingFacts> {
+            lens.iter()
+                .map(|&len| BindingFacts {
+                    offset: 0,
+                    len,
+                    writable: true,
+                })
+                .collect()
+        };
+        let ok = facts(&[140, 84, 60]);
+        assert_eq!(k.check(&[5, 7, 3], &ok), Ok(3));
+        assert_eq!(k.check(&[5, 7, 3, 0, 9, 9], &ok), Ok(4));
+        let contract = k.contract().expect("a built-in kernel");
+        for (constants, lens) in [
+            (&[5, 7][..], &[140, 84, 60][..]),
+            (&[5, 7, 3], &[140, 84, 56]),
+            (&[5, 0, 3], &[]),
+            (&[5, 7, 3, 4], &[140, 84, 60]),
+        ] {
+            let b = facts(lens);
+            assert_eq!(
+                k.check(constants, &b).map(drop),
+                contract.check(constants, &b).map(drop)
+            );
+            assert!(k.check(constants, &b).is_err());
+        }
+    }
+
     #[test]
     fn push_constant_layout() {
-        let pc = PushConstants::new(
-            &[1, 2, 3, 4, 5, 6, 7, 8, 9],
-            &[10, 11],
-            &[20, 21, 22, 23, 24],
-        );
+        let fill = find("fill_u32").expect("listed");
+        let pc = PushConstants::new(fill, &[4, 8, 12, 16, 20, 24, 28], &[20, 21, 22]);
+        let words = pc.words();
+        assert_eq!(words[..6], [4, 8, 12, 16, 20, 24]);
+        assert_eq!(words[6..9], [20, 21, 22]);
+        assert!(words[9..].iter().all(|&w| w == 0));
         assert_eq!(
-            pc.words(),
-            [1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 0, 0, 20, 21, 22, 23]
+            PushConstants::generic(&[4, 8], &[20, 21, 22]),
+            pc_of(&[4, 8], &[20, 21, 22])
         );
         let bytes = pc.bytes();
         assert_eq!(bytes.len(), PUSH_CONSTANT_BYTES as usize);
-        assert_eq!(bytes[12 * 4..13 * 4], 20u32.to_ne_bytes());
+        assert_eq!(bytes[6 * 4..7 * 4], 20u32.to_ne_bytes());
+    }
+
+    fn pc_of(bases: &[u32], params: &[u32]) -> PushConstants {
+        PushConstants::new(find("noop").expect("listed"), bases, params)
     }
 
     /// Every constant `exp_f32` uses is hal-local's (same bits), and reaches the SPIR-V.

@@ -1,7 +1,8 @@
 //! The TFLite op set's kernels: `ember-kernels`' arithmetic in WGSL, with its parameter
-//! words (any number up to [`OpKernel::max_params`]) in a 128-byte push block.
+//! words (any number up to [`SpirvKernel::max_params`]) in the push block.
 
-use super::{spirv, BindingFacts, KernelError};
+use crate::kernel::{Spec, SpirvBinding, SpirvKernel, IN32, IN8, OUT16, OUT32, OUT8};
+use crate::{spirv, KernelError};
 use ember_kernels::add::{AddF32, AddS8};
 use ember_kernels::concatenation::Concatenation;
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
@@ -21,209 +22,6 @@ use ember_kernels::tanh::{TanhF32, TanhS8};
 use ember_kernels::transpose::Transpose;
 use ember_kernels::{KernelParams, Words};
 
-/// Size in bytes of an op kernel's push-constant range (32 words).
-pub const OP_PUSH_CONSTANT_BYTES: u32 = 128;
-
-/// Words in an op kernel's push block.
-const OP_PUSH_WORDS: usize = OP_PUSH_CONSTANT_BYTES as usize / 4;
-
-/// Bindings an op kernel's push block gives a byte offset (words 0..=5), where the kernel
-/// has at most that many; one with more (`concatenation`: 11) has a word for each.
-pub const OP_MAX_BINDINGS: usize = 6;
-
-/// Parameter words the push block holds after [`OP_MAX_BINDINGS`] offsets (words 6..=31).
-pub const OP_MAX_PARAMS: usize = OP_PUSH_WORDS - OP_MAX_BINDINGS;
-
-/// Most workgroups an op dispatch gets along x (Vulkan's guaranteed
-/// `maxComputeWorkGroupCount[0]`); the kernels stride over what is left.
-const MAX_GROUPS: u64 = 65_535;
-
-/// One binding of an op kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OpBinding {
-    /// Bytes per element: 4 where the kernel reads 32-bit words, so the binding's offset
-    /// must be a multiple of 4, as hal-local's kernel requires of its slice.
-    pub element: u32,
-    /// Whether the kernel writes it.
-    pub written: bool,
-}
-
-const IN8: OpBinding = OpBinding {
-    element: 1,
-    written: false,
-};
-const IN32: OpBinding = OpBinding {
-    element: 4,
-    written: false,
-};
-const OUT8: OpBinding = OpBinding {
-    element: 1,
-    written: true,
-};
-const OUT16: OpBinding = OpBinding {
-    element: 2,
-    written: true,
-};
-const OUT32: OpBinding = OpBinding {
-    element: 4,
-    written: true,
-};
-
-/// An op kernel's SPIR-V and what the driver needs to check and run it.
-#[derive(Debug, Clone, Copy)]
-pub struct OpKernel {
-    /// The kernel's name, as `ember-kernels` and modules spell it.
-    pub name: &'static str,
-    /// The compute entry point: always `main`.
-    pub entry: &'static str,
-    /// The SPIR-V module, as 32-bit words.
-    pub words: &'static [u32],
-    /// Its bindings, in order: set 0, binding `i`. For a kernel whose output is the
-    /// dispatch's last binding ([`output_last`](Self::output_last)), the most it binds.
-    pub bindings: &'static [OpBinding],
-    /// Whether the kernel binds a variable count of inputs, each as `bindings[0]`, then its
-    /// output, the dispatch's last binding, as `bindings`' last (hal-local's `Writes::Last`;
-    /// the parameters' check holds the count to theirs).
-    pub output_last: bool,
-    /// Invocations that share one output word, from the parameter words: 1, or a power of
-    /// two up to [`WORKGROUP_SIZE`](super::WORKGROUP_SIZE) where they split long sums over
-    /// few outputs. The kernel makes the same choice from the same words; the result does
-    /// not depend on it, only the speed.
-    pub lanes_per_word: fn(&[u32]) -> u32,
-    /// For a kernel whose workgroups each take whole tiles of the output (rather than
-    /// striding over its words): the tiles, from the parameter words and the output's byte
-    /// offset in its range, one workgroup each.
-    pub tiles: Option<fn(&[u32], u64) -> u64>,
-    /// Decodes the parameter words and checks the bindings' lengths (bytes) against them,
-    /// as hal-local's kernel does first; returns how many words the parameters took.
-    params: fn(&[u32], &[usize]) -> Result<usize, KernelError>,
-}
-
-impl OpKernel {
-    /// Checks a dispatch as hal-local's kernel of the same name would before running it:
-    /// the parameters and lengths, then each binding's presence, write access and alignment.
-    /// Returns how many parameter words the kernel reads (more than
-    /// [`max_params`](Self::max_params) cannot be pushed: the driver refuses those).
-    pub fn check(
-        &self,
-        constants: &[u32],
-        bindings: &[BindingFacts],
-    ) -> Result<usize, KernelError> {
-        let lens: Vec<usize> = bindings
-            .iter()
-            .map(|b| usize::try_from(b.len).unwrap_or(usize::MAX))
-            .collect();
-        let used = (self.params)(constants, &lens)?;
-        let bound = if self.output_last {
-            bindings.len()
-        } else {
-            self.bindings.len()
-        };
-        for i in 0..bound {
-            let want = self.binding(i, bound);
-            let index = i as u32;
-            let fact = bindings.get(i).ok_or(KernelError::MissingBinding {
-                index,
-                bound: bindings.len() as u32,
-            })?;
-            if want.written && !fact.writable {
-                return Err(KernelError::ReadOnly { index });
-            }
-            if fact.offset % u64::from(want.element) != 0 {
-                return Err(KernelError::Misaligned {
-                    index,
-                    alignment: want.element,
-                });
-            }
-        }
-        Ok(used)
-    }
-
-    /// What the kernel makes of binding `i` of a dispatch that binds `bound`.
-    fn binding(&self, i: usize, bound: usize) -> OpBinding {
-        match (self.output_last, self.bindings) {
-            (true, [input, .., output]) => {
-                if i + 1 == bound {
-                    *output
-                } else {
-                    *input
-                }
-            }
-            _ => self.bindings[i],
-        }
-    }
-
-    /// The index of the binding the kernel writes, in a dispatch that binds `bound`.
-    pub fn output(&self, bound: usize) -> usize {
-        if self.output_last {
-            bound.saturating_sub(1)
-        } else {
-            self.bindings.iter().position(|b| b.written).unwrap_or(0)
-        }
-    }
-
-    /// The push block's word where the parameter words start: one offset word per binding
-    /// before it, at least [`OP_MAX_BINDINGS`].
-    pub fn params_at(&self) -> usize {
-        self.bindings.len().max(OP_MAX_BINDINGS)
-    }
-
-    /// The most parameter words a dispatch of the kernel can push.
-    pub fn max_params(&self) -> usize {
-        OP_PUSH_WORDS - self.params_at()
-    }
-}
-
-impl OpKernel {
-    /// The grid a dispatch runs on, whatever grid the module gave: [`lanes_per_word`]
-    /// invocations per word of the output (`base` bytes into its range, `len` bytes long),
-    /// or a workgroup per tile where the kernel has [`tiles`]; at most 65,535 workgroups.
-    /// The kernels' results do not depend on it.
-    ///
-    /// [`lanes_per_word`]: Self::lanes_per_word
-    /// [`tiles`]: Self::tiles
-    pub fn grid(&self, constants: &[u32], base: u64, len: u64) -> [u32; 3] {
-        let groups = match self.tiles {
-            Some(tiles) => tiles(constants, base),
-            None => {
-                let words = (base % 4 + len).div_ceil(4);
-                let lanes = words.saturating_mul(u64::from((self.lanes_per_word)(constants)));
-                lanes.div_ceil(u64::from(super::WORKGROUP_SIZE))
-            }
-        };
-        [groups.clamp(1, MAX_GROUPS) as u32, 1, 1]
-    }
-}
-
-/// The push block of an op dispatch: words `0..params_at`, the byte offset of binding `i`
-/// inside its bound descriptor range; then the parameter words (missing ones 0).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct OpPushConstants {
-    words: [u32; OP_PUSH_WORDS],
-}
-
-impl OpPushConstants {
-    /// The block for a dispatch of `kernel`: `bases[i]` for its bindings (those past
-    /// [`OpKernel::params_at`] dropped) and its first [`OpKernel::max_params`] parameter
-    /// words.
-    pub fn new(kernel: &OpKernel, bases: &[u32], params: &[u32]) -> Self {
-        let mut words = [0; OP_PUSH_WORDS];
-        let (base, rest) = words.split_at_mut(kernel.params_at());
-        for (to, from) in base.iter_mut().zip(bases) {
-            *to = *from;
-        }
-        for (to, from) in rest.iter_mut().zip(params) {
-            *to = *from;
-        }
-        Self { words }
-    }
-
-    /// The 32 words in order.
-    pub fn words(&self) -> [u32; OP_PUSH_WORDS] {
-        self.words
-    }
-}
-
 /// `P`'s decode and length check, as hal-local's kernel runs them.
 macro_rules! params_of {
     ($params:ty) => {{
@@ -240,10 +38,10 @@ macro_rules! params_of {
 const fn op(
     name: &'static str,
     words: &'static [u32],
-    bindings: &'static [OpBinding],
+    bindings: &'static [SpirvBinding],
     params: fn(&[u32], &[usize]) -> Result<usize, KernelError>,
-) -> OpKernel {
-    OpKernel {
+) -> SpirvKernel {
+    SpirvKernel {
         name,
         entry: "main",
         words,
@@ -251,7 +49,7 @@ const fn op(
         output_last: false,
         lanes_per_word: |_| 1,
         tiles: None,
-        params,
+        spec: Spec::Params(params),
     }
 }
 
@@ -259,11 +57,11 @@ const fn op(
 const fn op_per_group(
     name: &'static str,
     words: &'static [u32],
-    bindings: &'static [OpBinding],
+    bindings: &'static [SpirvBinding],
     params: fn(&[u32], &[usize]) -> Result<usize, KernelError>,
-) -> OpKernel {
-    OpKernel {
-        lanes_per_word: |_| super::WORKGROUP_SIZE,
+) -> SpirvKernel {
+    SpirvKernel {
+        lanes_per_word: |_| crate::WORKGROUP_SIZE,
         ..op(name, words, bindings, params)
     }
 }
@@ -311,7 +109,7 @@ fn depthwise_lanes(p: &[u32]) -> u32 {
 fn pool_lanes(p: &[u32]) -> u32 {
     let outputs = word(p, 0) * word(p, 4) * word(p, 5) * word(p, 3);
     if outputs.div_ceil(4) <= 4096 && word(p, 6) * word(p, 7) >= 16 {
-        super::WORKGROUP_SIZE
+        crate::WORKGROUP_SIZE
     } else {
         1
     }
@@ -327,7 +125,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
     let out_depth = word(p, 20).max(1);
     let aligned = base % 4 == 0 && out_depth % 4 == 0;
     let per_word = (1u64 << (middle_words / 2).max(1).ilog2()).min(32);
-    let words = u64::from(super::WORKGROUP_SIZE) / per_word;
+    let words = u64::from(crate::WORKGROUP_SIZE) / per_word;
     let channels = if aligned && out_depth > 4 * words {
         4 * words
     } else {
@@ -340,31 +138,31 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// The weighted int8 ops' bindings: input, weights, bias, multipliers, shifts, output.
-const WEIGHTED_S8: &[OpBinding] = &[IN8, IN8, IN32, IN32, IN32, OUT8];
+const WEIGHTED_S8: &[SpirvBinding] = &[IN8, IN8, IN32, IN32, IN32, OUT8];
 /// One int8 input, one int8 output.
-const UNARY_S8: &[OpBinding] = &[IN8, OUT8];
+const UNARY_S8: &[SpirvBinding] = &[IN8, OUT8];
 /// Two int8 inputs, one int8 output.
-const BINARY_S8: &[OpBinding] = &[IN8, IN8, OUT8];
+const BINARY_S8: &[SpirvBinding] = &[IN8, IN8, OUT8];
 /// The weighted float ops' bindings: input, weights, bias, output.
-const WEIGHTED_F32: &[OpBinding] = &[IN32, IN32, IN32, OUT32];
+const WEIGHTED_F32: &[SpirvBinding] = &[IN32, IN32, IN32, OUT32];
 /// One input, one output, of elements of 1, 2 or 4 bytes (byte-aligned bindings).
-const UNARY_U8: &[OpBinding] = &[IN8, OUT8];
+const UNARY_U8: &[SpirvBinding] = &[IN8, OUT8];
 /// Two float inputs, one float output.
-const BINARY_F32: &[OpBinding] = &[IN32, IN32, OUT32];
+const BINARY_F32: &[SpirvBinding] = &[IN32, IN32, OUT32];
 /// One float input, one float output.
-const UNARY_F32: &[OpBinding] = &[IN32, OUT32];
+const UNARY_F32: &[SpirvBinding] = &[IN32, OUT32];
 /// Concatenation's most: 10 inputs, then the output, all of bytes.
-const CONCATENATED: &[OpBinding] = &[IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, OUT8];
+const CONCATENATED: &[SpirvBinding] = &[IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, OUT8];
 
 /// Every op kernel (the names of `build.rs`'s `OPS`, in its order).
-pub static OPS: &[OpKernel] = &[
+pub(crate) const OPS: [SpirvKernel; 31] = [
     op_per_group(
         FullyConnectedS8::KERNEL,
         spirv::FULLY_CONNECTED_S8,
         WEIGHTED_S8,
         params_of!(FullyConnectedS8),
     ),
-    OpKernel {
+    SpirvKernel {
         lanes_per_word: conv2d_lanes,
         ..op(
             Conv2dS8::KERNEL,
@@ -373,7 +171,7 @@ pub static OPS: &[OpKernel] = &[
             params_of!(Conv2dS8),
         )
     },
-    OpKernel {
+    SpirvKernel {
         lanes_per_word: depthwise_lanes,
         ..op(
             DepthwiseConv2dS8::KERNEL,
@@ -382,7 +180,7 @@ pub static OPS: &[OpKernel] = &[
             params_of!(DepthwiseConv2dS8),
         )
     },
-    OpKernel {
+    SpirvKernel {
         tiles: Some(separable_tiles),
         ..op(
             SeparableConv2dS8::KERNEL,
@@ -391,7 +189,7 @@ pub static OPS: &[OpKernel] = &[
             params_of!(SeparableConv2dS8),
         )
     },
-    OpKernel {
+    SpirvKernel {
         lanes_per_word: pool_lanes,
         ..op(
             AveragePool2dS8::KERNEL,
@@ -525,7 +323,7 @@ pub static OPS: &[OpKernel] = &[
         &[IN32, OUT8],
         params_of!(QuantizeF32S8),
     ),
-    OpKernel {
+    SpirvKernel {
         output_last: true,
         ..op(
             Concatenation::KERNEL,
@@ -536,15 +334,13 @@ pub static OPS: &[OpKernel] = &[
     },
 ];
 
-/// The op kernel named `name`, if there is one.
-pub fn find_op(name: &str) -> Option<&'static OpKernel> {
-    OPS.iter().find(|k| k.name == name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::MAX_PARAMS;
+    use crate::{find, PushConstants};
     use ember_kernels::fully_connected::FullyConnectedShape;
+    use hal_core::contract::BindingFacts;
 
     #[test]
     fn table_is_complete_and_found() {
@@ -581,19 +377,25 @@ mod tests {
             "quantize_f32_s8",
             "concatenation",
         ];
-        assert_eq!(OPS.len(), names.len());
-        for (k, name) in OPS.iter().zip(names) {
+        // The op set follows the built-in kernels in the one table.
+        let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];
+        assert_eq!(ops.len(), names.len());
+        for (k, name) in ops.iter().zip(names) {
             assert_eq!(k.name, name);
-            assert!(core::ptr::eq(find_op(name).expect("listed"), k));
+            assert!(core::ptr::eq(find(name).expect("listed"), k));
             assert_eq!(k.bindings.iter().filter(|b| b.written).count(), 1, "{name}");
             if k.output_last {
                 assert!(k.bindings.last().is_some_and(|b| b.written), "{name}");
             }
             assert_eq!(k.words[0], 0x0723_0203, "{name}");
             // No op kernel shadows a built-in kernel.
-            assert!(crate::find(name).is_none(), "{name}");
+            assert!(ember_kernels::builtin::find(name).is_none(), "{name}");
+            assert!(
+                k.contract().is_none() && !k.runs_on_dispatch_grid(),
+                "{name}"
+            );
         }
-        assert!(find_op("nope").is_none());
+        assert!(find("nope").is_none());
     }
 
     fn fact(offset: u64, len: u64, writable: bool) -> BindingFacts {
@@ -636,7 +438,7 @@ mod tests {
     /// write access and alignment, as hal-local's kernel checks its slices.
     #[test]
     fn check_answers_as_hal_local() {
-        let k = find_op("fully_connected_s8").expect("listed");
+        let k = find("fully_connected_s8").expect("listed");
         let (words, facts) = fc();
         assert_eq!(k.check(&words, &facts), Ok(10));
         // Extra words are ignored, as hal-local's decode ignores them.
@@ -677,7 +479,7 @@ mod tests {
     /// Concatenation writes its last binding, after as many inputs as its parameters count.
     #[test]
     fn concatenation_writes_its_last_binding() {
-        let k = find_op("concatenation").expect("listed");
+        let k = find("concatenation").expect("listed");
         let p = Concatenation::new(1, &[2, 5], &[2, 3], 1).expect("valid");
         let mut words = Vec::new();
         p.encode(&mut words);
@@ -703,16 +505,16 @@ mod tests {
 
     #[test]
     fn push_block_and_grid() {
-        let fc = find_op("fully_connected_s8").expect("listed");
+        let fc = find("fully_connected_s8").expect("listed");
         let params: Vec<u32> = (10..40).collect();
-        let pc = OpPushConstants::new(fc, &[1, 2, 3, 4, 5, 6, 7], &params);
+        let pc = PushConstants::new(fc, &[1, 2, 3, 4, 5, 6, 7], &params);
         let words = pc.words();
         assert_eq!(words[..6], [1, 2, 3, 4, 5, 6]);
         assert_eq!(words[6..], params[..26]);
-        assert_eq!(fc.max_params(), OP_MAX_PARAMS);
+        assert_eq!(fc.max_params(), MAX_PARAMS);
         // Concatenation: an offset word for each of its 11 bindings, then 21 parameters.
-        let concat = find_op("concatenation").expect("listed");
-        let pc = OpPushConstants::new(concat, &[1, 2, 3], &params);
+        let concat = find("concatenation").expect("listed");
+        let pc = PushConstants::new(concat, &[1, 2, 3], &params);
         let words = pc.words();
         assert_eq!(words[..11], [1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0]);
         assert_eq!(words[11..], params[..21]);
@@ -724,7 +526,7 @@ mod tests {
             .encode(&mut most);
         assert!(most.len() <= concat.max_params());
         // One invocation per output word, at least one workgroup, at most 65,535.
-        let pool = find_op("average_pool2d_s8").expect("listed");
+        let pool = find("average_pool2d_s8").expect("listed");
         assert_eq!(pool.grid(&[], 0, 0), [1, 1, 1]);
         assert_eq!(pool.grid(&[], 3, 256), [2, 1, 1]);
         assert_eq!(pool.grid(&[], 0, 256), [1, 1, 1]);
@@ -736,7 +538,7 @@ mod tests {
         // middle channels, 16 out: 16 pixels a tile) and a later one (6×6, 128 and 128: a
         // pixel and 16 channels a tile); with 3 output channels a tile takes all of a pixel's,
         // 4 pixels a tile.
-        let separable = find_op("separable_conv2d_s8").expect("listed");
+        let separable = find("separable_conv2d_s8").expect("listed");
         let words = |hw: u32, depth: u32, out: u32| {
             let mut p = vec![1, hw, hw, depth, 1, 3, 3, hw, hw, 1, 1, 1, 1, 1, 1, 1];
             p.extend([0, 0, -128i32 as u32, 127, out, 0, 0, -128i32 as u32, 127]);
@@ -769,7 +571,7 @@ mod tests {
 
     #[test]
     fn long_sums_over_few_outputs_are_shared() {
-        let lanes = |name: &str, p: &[u32]| (find_op(name).expect("listed").lanes_per_word)(p);
+        let lanes = |name: &str, p: &[u32]| (find(name).expect("listed").lanes_per_word)(p);
         // About 8 taps per invocation in chunks of four channels: ResNet-8's first blocks
         // (144 taps), a 128-channel pointwise layer, a 256-channel one.
         assert_eq!(lanes("conv2d_s8", &conv(32, 16, 3, 16, true)), 16);

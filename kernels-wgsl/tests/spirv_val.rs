@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use ember_kernels_wgsl::{KERNELS, OPS};
+use ember_kernels_wgsl::KERNELS;
 
 #[test]
 fn spirv_val_accepts_every_kernel() {
@@ -14,10 +14,7 @@ fn spirv_val_accepts_every_kernel() {
     }
     let dir = std::env::temp_dir().join(format!("ember-kernels-wgsl-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let modules = KERNELS
-        .iter()
-        .map(|k| (k.name, k.words))
-        .chain(OPS.iter().map(|k| (k.name, k.words)));
+    let modules = KERNELS.iter().map(|k| (k.name, k.words));
     for (name, words) in modules {
         let path = dir.join(format!("{name}.spv"));
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();

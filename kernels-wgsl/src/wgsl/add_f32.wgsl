@@ -1,4 +1,4 @@
-// add_f32: out[i] = a[i] + b[i] for the len[2] elements of out (one f32 operation, so
+// add_f32: out[i] = a[i] + b[i] for the whole elements bound as out (one f32 operation, so
 // exact wherever the device keeps IEEE semantics).
 
 @group(0) @binding(0) var<storage, read> a: array<f32>;
@@ -11,11 +11,11 @@ fn main(
     @builtin(num_workgroups) count: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let share = share_of(pc_len(2u), id, count);
+    let share = share_of(words_bound(arrayLength(&out), 2u), id, count);
     let items = share.end - share.start;
-    let at_a = pc_base(0u) + share.start;
-    let at_b = pc_base(1u) + share.start;
-    let at_out = pc_base(2u) + share.start;
+    let at_a = base_word(0u) + share.start;
+    let at_b = base_word(1u) + share.start;
+    let at_out = base_word(2u) + share.start;
     var j = lane;
     loop {
         if j >= items {

@@ -1,4 +1,5 @@
-// copy_u32: the first len[1] words of binding 0 into binding 1, bit for bit.
+// copy_u32: the first words of binding 0, as many as binding 1 holds whole, into binding 1,
+// bit for bit.
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
@@ -9,10 +10,10 @@ fn main(
     @builtin(num_workgroups) count: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let share = share_of(pc_len(1u), id, count);
+    let share = share_of(words_bound(arrayLength(&dst), 1u), id, count);
     let items = share.end - share.start;
-    let src_at = pc_base(0u) + share.start;
-    let dst_at = pc_base(1u) + share.start;
+    let src_at = base_word(0u) + share.start;
+    let dst_at = base_word(1u) + share.start;
     var j = lane;
     loop {
         if j >= items {

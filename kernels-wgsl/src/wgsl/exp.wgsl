@@ -1,5 +1,5 @@
 // Shared by every kernel (build.rs appends it, with the generated constants, after
-// common.wgsl or ops_common.wgsl): hal-local's `exp_f32`.
+// common.wgsl): hal-local's `exp_f32`.
 
 fn is_nan(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;

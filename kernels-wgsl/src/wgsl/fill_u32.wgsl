@@ -8,10 +8,10 @@ fn main(
     @builtin(num_workgroups) count: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let value = pc_const(0u);
-    let share = share_of(pc_len(0u), id, count);
+    let value = param(0u);
+    let share = share_of(words_bound(arrayLength(&out), 0u), id, count);
     let items = share.end - share.start;
-    let base = pc_base(0u) + share.start;
+    let base = base_word(0u) + share.start;
     var j = lane;
     loop {
         if j >= items {

@@ -30,10 +30,10 @@ fn main(
     @builtin(num_workgroups) count: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let m = pc_const(0u);
-    let k = pc_const(1u);
-    let n = pc_const(2u);
-    let flags = pc_const(3u);
+    let m = param(0u);
+    let k = param(1u);
+    let n = param(2u);
+    let flags = param(3u);
     let tiles_n = (n + TILE_N - 1u) / TILE_N;
     let tiles = ((m + TILE_M - 1u) / TILE_M) * tiles_n;
     let share = share_of(tiles, id, count);
@@ -54,14 +54,14 @@ fn main(
                 let r = i / CHUNK_K;
                 let kk = i % CHUNK_K;
                 if row0 + r < m && kk < kn {
-                    a_tile[i] = a[pc_base(0u) + (row0 + r) * k + k0 + kk];
+                    a_tile[i] = a[base_word(0u) + (row0 + r) * k + k0 + kk];
                 }
             }
             for (var i = lane; i < CHUNK_K * TILE_N; i += 64u) {
                 let kk = i / TILE_N;
                 let c = i % TILE_N;
                 if kk < kn && col0 + c < n {
-                    b_tile[i] = b[pc_base(1u) + (k0 + kk) * n + col0 + c];
+                    b_tile[i] = b[base_word(1u) + (k0 + kk) * n + col0 + c];
                 }
             }
             workgroupBarrier();
@@ -73,13 +73,13 @@ fn main(
         }
         if inside {
             if (flags & FLAG_BIAS) != 0u {
-                acc = acc + bias[pc_base(3u) + col];
+                acc = acc + bias[base_word(3u) + col];
             }
             var bits = bitcast<u32>(acc);
             if (flags & FLAG_RELU) != 0u {
                 bits = relu_bits(bits);
             }
-            c[pc_base(2u) + row * n + col] = bitcast<f32>(bits);
+            c[base_word(2u) + row * n + col] = bitcast<f32>(bits);
         }
     }
 }

@@ -125,10 +125,10 @@ fn main(
     @builtin(num_workgroups) count: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let m = pc_const(0u);
-    let k = pc_const(1u);
-    let h = pc_const(2u);
-    let n = pc_const(3u);
+    let m = param(0u);
+    let k = param(1u);
+    let h = param(2u);
+    let n = param(3u);
     let share = share_of(m, id, count);
     for (var row = share.start; row < share.end; row += 1u) {
         // The hidden layer, chunk by chunk of x.
@@ -140,21 +140,21 @@ fn main(
             // Every lane is done with the previous chunk (and row).
             workgroupBarrier();
             if lane < kn {
-                acts[lane] = x[pc_base(0u) + row * k + k0 + lane];
+                acts[lane] = x[base_word(0u) + row * k + k0 + lane];
             }
             workgroupBarrier();
             for (var j = lane; j < h; j += 64u) {
-                acts[HIDDEN_AT + j] = dot_w1(acts[HIDDEN_AT + j], 0u, kn, pc_base(1u) + k0 * h + j, h);
+                acts[HIDDEN_AT + j] = dot_w1(acts[HIDDEN_AT + j], 0u, kn, base_word(1u) + k0 * h + j, h);
             }
         }
         for (var j = lane; j < h; j += 64u) {
-            let sum = acts[HIDDEN_AT + j] + b1[pc_base(2u) + j];
+            let sum = acts[HIDDEN_AT + j] + b1[base_word(2u) + j];
             acts[HIDDEN_AT + j] = bitcast<f32>(relu_bits(bitcast<u32>(sum)));
         }
         workgroupBarrier();
         // The logits, then the row's max as every lane finds it.
         for (var i = lane; i < n; i += 64u) {
-            logits[i] = dot_w2(HIDDEN_AT, h, pc_base(3u) + i, n) + b2[pc_base(4u) + i];
+            logits[i] = dot_w2(HIDDEN_AT, h, base_word(3u) + i, n) + b2[base_word(4u) + i];
         }
         workgroupBarrier();
         var row_max = bitcast<f32>(0xff800000u);
@@ -178,7 +178,7 @@ fn main(
         }
         workgroupBarrier();
         for (var i = lane; i < n; i += 64u) {
-            y[pc_base(5u) + row * n + i] = logits[i] / total;
+            y[base_word(5u) + row * n + i] = logits[i] / total;
         }
     }
 }

@@ -1,4 +1,4 @@
-// relu_f32: out[i] = max(in[i], 0) for the len[1] elements of out, on the bits (see
+// relu_f32: out[i] = max(in[i], 0) for the whole elements bound as out, on the bits (see
 // `relu_bits`), so subnormals and NaN payloads come out exactly as hal-local's.
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
@@ -10,10 +10,10 @@ fn main(
     @builtin(num_workgroups) count: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let share = share_of(pc_len(1u), id, count);
+    let share = share_of(words_bound(arrayLength(&out), 1u), id, count);
     let items = share.end - share.start;
-    let src_at = pc_base(0u) + share.start;
-    let dst_at = pc_base(1u) + share.start;
+    let src_at = base_word(0u) + share.start;
+    let dst_at = base_word(1u) + share.start;
     var j = lane;
     loop {
         if j >= items {

@@ -12,8 +12,8 @@ fn main(
     @builtin(num_workgroups) count: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let rows = pc_const(0u);
-    let cols = pc_const(1u);
+    let rows = param(0u);
+    let cols = param(1u);
     let share = share_of(rows, id, count);
     let items = share.end - share.start;
     var j = lane;
@@ -22,8 +22,8 @@ fn main(
             break;
         }
         let first = (share.start + j) * cols;
-        let src_at = pc_base(0u) + first;
-        let dst_at = pc_base(1u) + first;
+        let src_at = base_word(0u) + first;
+        let dst_at = base_word(1u) + first;
         var row_max = bitcast<f32>(0xff800000u);
         for (var i = 0u; i < cols; i += 1u) {
             let v = src[src_at + i];
