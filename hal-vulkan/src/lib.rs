@@ -13,12 +13,14 @@
 //!   binding, one allocation per chunk otherwise ([`VulkanConfig::sparse_binding`]).
 //! - **Import**: host memory in place with `VK_EXT_external_memory_host`, else a copy
 //!   written back on release.
-//! - **Executables**: compute pipelines from SPIR-V (the built-in kernels from
-//!   `ember_kernels_wgsl` by name), one pipeline layout with push descriptors.
+//! - **Executables**: compute pipelines from SPIR-V (the built-in kernels and the op set
+//!   from `ember_kernels_wgsl`'s one table by name), one pipeline layout with push
+//!   descriptors and one 128-byte push block.
 //! - **Commands**: hal-core's command lists, planned and checked at execution, recorded into
 //!   a `VkCommandBuffer` that reusable command buffers keep and replay for the same table.
-//!   A dispatch of a built-in kernel is checked against its contract
-//!   (`ember_kernels::builtin`, the check hal-local's kernel makes) before it is recorded.
+//!   A dispatch of a kernel is checked against its specification in `ember-kernels` (a
+//!   built-in kernel's contract, an op's parameters: the check hal-local's kernel makes)
+//!   before it is recorded.
 //! - **Semaphores and queue**: timelines kept on the host with hal-core's failure state;
 //!   operations run in order once their waits are reached and are submitted without host
 //!   waits, ordered on the GPU by one queue and a progress timeline semaphore; the host
