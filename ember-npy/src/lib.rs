@@ -6,7 +6,8 @@
 //! never a panic. [`Array::to_npy`] writes the same bytes `np.save` does (version 1.0 while
 //! the header fits, its header padded to a multiple of 64 bytes).
 //!
-//! [`oracle`] reads the oracle's `manifest.json` and reproduces its random inputs.
+//! [`oracle`] reads the oracle's `manifest.json` and reproduces its random inputs;
+//! [`compare`] says whether Ember's outputs equal TFLM's.
 //!
 //! ```
 //! use ember_npy::{Array, Data};
@@ -15,6 +16,7 @@
 //! assert_eq!(Array::parse(&bytes).unwrap(), a);
 //! ```
 
+pub mod compare;
 pub mod oracle;
 
 use std::fmt;

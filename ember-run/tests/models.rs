@@ -8,6 +8,7 @@
 //! nothing.
 
 use ember_import::{lower_with, parse, LowerOptions};
+use ember_npy::compare::matches_tflm;
 use ember_npy::oracle::Manifest;
 use ember_npy::Data;
 use ember_run::run_local;
@@ -15,32 +16,6 @@ use std::path::{Path, PathBuf};
 
 fn oracle_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracle")
-}
-
-/// Whether `got` matches TFLM's `want`: equal for integers, within 1e-5 relative (or 1e-6
-/// absolute near zero) for floats.
-fn matches(got: &Data, want: &Data) -> Result<(), String> {
-    match (got, want) {
-        (Data::F32(g), Data::F32(w)) => {
-            for (i, (a, b)) in g.iter().zip(w).enumerate() {
-                let tolerance = (b.abs() * 1e-5).max(1e-6);
-                if (a - b).abs() > tolerance {
-                    return Err(format!("element {i}: {a} against TFLM's {b}"));
-                }
-            }
-            Ok(())
-        }
-        _ if got == want => Ok(()),
-        _ => {
-            let g = format!("{got:?}");
-            let w = format!("{want:?}");
-            Err(format!(
-                "differs: {} against TFLM's {}",
-                &g[..g.len().min(300)],
-                &w[..w.len().min(300)]
-            ))
-        }
-    }
 }
 
 #[test]
@@ -139,7 +114,7 @@ fn reference_models_match_tflm() {
                     );
                     for (n, (got, want)) in out.outputs.iter().zip(&wants).enumerate() {
                         let got = Data::from_le_bytes(want.dtype(), got).expect("output bytes");
-                        if let Err(e) = matches(&got, want.data()) {
+                        if let Err(e) = matches_tflm(&got, want.data()) {
                             failures.push(format!(
                                 "{} ({lowering}) case {} output {n} ({workers} workers): {e}",
                                 dir.display(),

@@ -14,6 +14,7 @@
 //! SKIPPED, loudly, and checks nothing.
 
 use ember_import::{lower, parse, LowerError};
+use ember_npy::compare::Differences;
 use ember_npy::oracle::Manifest;
 use ember_npy::Data;
 use ember_run::run_local_cases;
@@ -29,54 +30,6 @@ fn ops_root() -> PathBuf {
 const POOL_EVERY: usize = 10;
 /// Differing elements listed per output.
 const SHOWN: usize = 6;
-
-/// The elements of `got` that differ from TFLM's `want` (integers: any difference; floats:
-/// beyond 1e-5 relative and 1e-6 absolute), as `(index, got, want)`, the first `SHOWN`,
-/// and how many differ in all.
-fn differences(got: &Data, want: &Data) -> (Vec<(usize, String, String)>, usize) {
-    fn ints<T: PartialEq + std::fmt::Display>(g: &[T], w: &[T]) -> Vec<(usize, String, String)> {
-        g.iter()
-            .zip(w)
-            .enumerate()
-            .filter(|(_, (a, b))| a != b)
-            .map(|(i, (a, b))| (i, a.to_string(), b.to_string()))
-            .collect()
-    }
-    let all = match (got, want) {
-        (Data::F32(g), Data::F32(w)) => g
-            .iter()
-            .zip(w)
-            .enumerate()
-            .filter(|(_, (a, b))| {
-                // A NaN on one side only is a difference: `within` is false for it.
-                let same_nan = a.is_nan() && b.is_nan();
-                let within = (*a - *b).abs() <= (b.abs() * 1e-5).max(1e-6);
-                !(same_nan || within)
-            })
-            .map(|(i, (a, b))| (i, format!("{a:e}"), format!("{b:e}")))
-            .collect(),
-        (Data::I8(g), Data::I8(w)) => ints(g, w),
-        (Data::U8(g), Data::U8(w)) => ints(g, w),
-        (Data::I16(g), Data::I16(w)) => ints(g, w),
-        (Data::I32(g), Data::I32(w)) => ints(g, w),
-        _ => vec![(
-            0,
-            format!("{:?}", got.dtype()),
-            format!("{:?}", want.dtype()),
-        )],
-    };
-    let mut all = all;
-    if got.len() != want.len() {
-        all.push((
-            got.len().min(want.len()),
-            format!("{} elements", got.len()),
-            format!("{} elements", want.len()),
-        ));
-    }
-    let count = all.len();
-    all.truncate(SHOWN);
-    (all, count)
-}
 
 /// What one model gave.
 #[derive(Default)]
@@ -193,17 +146,14 @@ fn check_model(dir: &Path, pool: bool) -> Outcome {
                     ));
                     continue;
                 };
-                let (shown, count) = differences(&g, w.data());
-                if count > 0 {
-                    let list: Vec<String> = shown
-                        .iter()
-                        .map(|(i, a, b)| format!("[{i}] {a} vs TFLM {b}"))
-                        .collect();
+                let differences = Differences::of(&g, w.data(), SHOWN);
+                if !differences.is_empty() {
                     outcome.failures.push(format!(
-                        "{here} case {} output {k} ({workers} workers): {count} of {} differ: {}",
+                        "{here} case {} output {k} ({workers} workers): {} of {} differ: {}",
                         case.name,
+                        differences.count,
                         w.len(),
-                        list.join(", ")
+                        differences.describe()
                     ));
                 }
             }

@@ -5,8 +5,7 @@
 use ember_conformance::{cases, run_case, Target};
 use hal_core::memory::BufferParams;
 use hal_core::{
-    BufferRef, BufferSpan, CommandBufferMode, Device, Error, ExecutableSource, Record,
-    SemaphoreValue, Submit, Workgroups,
+    BufferSpan, CommandBufferMode, Device, Error, ExecutableSource, SemaphoreValue, Submit,
 };
 use hal_local::alloc::Bump;
 use hal_local::{HostMemory, LocalConfig, LocalDevice, LocalStorage};
@@ -202,43 +201,4 @@ fn bump_memory_comes_back_in_reverse_order() {
     dev.release_command_buffer(first).unwrap();
     assert_eq!(dev.allocator_stats(0).unwrap().bytes_in_use, 0);
     assert_eq!(dev.object_counts(), Default::default());
-}
-
-/// The minimal firmware's device (`boards/firmware/src/minimal.rs`): one dispatch, all
-/// released, on a bump device with no parked operations.
-#[test]
-fn minimal_firmware_device_runs_a_fill() {
-    let mut memory = vec![0u8; 8192];
-    let mut storage: LocalStorage<4, 4, 4, 0, Bump<4>> = LocalStorage::EMPTY;
-    let mut dev = LocalDevice::new(&mut storage, &mut memory, LocalConfig::DEFAULT).unwrap();
-    let buffer = dev
-        .allocate_buffer(BufferParams::device_local(), 64)
-        .unwrap();
-    let kernel = dev
-        .load_executable(ExecutableSource::Kernel("fill_u32"))
-        .unwrap();
-    let commands = dev
-        .create_command_buffer(CommandBufferMode::OneShot, 3, 0)
-        .unwrap();
-    dev.record(
-        commands,
-        Record::Dispatch {
-            executable: kernel,
-            workgroups: Workgroups::Direct([1, 1, 1]),
-            constants: &[7],
-            bindings: &[BufferRef::buffer(buffer)],
-        },
-    )
-    .unwrap();
-    dev.end(commands).unwrap();
-    dev.queue_execute(Submit::NOW, commands, &[]).unwrap();
-    let mut out = [0u8; 64];
-    dev.read_buffer(BufferSpan::whole(buffer), &mut out)
-        .unwrap();
-    assert!(out.chunks_exact(4).all(|w| w == 7u32.to_le_bytes()));
-    dev.release_command_buffer(commands).unwrap();
-    dev.release_executable(kernel).unwrap();
-    dev.release_buffer(buffer).unwrap();
-    assert_eq!(dev.object_counts(), Default::default());
-    assert_eq!(dev.allocator_stats(0).unwrap().bytes_in_use, 0);
 }

@@ -1,16 +1,16 @@
-//! The smallest devices firmware builds (a few table entries each) still run a dispatch.
+//! The smallest devices firmware builds (a few table entries each, the minimal firmware's
+//! bump-allocated one) still run a dispatch and release everything.
 
 use hal_core::memory::BufferParams;
 use hal_core::{
     BufferRef, BufferSpan, CommandBufferMode, Device, ExecutableSource, Record, Submit, Workgroups,
 };
+use hal_local::alloc::Bump;
 use hal_local::{LocalConfig, LocalDevice, LocalStorage};
 
-#[test]
-fn four_entry_tables_run_a_fill() {
-    let mut memory = vec![0u8; 8192];
-    let mut storage: LocalStorage<4, 4, 4, 1> = LocalStorage::EMPTY;
-    let mut dev = LocalDevice::new(&mut storage, &mut memory, LocalConfig::DEFAULT).unwrap();
+/// Fills a 64-byte buffer with one `fill_u32` dispatch, reads it back, and releases every
+/// object: none is left, and heap 0 holds no bytes.
+fn runs_a_fill_and_releases_everything(dev: &mut impl Device) {
     let buffer = dev
         .allocate_buffer(BufferParams::device_local(), 64)
         .unwrap();
@@ -40,4 +40,23 @@ fn four_entry_tables_run_a_fill() {
     dev.release_executable(kernel).unwrap();
     dev.release_buffer(buffer).unwrap();
     assert_eq!(dev.object_counts(), Default::default());
+    assert_eq!(dev.allocator_stats(0).unwrap().bytes_in_use, 0);
+}
+
+#[test]
+fn four_entry_tables_run_a_fill() {
+    let mut memory = vec![0u8; 8192];
+    let mut storage: LocalStorage<4, 4, 4, 1> = LocalStorage::EMPTY;
+    let mut dev = LocalDevice::new(&mut storage, &mut memory, LocalConfig::DEFAULT).unwrap();
+    runs_a_fill_and_releases_everything(&mut dev);
+}
+
+/// The minimal firmware's device (`boards/firmware/src/minimal.rs`): one dispatch, all
+/// released, on a bump device with no parked operations.
+#[test]
+fn minimal_firmware_device_runs_a_fill() {
+    let mut memory = vec![0u8; 8192];
+    let mut storage: LocalStorage<4, 4, 4, 0, Bump<4>> = LocalStorage::EMPTY;
+    let mut dev = LocalDevice::new(&mut storage, &mut memory, LocalConfig::DEFAULT).unwrap();
+    runs_a_fill_and_releases_everything(&mut dev);
 }

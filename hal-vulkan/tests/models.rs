@@ -10,6 +10,7 @@
 mod common;
 
 use ember_import::{lower_with, parse, LowerOptions};
+use ember_npy::compare::matches_tflm;
 use ember_npy::oracle::Manifest;
 use ember_npy::Data;
 use ember_run::DeviceModel;
@@ -21,35 +22,6 @@ use std::path::{Path, PathBuf};
 
 fn oracle_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracle")
-}
-
-/// Whether `got` matches TFLM's `want`: equal for integers, within 1e-5 relative (or 1e-6
-/// absolute near zero) for floats.
-fn matches(got: &Data, want: &Data) -> Result<(), String> {
-    match (got, want) {
-        (Data::F32(g), Data::F32(w)) => {
-            if g.len() != w.len() {
-                return Err(format!("{} elements against TFLM's {}", g.len(), w.len()));
-            }
-            for (i, (a, b)) in g.iter().zip(w).enumerate() {
-                let tolerance = (b.abs() * 1e-5).max(1e-6);
-                if (a - b).abs() > tolerance || a.is_nan() != b.is_nan() {
-                    return Err(format!("element {i}: {a} against TFLM's {b}"));
-                }
-            }
-            Ok(())
-        }
-        _ if got == want => Ok(()),
-        _ => {
-            let g = format!("{got:?}");
-            let w = format!("{want:?}");
-            Err(format!(
-                "differs: {} against TFLM's {}",
-                &g[..g.len().min(300)],
-                &w[..w.len().min(300)]
-            ))
-        }
-    }
 }
 
 #[test]
@@ -138,7 +110,7 @@ fn reference_models_match_tflm_on_vulkan() {
                 }
                 for (n, (got, want)) in model.outputs().iter().zip(&wants).enumerate() {
                     let got = Data::from_le_bytes(want.dtype(), got).expect("output bytes");
-                    if let Err(e) = matches(&got, want.data()) {
+                    if let Err(e) = matches_tflm(&got, want.data()) {
                         failures.push(format!(
                             "{name} ({layout}) case {} output {n}: {e}",
                             case.name

@@ -14,6 +14,7 @@
 mod common;
 
 use ember_import::{lower, parse, LowerError};
+use ember_npy::compare::matches_tflm;
 use ember_npy::oracle::Manifest;
 use ember_npy::Data;
 use ember_run::DeviceModel;
@@ -26,36 +27,6 @@ use std::path::{Path, PathBuf};
 
 fn ops_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracle-ops")
-}
-
-/// The first element of `got` that differs from TFLM's `want` (integers: any difference;
-/// floats: beyond 1e-5 relative and 1e-6 absolute; a NaN on one side only), described.
-fn first_difference(got: &Data, want: &Data) -> Option<String> {
-    if got.len() != want.len() {
-        return Some(format!("{} elements, TFLM has {}", got.len(), want.len()));
-    }
-    fn first<T: PartialEq + std::fmt::Display>(g: &[T], w: &[T]) -> Option<String> {
-        let (i, (a, b)) = g.iter().zip(w).enumerate().find(|(_, (a, b))| a != b)?;
-        Some(format!("[{i}] {a} vs TFLM {b}"))
-    }
-    match (got, want) {
-        (Data::F32(g), Data::F32(w)) => {
-            let (i, (a, b)) = g.iter().zip(w).enumerate().find(|(_, (a, b))| {
-                let same_nan = a.is_nan() && b.is_nan();
-                !(same_nan || (*a - *b).abs() <= (b.abs() * 1e-5).max(1e-6))
-            })?;
-            Some(format!("[{i}] {a:e} vs TFLM {b:e}"))
-        }
-        (Data::I8(g), Data::I8(w)) => first(g, w),
-        (Data::U8(g), Data::U8(w)) => first(g, w),
-        (Data::I16(g), Data::I16(w)) => first(g, w),
-        (Data::I32(g), Data::I32(w)) => first(g, w),
-        _ => Some(format!(
-            "{:?} against TFLM's {:?}",
-            got.dtype(),
-            want.dtype()
-        )),
-    }
 }
 
 /// The generator's `op` and `params` for a model's folder.
@@ -158,7 +129,9 @@ fn check_model(device: &mut VulkanDevice<'static>, dir: &Path) -> Outcome {
                             want.dtype()
                         ));
                     };
-                    first_difference(&got, want.data()).map(|d| format!("output {k}: {d}"))
+                    matches_tflm(&got, want.data())
+                        .err()
+                        .map(|d| format!("output {k}: {d}"))
                 });
         if model.outputs().len() != wants.len() {
             result = Outcome::Failed(format!("{here} case {}: output count", case.name));
