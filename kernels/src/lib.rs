@@ -8,6 +8,7 @@
 #[cfg(any(test, feature = "tuned-check"))]
 extern crate alloc;
 
+pub mod act_s8;
 pub mod activation;
 pub mod add;
 pub mod broadcast;
@@ -44,3 +45,4 @@ pub mod logistic;
 pub mod quantize;
 pub mod softmax;
 pub mod tanh;
+pub mod unary_f32;

@@ -8,180 +8,35 @@
 
 use hal_core::kernel::KernelError;
 
-use crate::binding_len::{byte_len, require, slice_bytes};
+pub use crate::act_s8::{act_input_scaling, INPUT_INTEGER_BITS};
+use crate::act_s8::{ActFunctionS8, ActS8};
 use crate::fixed_point::{logistic, FixedPoint};
 use crate::float_math::expf;
-use crate::params::{KernelParams, Words};
-use crate::quant::{multiply_by_quantized_multiplier, rounding_divide_by_pot};
-use crate::softmax::calculate_input_radius;
-
-/// Integer bits of the rescaled input of int8 LOGISTIC and TANH (TFLM's
-/// `kInputIntegerBits`).
-pub const INPUT_INTEGER_BITS: i32 = 4;
-
-/// The int8 input scaling TFLM's LOGISTIC and TANH Prepare compute (identically):
-/// `frexp(input_scale * 2^27)` as a Q31 multiplier (rounded half away from zero, without
-/// `QuantizeMultiplier`'s normalisation) and an exponent, and `CalculateInputRadius(4,
-/// exponent, 31)`. Returns `(multiplier, shift, radius)`; `None` for a scale that is not
-/// positive and finite or below `2^-28` (a negative shift, for which TFLM's radius is
-/// undefined). Shifts above 31 (scales of 16 and more) give radius 0, where the kernel
-/// never multiplies, and are stored as 31.
-pub fn act_input_scaling(input_scale: f32) -> Option<(i32, i32, i32)> {
-    if !(input_scale > 0.0 && input_scale.is_finite()) {
-        return None;
-    }
-    let real = f64::from(input_scale) * f64::from(1u32 << (31 - INPUT_INTEGER_BITS));
-    let (q, shift) = libm::frexp(real);
-    // q has f32's 24-bit mantissa, so q * 2^31 is an integer below 2^31.
-    let multiplier = libm::round(q * f64::from(1u32 << 31)) as i32;
-    if shift < 0 {
-        return None;
-    }
-    let radius = calculate_input_radius(INPUT_INTEGER_BITS, shift, 31);
-    Some((multiplier, shift.min(31), radius))
-}
-
-/// The int8 LOGISTIC / TANH parameters' words and their validation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct ActS8 {
-    pub(crate) len: usize,
-    pub(crate) input_zero_point: i32,
-    pub(crate) input_range_radius: i32,
-    pub(crate) input_multiplier: i32,
-    pub(crate) input_left_shift: i32,
-}
-
-impl ActS8 {
-    pub(crate) fn prepare(
-        len: usize,
-        input_scale: f32,
-        input_zero_point: i32,
-        what: &'static str,
-    ) -> Result<Self, KernelError> {
-        let (input_multiplier, input_left_shift, input_range_radius) =
-            act_input_scaling(input_scale).ok_or(KernelError::Shape(what))?;
-        Self {
-            len,
-            input_zero_point,
-            input_range_radius,
-            input_multiplier,
-            input_left_shift,
-        }
-        .validate(what)
-    }
-
-    pub(crate) fn validate(self, what: &'static str) -> Result<Self, KernelError> {
-        byte_len(self.len, 1, what)?;
-        let zero_point_ok = (-128..=127).contains(&self.input_zero_point);
-        if !zero_point_ok
-            || self.input_range_radius < 0
-            || self.input_multiplier < 0
-            || !(-31..=31).contains(&self.input_left_shift)
-        {
-            return Err(KernelError::Shape(what));
-        }
-        Ok(self)
-    }
-
-    pub(crate) fn encode(&self, out: &mut impl Extend<u32>) {
-        out.extend([
-            self.len as u32,
-            self.input_zero_point as u32,
-            self.input_range_radius as u32,
-            self.input_multiplier as u32,
-            self.input_left_shift as u32,
-        ]);
-    }
-
-    pub(crate) fn decode(words: &mut Words<'_>, what: &'static str) -> Result<Self, KernelError> {
-        Self {
-            len: words.usize()?,
-            input_zero_point: words.i32()?,
-            input_range_radius: words.i32()?,
-            input_multiplier: words.i32()?,
-            input_left_shift: words.i32()?,
-        }
-        .validate(what)
-    }
-
-    pub(crate) fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
-        require(binding_lens, 0, self.len)?;
-        require(binding_lens, 1, self.len)
-    }
-
-    /// Runs `f` on each input outside the saturation radius, rescaled to Q4.27; `low` and
-    /// `high` below and above it.
-    pub(crate) fn map(
-        &self,
-        input: &[i8],
-        output: &mut [i8],
-        f: impl Fn(i32) -> i8,
-    ) -> Result<(), KernelError> {
-        self.check(&[slice_bytes(input), slice_bytes(output)])?;
-        for (&x, y) in input.iter().zip(output.iter_mut()).take(self.len) {
-            // Both in i8's range (validated): no overflow.
-            let centered = i32::from(x) - self.input_zero_point;
-            *y = if centered <= -self.input_range_radius {
-                i8::MIN
-            } else if centered >= self.input_range_radius {
-                i8::MAX
-            } else {
-                f(multiply_by_quantized_multiplier(
-                    centered,
-                    self.input_multiplier,
-                    self.input_left_shift,
-                ))
-            };
-        }
-        Ok(())
-    }
-}
+use crate::quant::rounding_divide_by_pot;
+use crate::unary_f32::{UnaryF32, UnaryFunctionF32};
 
 /// `logistic_s8`: int8 sigmoid. The output is in units of 1/256 with zero point -128 (TFLM
-/// requires the output zero point and assumes that scale).
-///
-/// Words: `len`, `input_zero_point`, `input_range_radius`, `input_multiplier`,
-/// `input_left_shift`. `decode` refuses (with [`KernelError::Shape`]) a zero `len`, an
-/// input zero point outside `-128..=127`, a negative radius or multiplier and a shift
-/// outside `-31..=31`.
+/// requires the output zero point and assumes that scale). Words and refusals: [`ActS8`]'s.
+pub type LogisticS8 = ActS8<Logistic>;
+
+/// The sigmoid, as the [`ActFunctionS8`] and [`UnaryFunctionF32`] of LOGISTIC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LogisticS8 {
-    /// Elements.
-    pub len: usize,
-    /// The input's zero point.
-    pub input_zero_point: i32,
-    /// Centered inputs at or beyond `±radius` saturate to -128 / 127 (TFLM's
-    /// `input_range_radius`).
-    pub input_range_radius: i32,
-    /// `input_scale * 2^27` as a Q31 fraction (TFLM's `input_multiplier`).
-    pub input_multiplier: i32,
-    /// Its exponent (TFLM's `input_left_shift`, passed to `MultiplyByQuantizedMultiplier`).
-    pub input_left_shift: i32,
+pub struct Logistic;
+
+impl ActFunctionS8 for Logistic {
+    const KERNEL: &'static str = "logistic_s8";
+    const WHAT: &'static str = "logistic_s8: zero length, zero point outside int8, input scale not in [2^-28, inf), output zero point not -128, or radius/multiplier/shift out of range";
+
+    #[inline(always)]
+    fn apply(input_in_q4: i32) -> i8 {
+        let output_in_q0 = logistic(FixedPoint::<INPUT_INTEGER_BITS>::from_raw(input_in_q4)).raw();
+        // Q0.31 to Q23.8, then the zero point.
+        let v = rounding_divide_by_pot(output_in_q0, 31 - 8) - 128;
+        v.clamp(-128, 127) as i8
+    }
 }
 
-const LOGISTIC_WHAT: &str = "logistic_s8: zero length, zero point outside int8, input scale not in [2^-28, inf), output zero point not -128, or radius/multiplier/shift out of range";
-
-impl LogisticS8 {
-    fn act(&self) -> ActS8 {
-        ActS8 {
-            len: self.len,
-            input_zero_point: self.input_zero_point,
-            input_range_radius: self.input_range_radius,
-            input_multiplier: self.input_multiplier,
-            input_left_shift: self.input_left_shift,
-        }
-    }
-
-    fn from_act(a: ActS8) -> Self {
-        Self {
-            len: a.len,
-            input_zero_point: a.input_zero_point,
-            input_range_radius: a.input_range_radius,
-            input_multiplier: a.input_multiplier,
-            input_left_shift: a.input_left_shift,
-        }
-    }
-
+impl ActS8<Logistic> {
     /// The parameters TFLM's `CalculateArithmeticOpDataLogistic` computes for `len`
     /// elements from the input's quantization; refuses an output zero point other than -128
     /// (as TFLM does; it does not check the output scale, and the kernel writes units of
@@ -193,44 +48,9 @@ impl LogisticS8 {
         output_zero_point: i32,
     ) -> Result<Self, KernelError> {
         if output_zero_point != -128 {
-            return Err(KernelError::Shape(LOGISTIC_WHAT));
+            return Err(KernelError::Shape(<Logistic as ActFunctionS8>::WHAT));
         }
-        Ok(Self::from_act(ActS8::prepare(
-            len,
-            input_scale,
-            input_zero_point,
-            LOGISTIC_WHAT,
-        )?))
-    }
-
-    /// Bindings 0 (`input`) and 1 (`output`) each hold `len` bytes:
-    /// [`KernelError::MissingBinding`] or [`KernelError::BindingTooSmall`] otherwise.
-    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
-        self.act().check(binding_lens)
-    }
-
-    /// Runs the kernel over the first `len` elements of each slice, after
-    /// [`check`](Self::check)ing their lengths.
-    pub fn run(&self, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
-        self.act().map(input, output, |input_in_q4| {
-            let output_in_q0 =
-                logistic(FixedPoint::<INPUT_INTEGER_BITS>::from_raw(input_in_q4)).raw();
-            // Q0.31 to Q23.8, then the zero point.
-            let v = rounding_divide_by_pot(output_in_q0, 31 - 8) - 128;
-            v.clamp(-128, 127) as i8
-        })
-    }
-}
-
-impl KernelParams for LogisticS8 {
-    const KERNEL: &'static str = "logistic_s8";
-
-    fn encode(&self, out: &mut impl Extend<u32>) {
-        self.act().encode(out);
-    }
-
-    fn decode(words: &mut Words<'_>) -> Result<Self, KernelError> {
-        Ok(Self::from_act(ActS8::decode(words, LOGISTIC_WHAT)?))
+        Self::from_input_quantization(len, input_scale, input_zero_point)
     }
 }
 
@@ -240,40 +60,17 @@ const CUTOFF_UPPER: f32 = 16.619_047;
 const CUTOFF_LOWER: f32 = -9.0;
 
 /// `logistic_f32`: float sigmoid as `reference_ops::Logistic<float>`: 1 above
-/// 16.619047164916992, `expf(x)` below -9, else `1 / (1 + expf(-x))`.
-///
-/// Words: `len`. `decode` refuses (with [`KernelError::Shape`]) a zero length or a byte
-/// size overflowing `usize`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LogisticF32 {
-    /// Elements.
-    pub len: usize,
-}
+/// 16.619047164916992, `expf(x)` below -9, else `1 / (1 + expf(-x))`. Words and refusals:
+/// [`UnaryF32`]'s.
+pub type LogisticF32 = UnaryF32<Logistic>;
 
-impl LogisticF32 {
+impl UnaryFunctionF32 for Logistic {
+    const KERNEL: &'static str = "logistic_f32";
     const WHAT: &'static str = "logistic_f32: zero or overflowing length";
 
-    /// The parameters for `len` elements.
-    pub fn prepare(len: usize) -> Result<Self, KernelError> {
-        byte_len(len, 4, Self::WHAT)?;
-        Ok(Self { len })
-    }
-
-    /// Bindings 0 (`input`) and 1 (`output`) each hold `4 * len` bytes:
-    /// [`KernelError::MissingBinding`] or [`KernelError::BindingTooSmall`] otherwise.
-    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
-        require(binding_lens, 0, self.len * 4)?;
-        require(binding_lens, 1, self.len * 4)
-    }
-
-    /// Runs the kernel over the first `len` elements of each slice, after
-    /// [`check`](Self::check)ing their lengths.
-    pub fn run(&self, input: &[f32], output: &mut [f32]) -> Result<(), KernelError> {
-        self.check(&[slice_bytes(input), slice_bytes(output)])?;
-        for (&x, y) in input.iter().zip(output.iter_mut()).take(self.len) {
-            *y = logistic_f32(x);
-        }
-        Ok(())
+    #[inline(always)]
+    fn apply(x: f32) -> f32 {
+        logistic_f32(x)
     }
 }
 
@@ -289,18 +86,6 @@ pub fn logistic_f32(x: f32) -> f32 {
     }
 }
 
-impl KernelParams for LogisticF32 {
-    const KERNEL: &'static str = "logistic_f32";
-
-    fn encode(&self, out: &mut impl Extend<u32>) {
-        out.extend([self.len as u32]);
-    }
-
-    fn decode(words: &mut Words<'_>) -> Result<Self, KernelError> {
-        Self::prepare(words.usize()?)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -308,6 +93,7 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
+    use crate::params::{KernelParams, Words};
 
     #[test]
     fn prepare_computes_tflm_scaling() {

@@ -7,151 +7,59 @@
 
 use hal_core::kernel::KernelError;
 
-use crate::binding_len::{byte_len, require, slice_bytes};
+use crate::act_s8::{ActFunctionS8, ActS8, INPUT_INTEGER_BITS};
 use crate::fixed_point::{tanh, FixedPoint};
 use crate::float_math::tanhf;
-use crate::logistic::{ActS8, INPUT_INTEGER_BITS};
-use crate::params::{KernelParams, Words};
 use crate::quant::rounding_divide_by_pot;
+use crate::unary_f32::{UnaryF32, UnaryFunctionF32};
 
 /// `tanh_s8`: int8 tanh. The output is in units of 1/128 with zero point 0: TFLM checks
-/// neither the output's scale nor its zero point, and writes those units regardless.
-///
-/// Words: `len`, `input_zero_point`, `input_range_radius`, `input_multiplier`,
-/// `input_left_shift`, exactly as [`LogisticS8`](crate::logistic::LogisticS8), with the same
-/// refusals.
+/// neither the output's scale nor its zero point, and writes those units regardless. Words
+/// and refusals: [`ActS8`]'s, as for [`LogisticS8`](crate::logistic::LogisticS8).
+pub type TanhS8 = ActS8<Tanh>;
+
+/// `tanh_f32`: float tanh, `tanhf` element by element. Words and refusals: [`UnaryF32`]'s.
+pub type TanhF32 = UnaryF32<Tanh>;
+
+/// The hyperbolic tangent, as the [`ActFunctionS8`] and [`UnaryFunctionF32`] of TANH.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TanhS8 {
-    /// Elements.
-    pub len: usize,
-    /// The input's zero point.
-    pub input_zero_point: i32,
-    /// Centered inputs at or beyond `±radius` saturate to -128 / 127 (TFLM's
-    /// `input_range_radius`).
-    pub input_range_radius: i32,
-    /// `input_scale * 2^27` as a Q31 fraction (TFLM's `input_multiplier`).
-    pub input_multiplier: i32,
-    /// Its exponent (TFLM's `input_left_shift`).
-    pub input_left_shift: i32,
+pub struct Tanh;
+
+impl ActFunctionS8 for Tanh {
+    const KERNEL: &'static str = "tanh_s8";
+    const WHAT: &'static str = "tanh_s8: zero length, zero point outside int8, input scale not in [2^-28, inf), or radius/multiplier/shift out of range";
+
+    #[inline(always)]
+    fn apply(input_in_q4: i32) -> i8 {
+        let output_in_q0 = tanh::<INPUT_INTEGER_BITS, { INPUT_INTEGER_BITS + 1 }>(
+            FixedPoint::from_raw(input_in_q4),
+        )
+        .raw();
+        // Q0.31 to Q24.7.
+        rounding_divide_by_pot(output_in_q0, 31 - 7).clamp(-128, 127) as i8
+    }
 }
 
-const WHAT: &str = "tanh_s8: zero length, zero point outside int8, input scale not in [2^-28, inf), or radius/multiplier/shift out of range";
+impl UnaryFunctionF32 for Tanh {
+    const KERNEL: &'static str = "tanh_f32";
+    const WHAT: &'static str = "tanh_f32: zero or overflowing length";
 
-impl TanhS8 {
-    fn act(&self) -> ActS8 {
-        ActS8 {
-            len: self.len,
-            input_zero_point: self.input_zero_point,
-            input_range_radius: self.input_range_radius,
-            input_multiplier: self.input_multiplier,
-            input_left_shift: self.input_left_shift,
-        }
+    #[inline(always)]
+    fn apply(x: f32) -> f32 {
+        tanhf(x)
     }
+}
 
-    fn from_act(a: ActS8) -> Self {
-        Self {
-            len: a.len,
-            input_zero_point: a.input_zero_point,
-            input_range_radius: a.input_range_radius,
-            input_multiplier: a.input_multiplier,
-            input_left_shift: a.input_left_shift,
-        }
-    }
-
+impl ActS8<Tanh> {
     /// The parameters TFLM's TANH Prepare computes for `len` elements from the input's
-    /// quantization (see [`act_input_scaling`](crate::logistic::act_input_scaling) for
+    /// quantization (see [`act_input_scaling`](crate::act_s8::act_input_scaling) for
     /// what it refuses). The output quantization plays no part.
     pub fn prepare(
         len: usize,
         input_scale: f32,
         input_zero_point: i32,
     ) -> Result<Self, KernelError> {
-        Ok(Self::from_act(ActS8::prepare(
-            len,
-            input_scale,
-            input_zero_point,
-            WHAT,
-        )?))
-    }
-
-    /// Bindings 0 (`input`) and 1 (`output`) each hold `len` bytes:
-    /// [`KernelError::MissingBinding`] or [`KernelError::BindingTooSmall`] otherwise.
-    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
-        self.act().check(binding_lens)
-    }
-
-    /// Runs the kernel over the first `len` elements of each slice, after
-    /// [`check`](Self::check)ing their lengths.
-    pub fn run(&self, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
-        self.act().map(input, output, |input_in_q4| {
-            let output_in_q0 = tanh::<INPUT_INTEGER_BITS, { INPUT_INTEGER_BITS + 1 }>(
-                FixedPoint::from_raw(input_in_q4),
-            )
-            .raw();
-            // Q0.31 to Q24.7.
-            rounding_divide_by_pot(output_in_q0, 31 - 7).clamp(-128, 127) as i8
-        })
-    }
-}
-
-impl KernelParams for TanhS8 {
-    const KERNEL: &'static str = "tanh_s8";
-
-    fn encode(&self, out: &mut impl Extend<u32>) {
-        self.act().encode(out);
-    }
-
-    fn decode(words: &mut Words<'_>) -> Result<Self, KernelError> {
-        Ok(Self::from_act(ActS8::decode(words, WHAT)?))
-    }
-}
-
-/// `tanh_f32`: float tanh, `tanhf` element by element.
-///
-/// Words: `len`. `decode` refuses (with [`KernelError::Shape`]) a zero length or a byte
-/// size overflowing `usize`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TanhF32 {
-    /// Elements.
-    pub len: usize,
-}
-
-impl TanhF32 {
-    const WHAT: &'static str = "tanh_f32: zero or overflowing length";
-
-    /// The parameters for `len` elements.
-    pub fn prepare(len: usize) -> Result<Self, KernelError> {
-        byte_len(len, 4, Self::WHAT)?;
-        Ok(Self { len })
-    }
-
-    /// Bindings 0 (`input`) and 1 (`output`) each hold `4 * len` bytes:
-    /// [`KernelError::MissingBinding`] or [`KernelError::BindingTooSmall`] otherwise.
-    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
-        require(binding_lens, 0, self.len * 4)?;
-        require(binding_lens, 1, self.len * 4)
-    }
-
-    /// Runs the kernel over the first `len` elements of each slice, after
-    /// [`check`](Self::check)ing their lengths.
-    pub fn run(&self, input: &[f32], output: &mut [f32]) -> Result<(), KernelError> {
-        self.check(&[slice_bytes(input), slice_bytes(output)])?;
-        for (&x, y) in input.iter().zip(output.iter_mut()).take(self.len) {
-            *y = tanhf(x);
-        }
-        Ok(())
-    }
-}
-
-impl KernelParams for TanhF32 {
-    const KERNEL: &'static str = "tanh_f32";
-
-    fn encode(&self, out: &mut impl Extend<u32>) {
-        out.extend([self.len as u32]);
-    }
-
-    fn decode(words: &mut Words<'_>) -> Result<Self, KernelError> {
-        Self::prepare(words.usize()?)
+        Self::from_input_quantization(len, input_scale, input_zero_point)
     }
 }
 
@@ -162,6 +70,7 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
+    use crate::params::{KernelParams, Words};
 
     #[test]
     fn known_values() {

@@ -1,0 +1,74 @@
+//! Float element-wise kernels whose only parameter is the element count (LOGISTIC and
+//! TANH): one parameter set, the same words and refusals; only the function and the
+//! kernel's name differ ([`UnaryFunctionF32`]).
+//!
+//! Bindings: 0 `input` (`len` `f32`), 1 `output` (`len` `f32`). Element-wise: `output` may
+//! alias `input`.
+
+use core::marker::PhantomData;
+
+use hal_core::kernel::KernelError;
+
+use crate::binding_len::{byte_len, require, slice_bytes};
+use crate::params::{KernelParams, Words};
+
+/// What sets one float element-wise function apart from another.
+pub trait UnaryFunctionF32 {
+    /// The kernel's name.
+    const KERNEL: &'static str;
+    /// The refusal's message.
+    const WHAT: &'static str;
+    /// The output of one input.
+    fn apply(x: f32) -> f32;
+}
+
+/// Parameters of the float element-wise function `F`.
+///
+/// Words: `len`. `decode` refuses (with [`KernelError::Shape`] and `F::WHAT`) a zero length
+/// or a byte size overflowing `usize`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnaryF32<F> {
+    /// Elements.
+    pub len: usize,
+    function: PhantomData<F>,
+}
+
+impl<F: UnaryFunctionF32> UnaryF32<F> {
+    /// The parameters for `len` elements.
+    pub fn prepare(len: usize) -> Result<Self, KernelError> {
+        byte_len(len, 4, F::WHAT)?;
+        Ok(Self {
+            len,
+            function: PhantomData,
+        })
+    }
+
+    /// Bindings 0 (`input`) and 1 (`output`) each hold `4 * len` bytes:
+    /// [`KernelError::MissingBinding`] or [`KernelError::BindingTooSmall`] otherwise.
+    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
+        require(binding_lens, 0, self.len * 4)?;
+        require(binding_lens, 1, self.len * 4)
+    }
+
+    /// Runs the kernel over the first `len` elements of each slice, after
+    /// [`check`](Self::check)ing their lengths.
+    pub fn run(&self, input: &[f32], output: &mut [f32]) -> Result<(), KernelError> {
+        self.check(&[slice_bytes(input), slice_bytes(output)])?;
+        for (&x, y) in input.iter().zip(output.iter_mut()).take(self.len) {
+            *y = F::apply(x);
+        }
+        Ok(())
+    }
+}
+
+impl<F: UnaryFunctionF32> KernelParams for UnaryF32<F> {
+    const KERNEL: &'static str = F::KERNEL;
+
+    fn encode(&self, out: &mut impl Extend<u32>) {
+        out.extend([self.len as u32]);
+    }
+
+    fn decode(words: &mut Words<'_>) -> Result<Self, KernelError> {
+        Self::prepare(words.usize()?)
+    }
+}
