@@ -9,7 +9,8 @@ use core::marker::PhantomData;
 
 use hal_core::kernel::KernelError;
 
-use crate::binding_len::{byte_len, require, slice_bytes};
+use crate::binding_len::byte_len;
+use crate::elementwise_map::{check_elementwise, map_elementwise};
 use crate::params::{KernelParams, Words};
 use crate::quant::multiply_by_quantized_multiplier;
 use crate::softmax::calculate_input_radius;
@@ -109,19 +110,17 @@ impl<F: ActFunctionS8> ActS8<F> {
     /// Bindings 0 (`input`) and 1 (`output`) each hold `len` bytes:
     /// [`KernelError::MissingBinding`] or [`KernelError::BindingTooSmall`] otherwise.
     pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
-        require(binding_lens, 0, self.len)?;
-        require(binding_lens, 1, self.len)
+        check_elementwise::<i8, i8>(self.len, binding_lens)
     }
 
     /// Runs the kernel over the first `len` elements of each slice, after
     /// [`check`](Self::check)ing their lengths: `F::apply` on each input inside the
     /// saturation radius, -128 / 127 below and above it.
     pub fn run(&self, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
-        self.check(&[slice_bytes(input), slice_bytes(output)])?;
-        for (&x, y) in input.iter().zip(output.iter_mut()).take(self.len) {
+        map_elementwise(self.len, input, output, |x| {
             // Both in i8's range (validated): no overflow.
             let centered = i32::from(x) - self.input_zero_point;
-            *y = if centered <= -self.input_range_radius {
+            if centered <= -self.input_range_radius {
                 i8::MIN
             } else if centered >= self.input_range_radius {
                 i8::MAX
@@ -131,9 +130,8 @@ impl<F: ActFunctionS8> ActS8<F> {
                     self.input_multiplier,
                     self.input_left_shift,
                 ))
-            };
-        }
-        Ok(())
+            }
+        })
     }
 }
 

@@ -4,91 +4,25 @@
 //!
 //! Bindings: 0 `input` (`len` `i8`), 1 `output` (`len` `f32`).
 
-use hal_core::kernel::KernelError;
+use crate::affine_s8::{AffineConversion, AffineS8};
 
-use crate::binding_len::{byte_len, require, slice_bytes};
-use crate::params::{KernelParams, Words};
+/// `dequantize_s8_f32`: int8 to float. Words and refusals: [`AffineS8`]'s.
+pub type DequantizeS8F32 = AffineS8<Dequantize>;
 
-/// `dequantize_s8_f32`: int8 to float.
-///
-/// Words: `len`, `scale` (its `f32` bits), `zero_point`. `decode` refuses (with
-/// [`KernelError::Shape`]) a zero or overflowing length, a scale that is not positive and
-/// finite and a zero point outside `-128..=127`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct DequantizeS8F32 {
-    /// Elements.
-    pub len: usize,
-    /// The input's scale.
-    pub scale: f32,
-    /// The input's zero point.
-    pub zero_point: i32,
-}
+/// int8 to float, as the [`AffineConversion`] of DEQUANTIZE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dequantize;
 
-impl DequantizeS8F32 {
+impl AffineConversion for Dequantize {
+    const KERNEL: &'static str = "dequantize_s8_f32";
     const WHAT: &'static str =
         "dequantize_s8_f32: zero or overflowing length, scale not positive and finite, or zero point outside int8";
+    type Input = i8;
+    type Output = f32;
 
-    /// The parameters TFLM's `DequantizePrepare` keeps for `len` elements: the input's
-    /// (per-tensor) scale and zero point.
-    pub fn prepare(
-        len: usize,
-        input_scale: f32,
-        input_zero_point: i32,
-    ) -> Result<Self, KernelError> {
-        Self {
-            len,
-            scale: input_scale,
-            zero_point: input_zero_point,
-        }
-        .validate()
-    }
-
-    fn validate(self) -> Result<Self, KernelError> {
-        byte_len(self.len, 4, Self::WHAT)?;
-        if !(self.scale > 0.0 && self.scale.is_finite() && (-128..=127).contains(&self.zero_point))
-        {
-            return Err(KernelError::Shape(Self::WHAT));
-        }
-        Ok(self)
-    }
-
-    /// Bindings 0 (`input`, `len` bytes) and 1 (`output`, `4 * len` bytes):
-    /// [`KernelError::MissingBinding`] or [`KernelError::BindingTooSmall`] otherwise.
-    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
-        require(binding_lens, 0, self.len)?;
-        require(binding_lens, 1, self.len * 4)
-    }
-
-    /// Runs the kernel over the first `len` elements of each slice, after
-    /// [`check`](Self::check)ing their lengths.
-    pub fn run(&self, input: &[i8], output: &mut [f32]) -> Result<(), KernelError> {
-        self.check(&[slice_bytes(input), slice_bytes(output)])?;
-        let scale = f64::from(self.scale);
-        for (&x, y) in input.iter().zip(output.iter_mut()).take(self.len) {
-            *y = (scale * f64::from(i32::from(x) - self.zero_point)) as f32;
-        }
-        Ok(())
-    }
-}
-
-impl KernelParams for DequantizeS8F32 {
-    const KERNEL: &'static str = "dequantize_s8_f32";
-
-    fn encode(&self, out: &mut impl Extend<u32>) {
-        out.extend([
-            self.len as u32,
-            self.scale.to_bits(),
-            self.zero_point as u32,
-        ]);
-    }
-
-    fn decode(words: &mut Words<'_>) -> Result<Self, KernelError> {
-        Self {
-            len: words.usize()?,
-            scale: words.f32()?,
-            zero_point: words.i32()?,
-        }
-        .validate()
+    #[inline(always)]
+    fn convert(x: i8, scale: f32, zero_point: i32) -> f32 {
+        (f64::from(scale) * f64::from(i32::from(x) - zero_point)) as f32
     }
 }
 
@@ -99,6 +33,8 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
+    use crate::params::{KernelParams, Words};
+    use hal_core::kernel::KernelError;
 
     #[test]
     fn dequantizes_in_double() {

@@ -7,7 +7,9 @@
 
 use hal_core::kernel::KernelError;
 
-use crate::binding_len::{byte_len, require, slice_bytes};
+use crate::affine_s8::{AffineConversion, AffineS8};
+use crate::binding_len::byte_len;
+use crate::elementwise_map::{check_elementwise, map_elementwise};
 use crate::params::{KernelParams, Words};
 use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
 
@@ -27,87 +29,25 @@ pub fn f32_to_i32_like_x86(x: f32) -> i32 {
 
 /// `quantize_f32_s8`: `clamp(round(x / scale) + zero_point, -128, 127)`, the division in
 /// `f32`, `round` half away from zero (`roundf`), the cast to `int32` and the addition of
-/// the zero point as TFLM on x86-64 ([`f32_to_i32_like_x86`], wrapping).
-///
-/// Words: `len`, `scale` (its `f32` bits), `zero_point`. `decode` refuses (with
-/// [`KernelError::Shape`]) a zero or overflowing length, a scale that is not positive and
-/// finite and a zero point outside `-128..=127`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct QuantizeF32S8 {
-    /// Elements.
-    pub len: usize,
-    /// The output's scale.
-    pub scale: f32,
-    /// The output's zero point.
-    pub zero_point: i32,
-}
+/// the zero point as TFLM on x86-64 ([`f32_to_i32_like_x86`], wrapping). Words and
+/// refusals: [`AffineS8`]'s.
+pub type QuantizeF32S8 = AffineS8<Quantize>;
 
-impl QuantizeF32S8 {
+/// float to int8, as the [`AffineConversion`] of QUANTIZE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quantize;
+
+impl AffineConversion for Quantize {
+    const KERNEL: &'static str = "quantize_f32_s8";
     const WHAT: &'static str =
         "quantize_f32_s8: zero or overflowing length, scale not positive and finite, or zero point outside int8";
+    type Input = f32;
+    type Output = i8;
 
-    /// The parameters TFLM's `PrepareQuantizeReference` keeps for a float → int8 QUANTIZE of
-    /// `len` elements: the output's (per-tensor) scale and zero point.
-    pub fn prepare(
-        len: usize,
-        output_scale: f32,
-        output_zero_point: i32,
-    ) -> Result<Self, KernelError> {
-        Self {
-            len,
-            scale: output_scale,
-            zero_point: output_zero_point,
-        }
-        .validate()
-    }
-
-    fn validate(self) -> Result<Self, KernelError> {
-        byte_len(self.len, 4, Self::WHAT)?;
-        if !(self.scale > 0.0 && self.scale.is_finite() && (-128..=127).contains(&self.zero_point))
-        {
-            return Err(KernelError::Shape(Self::WHAT));
-        }
-        Ok(self)
-    }
-
-    /// Bindings 0 (`input`, `4 * len` bytes) and 1 (`output`, `len` bytes):
-    /// [`KernelError::MissingBinding`] or [`KernelError::BindingTooSmall`] otherwise.
-    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
-        require(binding_lens, 0, self.len * 4)?;
-        require(binding_lens, 1, self.len)
-    }
-
-    /// Runs the kernel over the first `len` elements of each slice, after
-    /// [`check`](Self::check)ing their lengths.
-    pub fn run(&self, input: &[f32], output: &mut [i8]) -> Result<(), KernelError> {
-        self.check(&[slice_bytes(input), slice_bytes(output)])?;
-        for (&x, y) in input.iter().zip(output.iter_mut()).take(self.len) {
-            let unclamped =
-                f32_to_i32_like_x86(libm::roundf(x / self.scale)).wrapping_add(self.zero_point);
-            *y = unclamped.clamp(-128, 127) as i8;
-        }
-        Ok(())
-    }
-}
-
-impl KernelParams for QuantizeF32S8 {
-    const KERNEL: &'static str = "quantize_f32_s8";
-
-    fn encode(&self, out: &mut impl Extend<u32>) {
-        out.extend([
-            self.len as u32,
-            self.scale.to_bits(),
-            self.zero_point as u32,
-        ]);
-    }
-
-    fn decode(words: &mut Words<'_>) -> Result<Self, KernelError> {
-        Self {
-            len: words.usize()?,
-            scale: words.f32()?,
-            zero_point: words.i32()?,
-        }
-        .validate()
+    #[inline(always)]
+    fn convert(x: f32, scale: f32, zero_point: i32) -> i8 {
+        let unclamped = f32_to_i32_like_x86(libm::roundf(x / scale)).wrapping_add(zero_point);
+        unclamped.clamp(-128, 127) as i8
     }
 }
 
@@ -178,20 +118,17 @@ impl RequantizeS8 {
     /// Bindings 0 (`input`) and 1 (`output`) each hold `len` bytes:
     /// [`KernelError::MissingBinding`] or [`KernelError::BindingTooSmall`] otherwise.
     pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
-        require(binding_lens, 0, self.len)?;
-        require(binding_lens, 1, self.len)
+        check_elementwise::<i8, i8>(self.len, binding_lens)
     }
 
     /// Runs the kernel over the first `len` elements of each slice, after
     /// [`check`](Self::check)ing their lengths.
     pub fn run(&self, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
-        self.check(&[slice_bytes(input), slice_bytes(output)])?;
-        for (&x, y) in input.iter().zip(output.iter_mut()).take(self.len) {
+        map_elementwise(self.len, input, output, |x| {
             let centered = i32::from(x) - self.input_zero_point;
             let scaled = multiply_by_quantized_multiplier(centered, self.multiplier, self.shift);
-            *y = scaled.wrapping_add(self.output_zero_point).clamp(-128, 127) as i8;
-        }
-        Ok(())
+            scaled.wrapping_add(self.output_zero_point).clamp(-128, 127) as i8
+        })
     }
 }
 

@@ -9,7 +9,8 @@ use core::marker::PhantomData;
 
 use hal_core::kernel::KernelError;
 
-use crate::binding_len::{byte_len, require, slice_bytes};
+use crate::binding_len::byte_len;
+use crate::elementwise_map::{check_elementwise, map_elementwise};
 use crate::params::{KernelParams, Words};
 
 /// What sets one float element-wise function apart from another.
@@ -46,18 +47,13 @@ impl<F: UnaryFunctionF32> UnaryF32<F> {
     /// Bindings 0 (`input`) and 1 (`output`) each hold `4 * len` bytes:
     /// [`KernelError::MissingBinding`] or [`KernelError::BindingTooSmall`] otherwise.
     pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
-        require(binding_lens, 0, self.len * 4)?;
-        require(binding_lens, 1, self.len * 4)
+        check_elementwise::<f32, f32>(self.len, binding_lens)
     }
 
     /// Runs the kernel over the first `len` elements of each slice, after
     /// [`check`](Self::check)ing their lengths.
     pub fn run(&self, input: &[f32], output: &mut [f32]) -> Result<(), KernelError> {
-        self.check(&[slice_bytes(input), slice_bytes(output)])?;
-        for (&x, y) in input.iter().zip(output.iter_mut()).take(self.len) {
-            *y = F::apply(x);
-        }
-        Ok(())
+        map_elementwise(self.len, input, output, F::apply)
     }
 }
 

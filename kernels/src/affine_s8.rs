@@ -1,0 +1,98 @@
+//! The parameters shared by the conversions between float and an int8 tensor's per-tensor
+//! affine quantization (`real = scale * (q - zero_point)`): an element count, the int8
+//! side's scale and zero point. QUANTIZE and DEQUANTIZE differ only in direction
+//! ([`AffineConversion`]).
+//!
+//! Bindings: 0 `input` (`len` elements), 1 `output` (`len` elements).
+
+use core::marker::PhantomData;
+
+use hal_core::kernel::KernelError;
+
+use crate::binding_len::byte_len;
+use crate::elementwise_map::{check_elementwise, map_elementwise};
+use crate::params::{KernelParams, Words};
+
+/// One direction of an affine int8 conversion.
+pub trait AffineConversion {
+    /// The kernel's name.
+    const KERNEL: &'static str;
+    /// The refusal's message.
+    const WHAT: &'static str;
+    /// The input's element type.
+    type Input: Copy;
+    /// The output's element type.
+    type Output;
+    /// One element, with the int8 side's `scale` and `zero_point`.
+    fn convert(x: Self::Input, scale: f32, zero_point: i32) -> Self::Output;
+}
+
+/// Parameters of the affine int8 conversion `C`.
+///
+/// Words: `len`, `scale` (its `f32` bits), `zero_point`. `decode` refuses (with
+/// [`KernelError::Shape`] and `C::WHAT`) a zero or overflowing length, a scale that is not
+/// positive and finite and a zero point outside `-128..=127`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AffineS8<C> {
+    /// Elements.
+    pub len: usize,
+    /// The int8 tensor's scale.
+    pub scale: f32,
+    /// The int8 tensor's zero point.
+    pub zero_point: i32,
+    conversion: PhantomData<C>,
+}
+
+impl<C: AffineConversion> AffineS8<C> {
+    /// The parameters TFLM's Prepare keeps for `len` elements: the int8 tensor's
+    /// (per-tensor) scale and zero point (QUANTIZE's output, DEQUANTIZE's input).
+    pub fn prepare(len: usize, scale: f32, zero_point: i32) -> Result<Self, KernelError> {
+        Self {
+            len,
+            scale,
+            zero_point,
+            conversion: PhantomData,
+        }
+        .validate()
+    }
+
+    fn validate(self) -> Result<Self, KernelError> {
+        byte_len(self.len, 4, C::WHAT)?;
+        if !(self.scale > 0.0 && self.scale.is_finite() && (-128..=127).contains(&self.zero_point))
+        {
+            return Err(KernelError::Shape(C::WHAT));
+        }
+        Ok(self)
+    }
+
+    /// Bindings 0 (`input`) and 1 (`output`) each hold `len` elements of their type:
+    /// [`KernelError::MissingBinding`] or [`KernelError::BindingTooSmall`] otherwise.
+    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
+        check_elementwise::<C::Input, C::Output>(self.len, binding_lens)
+    }
+
+    /// Runs the kernel over the first `len` elements of each slice, after
+    /// [`check`](Self::check)ing their lengths.
+    pub fn run(&self, input: &[C::Input], output: &mut [C::Output]) -> Result<(), KernelError> {
+        let (scale, zero_point) = (self.scale, self.zero_point);
+        map_elementwise(self.len, input, output, |x| {
+            C::convert(x, scale, zero_point)
+        })
+    }
+}
+
+impl<C: AffineConversion> KernelParams for AffineS8<C> {
+    const KERNEL: &'static str = C::KERNEL;
+
+    fn encode(&self, out: &mut impl Extend<u32>) {
+        out.extend([
+            self.len as u32,
+            self.scale.to_bits(),
+            self.zero_point as u32,
+        ]);
+    }
+
+    fn decode(words: &mut Words<'_>) -> Result<Self, KernelError> {
+        Self::prepare(words.usize()?, words.f32()?, words.i32()?)
+    }
+}
