@@ -1,8 +1,10 @@
 //! TFLite's broadcasting of two inputs to one output (TFLM's `BroadcastBinaryOpSimple`),
 //! shared by ADD and MUL: shapes right-aligned, a dimension of 1 repeats.
 
+use crate::binding_len::slice_bytes;
 use crate::params::Words;
 use crate::shape::{self, need};
+use core::mem::size_of;
 use hal_core::kernel::KernelError;
 
 /// The largest rank broadcasting kernels take (TFLM's 6-D broadcast ops).
@@ -118,6 +120,26 @@ impl BroadcastShape {
             return;
         }
         self.for_each(|o, a, b| output[o] = f(input1[a], input2[b]));
+    }
+
+    /// [`check`](Self::check)s the slices' lengths (elements of `T`), then
+    /// [`apply`](Self::apply)s `f`: a binary kernel's `run`.
+    #[inline(always)]
+    pub(crate) fn check_and_apply<T: Copy>(
+        &self,
+        input1: &[T],
+        input2: &[T],
+        output: &mut [T],
+        f: impl Fn(T, T) -> T,
+    ) -> Result<(), KernelError> {
+        let lens = [
+            slice_bytes(input1),
+            slice_bytes(input2),
+            slice_bytes(output),
+        ];
+        self.check(&lens, size_of::<T>())?;
+        self.apply(input1, input2, output, f);
+        Ok(())
     }
 
     /// Calls `f(output_index, input1_index, input2_index)` for every output element in

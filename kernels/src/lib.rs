@@ -13,6 +13,7 @@ pub mod activation;
 pub mod add;
 pub mod affine_s8;
 pub mod broadcast;
+pub mod broadcast_f32;
 pub mod builtin;
 pub mod concatenation;
 pub mod conv2d;

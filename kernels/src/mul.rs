@@ -6,9 +6,10 @@
 
 use crate::activation::Activation;
 use crate::broadcast::BroadcastShape;
+use crate::broadcast_f32::{BinaryFunctionF32, BroadcastF32};
 use crate::params::{KernelParams, Words};
 use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
-use crate::shape::{self, clamp_f32, clamp_s8};
+use crate::shape::{self, clamp_s8};
 use hal_core::kernel::KernelError;
 
 /// `mul_s8`. Words: [`BroadcastShape`]'s 12, then `input1_offset`, `input2_offset`,
@@ -80,10 +81,8 @@ impl MulS8 {
 
     /// Runs the multiplication.
     pub fn run(&self, input1: &[i8], input2: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
-        self.check(&[input1.len(), input2.len(), output.len()])?;
         self.shape
-            .apply(input1, input2, output, |a, b| self.mul(a, b));
-        Ok(())
+            .check_and_apply(input1, input2, output, |a, b| self.mul(a, b))
     }
 }
 
@@ -128,54 +127,18 @@ impl KernelParams for MulS8 {
 }
 
 /// `mul_broadcast_f32`: `clamp(a * b)` (named apart from the drivers' built-in element-wise
-/// `mul_f32`, whose bindings and words differ). Words: [`BroadcastShape`]'s 12, `act_min`, `act_max`
-/// (`f32` bits).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MulF32 {
-    /// The inputs' shapes.
-    pub shape: BroadcastShape,
-    /// Lower clamp.
-    pub act_min: f32,
-    /// Upper clamp.
-    pub act_max: f32,
-}
+/// `mul_f32`, whose bindings and words differ). Words: [`BroadcastF32`]'s.
+pub type MulF32 = BroadcastF32<Mul>;
 
-impl KernelParams for MulF32 {
+/// Product, as the [`BinaryFunctionF32`] of MUL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mul;
+
+impl BinaryFunctionF32 for Mul {
     const KERNEL: &'static str = "mul_broadcast_f32";
 
-    fn encode(&self, out: &mut impl Extend<u32>) {
-        self.shape.encode(out);
-        out.extend([self.act_min.to_bits(), self.act_max.to_bits()]);
-    }
-
-    fn decode(w: &mut Words<'_>) -> Result<Self, KernelError> {
-        let shape = BroadcastShape::decode(w)?;
-        let (act_min, act_max) = shape::act_range_f32(w)?;
-        Ok(Self {
-            shape,
-            act_min,
-            act_max,
-        })
-    }
-}
-
-impl MulF32 {
-    /// Checks each binding's length in bytes against the parameters.
-    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
-        self.shape.check(binding_lens, 4)
-    }
-
-    /// Runs the multiplication.
-    pub fn run(
-        &self,
-        input1: &[f32],
-        input2: &[f32],
-        output: &mut [f32],
-    ) -> Result<(), KernelError> {
-        self.check(&[input1.len() * 4, input2.len() * 4, output.len() * 4])?;
-        let (lo, hi) = (self.act_min, self.act_max);
-        self.shape
-            .apply(input1, input2, output, |a, b| clamp_f32(a * b, lo, hi));
-        Ok(())
+    #[inline(always)]
+    fn apply(a: f32, b: f32) -> f32 {
+        a * b
     }
 }

@@ -762,11 +762,7 @@ fn movement_ops() {
 #[test]
 fn float_add_and_mean() {
     let shape = BroadcastShape::new(&[2, 1], &[3]).unwrap();
-    let p = AddF32 {
-        shape,
-        act_min: f32::MIN,
-        act_max: 2.5,
-    };
+    let p = AddF32::new(shape, f32::MIN, 2.5);
     round_trip(&p);
     let mut out = [0f32; 6];
     p.run(&[1.0, 2.0], &[0.0, 0.5, 1.0], &mut out).unwrap();

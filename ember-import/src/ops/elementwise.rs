@@ -137,22 +137,12 @@ fn lower_arithmetic(
     } else {
         let (act_min, act_max) = kernel_activation(activation).range_f32();
         match arithmetic {
-            Arithmetic::Add => lowering.dispatch_params(
-                &AddF32 {
-                    shape,
-                    act_min,
-                    act_max,
-                },
-                &tensors,
-            ),
-            Arithmetic::Mul => lowering.dispatch_params(
-                &MulF32 {
-                    shape,
-                    act_min,
-                    act_max,
-                },
-                &tensors,
-            ),
+            Arithmetic::Add => {
+                lowering.dispatch_params(&AddF32::new(shape, act_min, act_max), &tensors)
+            }
+            Arithmetic::Mul => {
+                lowering.dispatch_params(&MulF32::new(shape, act_min, act_max), &tensors)
+            }
         }
     }
     Ok(())
