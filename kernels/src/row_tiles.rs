@@ -1,6 +1,7 @@
-//! What the int8 convolutions (CONV_2D, DEPTHWISE_CONV_2D) share: entry points over a tile
-//! of output rows, each checking its bindings, building the per-channel output stage, then
-//! running the op's tuned variant where the core has one and its portable loops otherwise.
+//! What the convolutions (CONV_2D, DEPTHWISE_CONV_2D) share: entry points over a tile of
+//! output rows, each checking its bindings, then (int8) building the per-channel output
+//! stage and running the op's tuned variant where the core has one and its portable loops
+//! otherwise, or (float) running its portable loops.
 
 /// Writes `run`, `run_rows` and `run_rows_portable` for `$params`, an int8 kernel with
 /// per-channel requantization whose bindings are input, filter, bias, multipliers, shifts
@@ -131,4 +132,48 @@ macro_rules! per_channel_row_tiles {
     };
 }
 
-pub(crate) use per_channel_row_tiles;
+/// Writes `run` and `run_rows` for `$params`, a float convolution whose bindings are input,
+/// filter, bias and output, whose `shape` has `rows()` and `row_len()`, and whose
+/// `check` takes the bindings' byte lengths. `$portable` (`fn(&$params, input, filter,
+/// bias, rows, output)`) runs the loops over bindings checked.
+macro_rules! f32_row_tiles {
+    ($params:ty, portable: $portable:path $(,)?) => {
+        impl $params {
+            /// Runs the convolution. `bias` is ignored where `has_bias` is false.
+            pub fn run(
+                &self,
+                input: &[f32],
+                filter: &[f32],
+                bias: &[f32],
+                output: &mut [f32],
+            ) -> Result<(), KernelError> {
+                self.run_rows(input, filter, bias, 0..self.shape.rows()?, output)
+            }
+
+            /// Runs output rows `rows` (one per batch and output row) into `output`, which
+            /// holds just those rows; the whole range is [`run`](Self::run). A tile refuses
+            /// rows outside the output.
+            pub fn run_rows(
+                &self,
+                input: &[f32],
+                filter: &[f32],
+                bias: &[f32],
+                rows: Range<usize>,
+                output: &mut [f32],
+            ) -> Result<(), KernelError> {
+                let out_len = shape::tile_binding_len(
+                    &rows,
+                    self.shape.rows()?,
+                    self.shape.row_len()?,
+                    output.len(),
+                    4,
+                )?;
+                self.check(&[input.len() * 4, filter.len() * 4, bias.len() * 4, out_len])?;
+                $portable(self, input, filter, bias, rows, output);
+                Ok(())
+            }
+        }
+    };
+}
+
+pub(crate) use {f32_row_tiles, per_channel_row_tiles};

@@ -41,38 +41,4 @@ crate::row_tiles::per_channel_row_tiles!(
     portable: portable::run_rows_s8,
 );
 
-impl Conv2dF32 {
-    /// Runs the convolution. `bias` is ignored where `has_bias` is false.
-    pub fn run(
-        &self,
-        input: &[f32],
-        filter: &[f32],
-        bias: &[f32],
-        output: &mut [f32],
-    ) -> Result<(), KernelError> {
-        self.run_rows(input, filter, bias, 0..self.shape.rows()?, output)
-    }
-
-    /// Runs output rows `rows` (of [`rows`](Conv2dShape::rows): one per batch and output row)
-    /// into `output`, which holds just those rows; the whole range is [`run`](Self::run).
-    /// A tile refuses rows outside the output.
-    pub fn run_rows(
-        &self,
-        input: &[f32],
-        filter: &[f32],
-        bias: &[f32],
-        rows: Range<usize>,
-        output: &mut [f32],
-    ) -> Result<(), KernelError> {
-        let out_len = shape::tile_binding_len(
-            &rows,
-            self.shape.rows()?,
-            self.shape.row_len()?,
-            output.len(),
-            4,
-        )?;
-        self.check(&[input.len() * 4, filter.len() * 4, bias.len() * 4, out_len])?;
-        portable::run_rows_f32(self, input, filter, bias, rows, output);
-        Ok(())
-    }
-}
+crate::row_tiles::f32_row_tiles!(Conv2dF32, portable: portable::run_rows_f32);

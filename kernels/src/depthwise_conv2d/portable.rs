@@ -1,8 +1,9 @@
 //! DEPTHWISE_CONV_2D's portable loops: TFLM's loop nest and the loops blocked over
 //! channels. The reference every tuned variant equals bit for bit.
 
-use super::spec::{DepthwiseConv2dS8, DepthwiseConv2dShape};
+use super::spec::{DepthwiseConv2dF32, DepthwiseConv2dS8, DepthwiseConv2dShape};
 use crate::quant::{narrow_offset, OutputStageS8};
+use crate::shape::clamp_f32;
 use core::ops::Range;
 
 /// Output channels a depthwise convolution accumulates at once.
@@ -164,5 +165,37 @@ pub(super) fn run_rows_s8(
             },
             finish,
         ),
+    }
+}
+
+/// [`DepthwiseConv2dF32::run_rows`]'s loops, over bindings it has checked.
+#[inline(always)]
+pub(super) fn run_rows_f32(
+    params: &DepthwiseConv2dF32,
+    input: &[f32],
+    filter: &[f32],
+    bias: &[f32],
+    rows: Range<usize>,
+    output: &mut [f32],
+) {
+    let has_bias = params.shape.has_bias;
+    let (lo, hi) = (params.act_min, params.act_max);
+    let finish = |o: usize, oc: usize, total: f32| {
+        let b = if has_bias { bias[oc] } else { 0.0 };
+        output[o] = clamp_f32(total + b, lo, hi);
+    };
+    if params.shape.depth_multiplier <= CHANNEL_BLOCK {
+        // Each output still sums its products in TFLM's order, from 0.
+        let mac = |total: &mut f32, x: f32, w: f32| *total += x * w;
+        params
+            .shape
+            .run_channel_blocks(rows.clone(), input, filter, 0.0f32, |x| x, mac, finish);
+    } else {
+        params.shape.run_loops(
+            rows.clone(),
+            0.0f32,
+            |total, i, f| *total += input[i] * filter[f],
+            finish,
+        );
     }
 }
