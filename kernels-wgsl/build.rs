@@ -59,6 +59,10 @@ const SHARED: &[(&str, &[&str])] = &[
         "broadcast.wgsl",
         &["add_s8", "mul_s8", "add_broadcast_f32", "mul_broadcast_f32"],
     ),
+    // Bindings and loads of a broadcasting int8 binary op.
+    ("binary_s8.wgsl", &["add_s8", "mul_s8"]),
+    // Bindings and loop of the built-in element-wise float binary ops.
+    ("zip_f32.wgsl", &["add_f32", "mul_f32"]),
     // Moving whole elements of 1, 2 or 4 bytes.
     ("gather_bytes.wgsl", &["pad", "transpose", "strided_slice"]),
     // gemmlowp's fixed point.

@@ -1,47 +1,14 @@
 // mul_s8: ember-kernels' `MulS8` (TFLM's reference_integer_ops `Mul`/`BroadcastMul6DSlow`):
-// the product of the offset inputs, rescaled once. each_byte_s8.wgsl runs the loop;
-// without broadcasting an element reads only its own inputs, so the output may alias an
-// input.
+// the product of the offset inputs, rescaled once. binary_s8.wgsl holds the bindings and
+// loads, each_byte_s8.wgsl the loop.
 //
 // Parameter words: 0..=11 the broadcast shape (broadcast.wgsl), 12 input1_offset,
 // 13 input2_offset, 14 output_offset, 15 output_multiplier, 16 output_shift, 17 act_min,
 // 18 act_max.
 
-@group(0) @binding(0) var<storage, read> input1: array<u32>;
-@group(0) @binding(1) var<storage, read> input2: array<u32>;
-@group(0) @binding(2) var<storage, read_write> output: array<u32>;
-
-const OUT: u32 = 2u;
-
-// Whether both inputs have the output's shape (no index arithmetic then).
-var<private> ELEMENTWISE: bool;
-
-fn begin() -> u32 {
-    let shape = broadcast_shape();
-    ELEMENTWISE = shape.elementwise;
-    return shape.n;
-}
-
-fn input1_s8(i: u32) -> i32 {
-    let b = base_byte(0u) + i;
-    return s8_of(input1[b / 4u], b % 4u);
-}
-
-fn input2_s8(i: u32) -> i32 {
-    let b = base_byte(1u) + i;
-    return s8_of(input2[b / 4u], b % 4u);
-}
-
-fn element(e: u32) -> i32 {
-    var ia = e;
-    var ib = e;
-    if !ELEMENTWISE {
-        let ab = input_indices(e);
-        ia = ab.x;
-        ib = ab.y;
-    }
-    let a = param_i32(12u) + input1_s8(ia);
-    let b = param_i32(13u) + input2_s8(ib);
+fn combine(x1: i32, x2: i32) -> i32 {
+    let a = param_i32(12u) + x1;
+    let b = param_i32(13u) + x2;
     let out = multiply_by_quantized_multiplier(a * b, param_i32(15u), param_i32(16u))
         + param_i32(14u);
     return clamp_s8(out, param_i32(17u), param_i32(18u));
