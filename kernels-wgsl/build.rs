@@ -82,6 +82,7 @@ const SHARED: &[(&str, &[&str])] = &[
             "quantize_f32_s8",
             "logistic_s8",
             "tanh_s8",
+            "max_pool2d_s8",
         ],
     ),
     // The float division the reference rounds correctly.
@@ -96,6 +97,18 @@ const SHARED: &[(&str, &[&str])] = &[
     ),
     // The quantized softmax's bindings, rows and main loop.
     ("softmax_rows.wgsl", &["softmax_s8", "softmax_s8_s16"]),
+    // A pooling output's window, clipped to the input.
+    (
+        "pool_window.wgsl",
+        &[
+            "average_pool2d_s8",
+            "max_pool2d_s8",
+            "average_pool2d_f32",
+            "max_pool2d_f32",
+        ],
+    ),
+    // Bindings and loop of the float pooling kernels.
+    ("pool_f32.wgsl", &["average_pool2d_f32", "max_pool2d_f32"]),
     // MEAN's shape and reduced axes.
     ("mean_shape.wgsl", &["mean_s8", "mean_f32"]),
 ];

@@ -2,9 +2,7 @@
 // `AveragePool`). Each invocation computes whole words of the output (up to 4 outputs),
 // keeping the bytes of a word that lie outside the output.
 //
-// Parameter words: 0 batches, 1 input_height, 2 input_width, 3 depth, 4 output_height,
-// 5 output_width, 6 filter_height, 7 filter_width, 8 stride_height, 9 stride_width,
-// 10 pad_height, 11 pad_width, 12 act_min, 13 act_max.
+// Parameter words: 0..=11 the window (pool_window.wgsl), 12 act_min, 13 act_max.
 
 @group(0) @binding(0) var<storage, read> input: array<u32>;
 @group(0) @binding(1) var<storage, read_write> output: array<u32>;
@@ -19,48 +17,9 @@ fn input_s8(i: u32) -> i32 {
 const SPLIT_MAX_WORDS: u32 = 4096u;
 const SPLIT_MIN_CELLS: u32 = 16u;
 
-// Output `e`'s window (`[batches, output_height, output_width, depth]`), clipped to the
-// input: the rows `fy0..fy1` and columns `fx0..fx1` of the filter that fall inside it.
-struct Window {
-    // Input element index of the filter's (0, 0) cell (may lie outside), and of the channel.
-    row0: i32,
-    x0: i32,
-    y0: i32,
-    c: u32,
-    fy0: i32,
-    fy1: i32,
-    fx0: i32,
-    fx1: i32,
-}
-
-fn window_of(e: u32) -> Window {
-    let ih = param_i32(1u);
-    let iw = param_i32(2u);
-    let d = param(3u);
-    let oh = param(4u);
-    let ow = param(5u);
-    let pixel = e / d;
-    let ox = pixel % ow;
-    let oy = (pixel / ow) % oh;
-    let b = pixel / ow / oh;
-    let y0 = bitcast<i32>(oy * param(8u)) - param_i32(10u);
-    let x0 = bitcast<i32>(ox * param(9u)) - param_i32(11u);
-    return Window(
-        i32(b) * ih,
-        x0,
-        y0,
-        e % d,
-        max(-y0, 0),
-        min(param_i32(6u), ih - y0),
-        max(-x0, 0),
-        min(param_i32(7u), iw - x0),
-    );
-}
-
 // The window cell (`fy`, `fx`), which lies inside the input.
 fn cell(w: Window, fy: i32, fx: i32) -> i32 {
-    let iw = param(2u);
-    return input_s8((u32(w.row0 + w.y0 + fy) * iw + u32(w.x0 + fx)) * param(3u) + w.c);
+    return input_s8(cell_index(w, fy, fx));
 }
 
 // The window's sum divided by its cell count, rounding half away from zero, clamped.
@@ -114,7 +73,7 @@ fn main(
     @builtin(num_workgroups) count: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    let n = param(0u) * param(4u) * param(5u) * param(3u);
+    let n = pool_outputs();
     if n == 0u {
         return;
     }
