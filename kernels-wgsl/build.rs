@@ -97,6 +97,8 @@ const SHARED: &[(&str, &[&str])] = &[
     ),
     // The quantized softmax's bindings, rows and main loop.
     ("softmax_rows.wgsl", &["softmax_s8", "softmax_s8_s16"]),
+    // Bindings and loop of the float element-wise activations.
+    ("unary_f32.wgsl", &["logistic_f32", "tanh_f32"]),
     // A pooling output's window, clipped to the input.
     (
         "pool_window.wgsl",
