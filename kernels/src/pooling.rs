@@ -6,8 +6,10 @@
 //! Layouts: input `[batches, in_h, in_w, depth]`, output `[batches, out_h, out_w, depth]`.
 //! Bindings of all four kernels: 0 input, 1 output (`i8` or `f32`).
 
+use crate::binding_len::slice_bytes;
 use crate::params::{KernelParams, Words};
 use crate::shape::{self, clamp_f32, need};
+use core::mem::size_of;
 use hal_core::kernel::KernelError;
 
 /// A pooling window over NHWC data. Encoded as 12 words: `batches, input_height,
@@ -128,6 +130,27 @@ impl Pool2dShape {
             self.batches * self.output_height * self.output_width * self.depth,
             elem,
         )
+    }
+
+    /// Checks the slices' lengths (elements of `T`), then runs [`run_loops`](Self::run_loops):
+    /// per output element, `cell(acc, value)` for each window cell inside the input, then
+    /// `finish(acc, count)` is the output.
+    #[inline(always)]
+    fn check_and_pool<T: Copy, A: Copy>(
+        &self,
+        input: &[T],
+        output: &mut [T],
+        init: A,
+        mut cell: impl FnMut(&mut A, T),
+        mut finish: impl FnMut(A, i32) -> T,
+    ) -> Result<(), KernelError> {
+        self.check(&[slice_bytes(input), slice_bytes(output)], size_of::<T>())?;
+        self.run_loops(
+            init,
+            |acc, i| cell(acc, input[i]),
+            |o, acc, count| output[o] = finish(acc, count),
+        );
+        Ok(())
     }
 
     /// TFLM's loop nest: per output element in order, `cell(acc, input_index)` for each
@@ -278,12 +301,13 @@ impl AveragePool2dS8 {
     /// their count rounding half away from zero (`(sum ± count/2) / count`, truncating),
     /// then clamped.
     pub fn run(&self, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
-        self.check(&[input.len(), output.len()])?;
         let (lo, hi) = (self.act_min, self.act_max);
-        self.shape.run_loops(
+        self.shape.check_and_pool(
+            input,
+            output,
             0i32,
-            |acc, i| *acc = acc.wrapping_add(i32::from(input[i])),
-            |o, acc, count| {
+            |acc, x| *acc = acc.wrapping_add(i32::from(x)),
+            |acc, count| {
                 // Decode refused empty windows, so `count >= 1`.
                 let count = count.max(1);
                 let avg = if acc > 0 {
@@ -291,10 +315,9 @@ impl AveragePool2dS8 {
                 } else {
                     acc.wrapping_sub(count / 2) / count
                 };
-                output[o] = avg.max(lo).min(hi) as i8;
+                avg.max(lo).min(hi) as i8
             },
-        );
-        Ok(())
+        )
     }
 }
 
@@ -307,14 +330,14 @@ impl AveragePool2dF32 {
     /// Runs the pooling: the window's cells inside the input summed from 0 in row-major
     /// order, divided by their count, clamped.
     pub fn run(&self, input: &[f32], output: &mut [f32]) -> Result<(), KernelError> {
-        self.check(&[input.len() * 4, output.len() * 4])?;
         let (lo, hi) = (self.act_min, self.act_max);
-        self.shape.run_loops(
+        self.shape.check_and_pool(
+            input,
+            output,
             0.0f32,
-            |acc, i| *acc += input[i],
-            |o, acc, count| output[o] = clamp_f32(acc / count as f32, lo, hi),
-        );
-        Ok(())
+            |acc, x| *acc += x,
+            |acc, count| clamp_f32(acc / count as f32, lo, hi),
+        )
     }
 }
 
@@ -326,14 +349,14 @@ impl MaxPool2dS8 {
 
     /// Runs the pooling: the largest cell inside the input (-128 where none is), clamped.
     pub fn run(&self, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
-        self.check(&[input.len(), output.len()])?;
         let (lo, hi) = (self.act_min as i8, self.act_max as i8);
-        self.shape.run_loops(
+        self.shape.check_and_pool(
+            input,
+            output,
             i8::MIN,
-            |m, i| *m = (*m).max(input[i]),
-            |o, m, _| output[o] = m.max(lo).min(hi),
-        );
-        Ok(())
+            |m, x| *m = (*m).max(x),
+            |m, _| m.max(lo).min(hi),
+        )
     }
 }
 
@@ -347,18 +370,17 @@ impl MaxPool2dF32 {
     /// maximum where the maximum is below it (`std::max`'s comparison: NaN cells are
     /// skipped), then the clamp.
     pub fn run(&self, input: &[f32], output: &mut [f32]) -> Result<(), KernelError> {
-        self.check(&[input.len() * 4, output.len() * 4])?;
         let (lo, hi) = (self.act_min, self.act_max);
-        self.shape.run_loops(
+        self.shape.check_and_pool(
+            input,
+            output,
             f32::MIN,
-            |m, i| {
-                let v = input[i];
+            |m, v| {
                 if *m < v {
                     *m = v;
                 }
             },
-            |o, m, _| output[o] = clamp_f32(m, lo, hi),
-        );
-        Ok(())
+            |m, _| clamp_f32(m, lo, hi),
+        )
     }
 }
