@@ -3,6 +3,7 @@
 
 use crate::binding_len::slice_bytes;
 use crate::params::Words;
+use crate::row_major::for_each_row;
 use crate::shape::{self, need};
 use core::mem::size_of;
 use hal_core::kernel::KernelError;
@@ -157,24 +158,14 @@ impl BroadcastShape {
             acc_b *= self.input2[i];
         }
         let last = MAX_RANK - 1;
-        let outer: usize = out[..last].iter().product();
-        let mut idx = [0usize; MAX_RANK];
         let mut o = 0;
-        for _ in 0..outer {
+        for_each_row(&out, last, |idx| {
             let base_a: usize = (0..last).map(|d| idx[d] * sa[d]).sum();
             let base_b: usize = (0..last).map(|d| idx[d] * sb[d]).sum();
             for k in 0..out[last] {
                 f(o, base_a + k * sa[last], base_b + k * sb[last]);
                 o += 1;
             }
-            // Next outer index, innermost of the outer dimensions fastest.
-            for d in (0..last).rev() {
-                idx[d] += 1;
-                if idx[d] < out[d] {
-                    break;
-                }
-                idx[d] = 0;
-            }
-        }
+        });
     }
 }

@@ -27,6 +27,7 @@ pub mod padding;
 pub mod params;
 pub mod pooling;
 pub mod quant;
+mod row_major;
 mod row_tiles;
 pub mod separable_conv2d;
 mod shape;

@@ -6,6 +6,7 @@
 
 use crate::copy::with_elem_bytes;
 use crate::params::{KernelParams, Words};
+use crate::row_major::for_each_row;
 use crate::shape::{self, need};
 use hal_core::kernel::KernelError;
 
@@ -117,9 +118,8 @@ impl Pad {
         let value = &value[..E];
         let last = MAX_RANK - 1;
         let row = out[last];
-        let rows: usize = out[..last].iter().product();
-        let mut idx = [0usize; MAX_RANK];
-        for r in 0..rows {
+        let mut r = 0;
+        for_each_row(&out, last, |idx| {
             let dst = &mut output[r * row * E..(r + 1) * row * E];
             let inside = (0..last)
                 .all(|d| idx[d] >= self.before[d] && idx[d] < self.before[d] + self.input[d]);
@@ -137,14 +137,8 @@ impl Pad {
                 dst.chunks_exact_mut(E)
                     .for_each(|c| c.copy_from_slice(value));
             }
-            for d in (0..last).rev() {
-                idx[d] += 1;
-                if idx[d] < out[d] {
-                    break;
-                }
-                idx[d] = 0;
-            }
-        }
+            r += 1;
+        });
     }
 }
 

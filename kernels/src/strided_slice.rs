@@ -8,6 +8,7 @@
 
 use crate::copy::{copy_elem, with_elem_bytes};
 use crate::params::{KernelParams, Words};
+use crate::row_major::for_each_row;
 use crate::shape::{self, need};
 use hal_core::kernel::KernelError;
 
@@ -206,24 +207,15 @@ impl StridedSlice {
             .map(|d| i64::from(self.start[d]) * in_stride[d])
             .sum();
         let last = RANK - 1;
-        let rows: usize = ext[..last].iter().product();
-        let mut idx = [0usize; RANK];
         let mut o = 0;
-        for _ in 0..rows {
+        for_each_row(&ext, last, |idx| {
             let base = origin + (0..last).map(|d| idx[d] as i64 * step[d]).sum::<i64>();
             for k in 0..ext[last] {
                 // Validated: every visited index lies inside the input.
                 copy_elem::<E>(output, o, input, (base + k as i64 * step[last]) as usize);
                 o += 1;
             }
-            for d in (0..last).rev() {
-                idx[d] += 1;
-                if idx[d] < ext[d] {
-                    break;
-                }
-                idx[d] = 0;
-            }
-        }
+        });
     }
 }
 

@@ -5,6 +5,7 @@
 
 use crate::copy::{copy_elem, with_elem_bytes};
 use crate::params::{KernelParams, Words};
+use crate::row_major::for_each_row;
 use crate::shape::{self, need};
 use hal_core::kernel::KernelError;
 
@@ -101,23 +102,14 @@ impl Transpose {
         let stride: [usize; MAX_RANK] =
             core::array::from_fn(|i| if i < r { in_stride[self.perm[i]] } else { 0 });
         let last = r - 1;
-        let rows: usize = out[..last].iter().product();
-        let mut idx = [0usize; MAX_RANK];
         let mut o = 0;
-        for _ in 0..rows {
+        for_each_row(&out, last, |idx| {
             let base: usize = (0..last).map(|d| idx[d] * stride[d]).sum();
             for k in 0..out[last] {
                 copy_elem::<E>(output, o, input, base + k * stride[last]);
                 o += 1;
             }
-            for d in (0..last).rev() {
-                idx[d] += 1;
-                if idx[d] < out[d] {
-                    break;
-                }
-                idx[d] = 0;
-            }
-        }
+        });
     }
 }
 
