@@ -2,9 +2,9 @@
 
 use super::{Conv2dS8, Conv2dShape};
 use crate::tuned_check::random::{output_size, window, Rng, Stage};
+use crate::tuned_check::run_rows::run_rows_s8;
 use crate::tuned_check::tally::Tally;
 use crate::KernelError;
-use alloc::vec;
 use alloc::vec::Vec;
 
 /// A random convolution, or `None` where no output fits.
@@ -59,24 +59,13 @@ fn run(
     rows: core::ops::Range<usize>,
     tuned: bool,
 ) -> Result<Vec<i8>, KernelError> {
-    let row_len = params.shape.row_len()?;
-    let mut out = vec![0i8; rows.len() * row_len];
     let run = if tuned {
         Conv2dS8::run_rows
     } else {
         Conv2dS8::run_rows_portable
     };
-    run(
-        params,
-        input,
-        filter,
-        &stage.bias,
-        &stage.multipliers,
-        &stage.shifts,
-        rows,
-        &mut out,
-    )
-    .map(|()| out)
+    let row_len = params.shape.row_len()?;
+    run_rows_s8(run, params, input, filter, stage, rows, row_len)
 }
 
 /// `cases` random convolutions, each over its whole output and over a random tile of its

@@ -2,9 +2,9 @@
 
 use super::{DepthwiseConv2dS8, DepthwiseConv2dShape};
 use crate::tuned_check::random::{output_size, window, Rng, Stage};
+use crate::tuned_check::run_rows::run_rows_s8;
 use crate::tuned_check::tally::Tally;
 use crate::KernelError;
-use alloc::vec;
 use alloc::vec::Vec;
 
 /// A random depthwise convolution, or `None` where no output fits.
@@ -54,24 +54,14 @@ fn run(
     stage: &Stage,
     tuned: bool,
 ) -> Result<Vec<i8>, KernelError> {
-    let mut out = vec![0i8; params.shape.output_len()?];
-    let rows = 0..params.shape.rows()?;
     let run = if tuned {
         DepthwiseConv2dS8::run_rows
     } else {
         DepthwiseConv2dS8::run_rows_portable
     };
-    run(
-        params,
-        input,
-        filter,
-        &stage.bias,
-        &stage.multipliers,
-        &stage.shifts,
-        rows,
-        &mut out,
-    )
-    .map(|()| out)
+    let rows = 0..params.shape.rows()?;
+    let row_len = params.shape.row_len()?;
+    run_rows_s8(run, params, input, filter, stage, rows, row_len)
 }
 
 /// `cases` random depthwise convolutions through both paths.

@@ -10,6 +10,7 @@
 //! run on the real ones.
 
 pub mod random;
+pub(crate) mod run_rows;
 pub(crate) mod tally;
 
 use tally::Tally;
