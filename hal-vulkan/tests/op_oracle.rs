@@ -21,7 +21,7 @@ use ember_run::DeviceModel;
 use hal_core::memory::BufferParams;
 use hal_core::module::Module;
 use hal_core::session::ResultMemory;
-use hal_core::Device;
+use hal_core::{Device, ExecutableSource};
 use hal_vulkan::VulkanDevice;
 use std::path::{Path, PathBuf};
 
@@ -173,6 +173,16 @@ fn single_op_models_match_tflm_on_vulkan() {
         .collect();
     variants.sort();
     let mut device = common::device();
+    // Every kernel loaded once for the whole run: each model's load then shares the
+    // kernel's pipeline instead of compiling it anew (most of the run on lavapipe).
+    let kept: Vec<_> = ember_kernels_wgsl::KERNELS
+        .iter()
+        .map(|kernel| {
+            device
+                .load_executable(ExecutableSource::Kernel(kernel.name))
+                .expect("every kernel loads")
+        })
+        .collect();
     let mut failures = Vec::new();
     let (mut runs, mut ran_models) = (0, 0);
     for variant in &variants {
@@ -203,6 +213,9 @@ fn single_op_models_match_tflm_on_vulkan() {
             "{}: {matched} models ({cases} cases) match TFLM, {refused} refused by the importer",
             variant.file_name().unwrap_or_default().to_string_lossy()
         );
+    }
+    for executable in kept {
+        device.release_executable(executable).expect("release");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(runs > 0, "no single-op model ran under {}", root.display());
