@@ -122,7 +122,7 @@ pub struct Background {
 }
 
 /// The Miri sets of `lane` as commands: the root workspace's, then (on its lane) the boards
-/// workspace's firmware heap hand-over. Each runs in a process group of its own, so that
+/// workspace's firmware heap hand-over (`ember-heap`). Each runs in a process group of its own, so that
 /// stopping it stops cargo's children (cargo-miri, the interpreter) too.
 fn commands(lane: usize) -> Vec<(String, Command)> {
     let mut commands: Vec<(String, Command)> = MIRI_TESTS
@@ -142,17 +142,8 @@ fn commands(lane: usize) -> Vec<(String, Command)> {
         .collect();
     if lane == FIRMWARE_LANE {
         commands.push((
-            "Miri over the firmware's heap hand-over (boards workspace)".to_string(),
-            boards::cargo(&[
-                "+nightly",
-                "miri",
-                "test",
-                "-p",
-                "ember-firmware",
-                "--features",
-                "std,heap",
-                "--lib",
-            ]),
+            "Miri over the firmware's heap hand-over (ember-heap, boards workspace)".to_string(),
+            boards::cargo(&["+nightly", "miri", "test", "-p", "ember-heap"]),
         ));
     }
     for (_, command) in &mut commands {

@@ -233,14 +233,16 @@ fn test_boards() -> Result {
     // runs above serve this build too.
     let host = boards::host_triple()?;
     run(
-        "boards: the firmware crate's own tests (host)",
+        "boards: the firmware crate's and its heap's own tests (host)",
         boards::cargo(&[
             "test",
             "--release",
             "-p",
             "ember-firmware",
+            "-p",
+            "ember-heap",
             "--features",
-            "std,heap",
+            "ember-firmware/std,ember-firmware/heap",
             "--target",
             &host,
         ]),
