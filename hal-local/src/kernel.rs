@@ -17,6 +17,8 @@ use hal_core::command::MAX_BINDINGS;
 
 use hal_core::contract::{BindingFacts, Facts};
 
+use crate::words::Words;
+
 /// A kernel's entry point over shared bindings: called once per workgroup, workgroups
 /// perhaps at once on several threads.
 pub type KernelFn = fn(&Workgroup<'_>) -> Result<(), KernelError>;
@@ -365,7 +367,7 @@ pub struct Binding<'a> {
 enum BindingBytes<'a> {
     /// 4-byte-aligned device memory: `len` bytes, of which the whole words are reachable.
     Shared {
-        words: &'a [AtomicU32],
+        words: Words<'a>,
         len: usize,
         writable: bool,
     },
@@ -390,7 +392,7 @@ impl<'a> Binding<'a> {
     pub fn words(words: &'a [AtomicU32], len: usize, writable: bool) -> Self {
         Self {
             bytes: BindingBytes::Shared {
-                words,
+                words: Words::new(words),
                 len: len.min(words.len() * 4),
                 writable,
             },
@@ -446,7 +448,7 @@ impl<'a> Binding<'a> {
             alignment: 4,
         };
         match self.bytes {
-            BindingBytes::Shared { words, len, .. } => Ok(F32s::Shared(&words[..len / 4])),
+            BindingBytes::Shared { words, len, .. } => Ok(F32s::Shared(words.prefix(len / 4))),
             BindingBytes::Unaligned { .. } => Err(misaligned),
             BindingBytes::ReadOnly(b) => {
                 if b.as_ptr().align_offset(4) != 0 {
@@ -463,7 +465,7 @@ impl Facts for Binding<'_> {
     #[inline]
     fn facts(&self) -> BindingFacts {
         let start = match self.bytes {
-            BindingBytes::Shared { words, .. } => words.as_ptr() as usize,
+            BindingBytes::Shared { words, .. } => words.addr(),
             BindingBytes::Unaligned { start, .. } => start,
             BindingBytes::ReadOnly(b) => b.as_ptr() as usize,
         };
@@ -479,7 +481,7 @@ impl Facts for Binding<'_> {
 #[derive(Clone, Copy)]
 pub enum F32s<'a> {
     /// Shared device memory.
-    Shared(&'a [AtomicU32]),
+    Shared(Words<'a>),
     /// Read-only bytes, 4-byte aligned.
     ReadOnly(&'a [u8]),
 }

@@ -54,6 +54,7 @@ mod storage;
 #[cfg(feature = "cores")]
 pub mod team;
 mod types;
+pub mod words;
 #[cfg(feature = "parallel")]
 pub mod workers;
 
