@@ -86,10 +86,7 @@ const SHARED: &[(&str, &[&str])] = &[
         ],
     ),
     // The float division the reference rounds correctly.
-    (
-        "div_rn.wgsl",
-        &["average_pool2d_f32", "softmax_beta_f32", "quantize_f32_s8"],
-    ),
+    ("div_rn.wgsl", &["average_pool2d_f32", "quantize_f32_s8"]),
     // Bindings and loop of a broadcasting float binary op.
     (
         "binary_f32.wgsl",
@@ -142,7 +139,6 @@ const OPS: &[(&str, &[bool])] = &[
     ("depthwise_conv2d_f32", &[false, false, false, true]),
     ("average_pool2d_f32", &[false, true]),
     ("max_pool2d_f32", &[false, true]),
-    ("softmax_beta_f32", &[false, true]),
     ("add_broadcast_f32", &[false, false, true]),
     ("mul_broadcast_f32", &[false, false, true]),
     ("pad", &[false, true]),

@@ -14,6 +14,7 @@ use ember_kernels::activation::Activation as KernelActivation;
 use ember_kernels::conv2d::per_channel_multipliers;
 use ember_kernels::padding::{compute_padding_height_width, Padding as KernelPadding, Window};
 use ember_kernels::{KernelError, KernelParams};
+use hal_core::contract::{BindingFacts, Contract};
 use hal_core::module::{
     Built, Element, FunctionId, ModuleBuilder, ModuleError, Operand, TensorSpec,
 };
@@ -162,6 +163,18 @@ impl<'g, 'a> Lowering<'g, 'a> {
 
     /// Appends a dispatch of `kernel` with parameter `words` over `bindings`.
     pub(crate) fn dispatch(&mut self, kernel: &'static str, words: &[u32], bindings: &[Operand]) {
+        self.dispatch_on(kernel, [1, 1, 1], words, bindings);
+    }
+
+    /// [`dispatch`](Self::dispatch) on `grid` (the built-in kernels split their work over
+    /// the dispatch's workgroups; the op set's ignore it).
+    fn dispatch_on(
+        &mut self,
+        kernel: &'static str,
+        grid: [u32; 3],
+        words: &[u32],
+        bindings: &[Operand],
+    ) {
         self.before_step();
         let builder = &mut self.builder;
         let executable = *self
@@ -169,7 +182,33 @@ impl<'g, 'a> Lowering<'g, 'a> {
             .entry(kernel)
             .or_insert_with(|| builder.executable(kernel));
         self.builder
-            .dispatch(self.function, executable, [1, 1, 1], words, bindings);
+            .dispatch(self.function, executable, grid, words, bindings);
+    }
+
+    /// A dispatch of the built-in kernel `contract` declares, with push constants `words`
+    /// over the operands of `tensors`, on `groups` workgroups; checked against the contract
+    /// first, each tensor's bytes as its binding, so the importer refuses what the kernel
+    /// would.
+    pub(crate) fn dispatch_builtin(
+        &mut self,
+        op: &Op,
+        contract: &'static Contract,
+        groups: u32,
+        words: &[u32],
+        tensors: &[TensorId],
+    ) -> Result<(), LowerError> {
+        let facts: Vec<BindingFacts> = tensors
+            .iter()
+            .map(|&t| BindingFacts {
+                offset: 0,
+                len: self.graph.tensor(t).byte_size() as u64,
+                writable: true,
+            })
+            .collect();
+        contract.check(words, &facts).map_err(kernel_error(op))?;
+        let operands: Vec<_> = tensors.iter().map(|tensor| self.operand(*tensor)).collect();
+        self.dispatch_on(contract.name, [groups, 1, 1], words, &operands);
+        Ok(())
     }
 
     /// A dispatch of `params`' kernel over the operands of `tensors`.

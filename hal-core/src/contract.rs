@@ -3,7 +3,8 @@
 //! the kernels are specified (`ember-kernels`); this module names no kernel.
 //!
 //! A [`Contract`] is data: the constants a kernel reads (plain values, dimensions that must
-//! be non-zero, widths that must also fit a bound, optional flag bits), the bindings it
+//! be non-zero, widths that must also fit a bound, optional values with a default, optional
+//! flag bits), the bindings it
 //! reads and writes (element size and alignment, how many elements each must hold), and the
 //! messages its shape refusals carry.
 //! [`Contract::check`] holds a dispatch's push constants and [`BindingFacts`] against it and
@@ -16,9 +17,10 @@
 //!
 //! The first failing check wins:
 //!
-//! 1. **Push constants**: fewer than the required ones (every [`Constant`] but a trailing
-//!    [`Constant::Flags`]) is [`KernelError::MissingConstants`] naming how many are required.
-//!    Extra constants are ignored; absent flags are 0.
+//! 1. **Push constants**: fewer than the required ones (every [`Constant`] but the trailing
+//!    optional ones, [`Constant::Optional`] and [`Constant::Flags`]) is
+//!    [`KernelError::MissingConstants`] naming how many are required. Extra constants are
+//!    ignored; an absent optional value is its default, absent flags are 0.
 //! 2. **Dimensions**: a [`Constant::Dimension`] or [`Constant::Width`] of 0 is
 //!    [`KernelError::Shape`] with [`Refusals::zero`]; then a [`Constant::Width`] above its
 //!    `max` is [`KernelError::Shape`] with its own `refusal`.
@@ -91,6 +93,14 @@ pub enum Constant {
         /// The message of the refusal of a larger value.
         refusal: &'static str,
     },
+    /// Any value, which a dispatch may leave out: then `default`. Only trailing constants
+    /// may be optional (this, or [`Flags`](Self::Flags)).
+    Optional {
+        /// Its name.
+        name: &'static str,
+        /// Its value when the dispatch does not give it.
+        default: u32,
+    },
     /// Optional flag bits, 0 when the dispatch does not give them; only the last constant
     /// may be flags.
     Flags {
@@ -99,6 +109,25 @@ pub enum Constant {
         /// The bits the kernel knows; any other bit is refused.
         known: u32,
     },
+}
+
+impl Constant {
+    /// Whether a dispatch may leave the constant out ([`Optional`](Self::Optional) or
+    /// [`Flags`](Self::Flags)).
+    #[inline]
+    pub const fn is_optional(&self) -> bool {
+        matches!(self, Self::Optional { .. } | Self::Flags { .. })
+    }
+
+    /// The value a dispatch that leaves the constant out gives it: an optional value's
+    /// default, otherwise 0.
+    #[inline]
+    pub const fn absent(&self) -> u32 {
+        match self {
+            Self::Optional { default, .. } => *default,
+            _ => 0,
+        }
+    }
 }
 
 /// Whether a kernel only reads a binding or also writes it.
@@ -262,7 +291,8 @@ impl Facts for BindingFacts {
 /// A dispatch a contract accepted: its push constants, parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Checked {
-    /// The declared constants in order (absent flags as 0), then zeros.
+    /// The declared constants in order (absent optional ones as their defaults, absent flags
+    /// as 0), then zeros.
     pub constants: [u32; MAX_CONSTANTS],
 }
 
@@ -291,10 +321,13 @@ impl Contract {
         let mut values = [0; MAX_CONSTANTS];
         let (mut flags, mut zero, mut unknown) = (0, false, false);
         for (i, declared) in self.constants.iter().enumerate().take(MAX_CONSTANTS) {
-            let value = constants.get(i).copied().unwrap_or(0);
+            let value = match constants.get(i) {
+                Some(&value) => value,
+                None => declared.absent(),
+            };
             values[i] = value;
             match *declared {
-                Constant::Value(_) => {}
+                Constant::Value(_) | Constant::Optional { .. } => {}
                 Constant::Dimension(_) | Constant::Width { .. } => zero |= value == 0,
                 Constant::Flags { known, .. } => {
                     flags = value;
@@ -343,13 +376,14 @@ impl Contract {
         Ok(Checked { constants: values })
     }
 
-    /// How many constants a dispatch must give: all but trailing flags.
+    /// How many constants a dispatch must give: all but the trailing optional ones.
     #[inline]
     pub fn required_constants(&self) -> usize {
-        match self.constants.last() {
-            Some(Constant::Flags { .. }) => self.constants.len() - 1,
-            _ => self.constants.len(),
+        let mut needed = self.constants.len();
+        while needed > 0 && self.constants[needed - 1].is_optional() {
+            needed -= 1;
         }
+        needed
     }
 
     /// Binding `i` holds what `rule` asks for.
@@ -507,5 +541,43 @@ mod tests {
         assert_eq!(c(&[u32::MAX], &[rw(1 << 33)]), Ok(()));
         assert_eq!(c(&[u32::MAX, 2], &[rw(1 << 33)]), Err(shape("overflow")));
         assert_eq!(HALVES.required_constants(), 1);
+    }
+
+    /// A trailing optional value: absent, its default; given, as given; the constants
+    /// before it still required.
+    #[test]
+    fn optional_values_take_their_default() {
+        static SCALED: Contract = Contract {
+            name: "scaled",
+            constants: &[
+                Constant::Dimension("n"),
+                Constant::Optional {
+                    name: "scale",
+                    default: 0x3F80_0000,
+                },
+            ],
+            bindings: &[BindingRule::write("y", Count::Constant(0))],
+            order: Order::ViewsThenSizes,
+            refusals: Refusals {
+                zero: "zero",
+                flags: "",
+                overflow: "",
+            },
+        };
+        assert_eq!(SCALED.required_constants(), 1);
+        let checked = |k: &[u32]| SCALED.check(k, &[rw(12)]).map(|c| c.constants);
+        assert_eq!(checked(&[3]), Ok([3, 0x3F80_0000, 0, 0]));
+        assert_eq!(checked(&[3, 0]), Ok([3, 0, 0, 0]));
+        assert_eq!(checked(&[3, 7, 9]), Ok([3, 7, 0, 0]));
+        assert_eq!(
+            checked(&[]),
+            Err(KernelError::MissingConstants {
+                needed: 1,
+                given: 0
+            })
+        );
+        assert_eq!(checked(&[0]), Err(shape("zero")));
+        assert!(SCALED.constants[1].is_optional() && !SCALED.constants[0].is_optional());
+        assert_eq!(SCALED.constants[1].absent(), 0x3F80_0000);
     }
 }

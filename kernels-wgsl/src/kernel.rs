@@ -232,9 +232,20 @@ pub struct PushConstants {
 impl PushConstants {
     /// The block for a dispatch of `kernel`: `bases[i]` for its bindings (those past
     /// [`SpirvKernel::params_at`] dropped) and its first [`SpirvKernel::max_params`] parameter
-    /// words.
+    /// words. A built-in kernel's optional constants the dispatch leaves out get the value
+    /// its contract gives them (`softmax_f32`'s `beta`: 1.0), as its check parses them.
     pub fn new(kernel: &SpirvKernel, bases: &[u32], params: &[u32]) -> Self {
-        Self::at(kernel.params_at(), bases, params)
+        let at = kernel.params_at();
+        let mut block = Self::at(at, bases, params);
+        if let Some(contract) = kernel.contract() {
+            let absent = contract.constants.iter().enumerate().skip(params.len());
+            for (i, constant) in absent {
+                if let Some(word) = block.words.get_mut(at + i) {
+                    *word = constant.absent();
+                }
+            }
+        }
+        block
     }
 
     /// The block for a dispatch of generic SPIR-V: `bases[i]` for its first [`BASE_WORDS`]

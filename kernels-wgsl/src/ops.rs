@@ -16,7 +16,7 @@ use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8};
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
-use ember_kernels::softmax::{SoftmaxF32, SoftmaxS8, SoftmaxS8S16};
+use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
 use ember_kernels::tanh::{TanhF32, TanhS8};
 use ember_kernels::transpose::Transpose;
@@ -155,7 +155,7 @@ const UNARY_F32: &[SpirvBinding] = &[IN32, OUT32];
 const CONCATENATED: &[SpirvBinding] = &[IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, OUT8];
 
 /// Every op kernel (the names of `build.rs`'s `OPS`, in its order).
-pub(crate) const OPS: [SpirvKernel; 31] = [
+pub(crate) const OPS: [SpirvKernel; 30] = [
     op_per_group(
         FullyConnectedS8::KERNEL,
         spirv::FULLY_CONNECTED_S8,
@@ -247,12 +247,6 @@ pub(crate) const OPS: [SpirvKernel; 31] = [
         spirv::MAX_POOL2D_F32,
         UNARY_F32,
         params_of!(MaxPool2dF32),
-    ),
-    op(
-        SoftmaxF32::KERNEL,
-        spirv::SOFTMAX_BETA_F32,
-        UNARY_F32,
-        params_of!(SoftmaxF32),
     ),
     op(
         AddF32::KERNEL,
@@ -360,7 +354,6 @@ mod tests {
             "depthwise_conv2d_f32",
             "average_pool2d_f32",
             "max_pool2d_f32",
-            "softmax_beta_f32",
             "add_broadcast_f32",
             "mul_broadcast_f32",
             "pad",

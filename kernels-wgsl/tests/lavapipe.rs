@@ -652,6 +652,26 @@ fn softmax_f32() {
     compare("softmax_f32", &[4, 3], &[x, sentinels(12)]);
 }
 
+/// `beta` (TFLite's float SOFTMAX) given, and 1.0 given as well as left out.
+#[test]
+fn softmax_f32_beta() {
+    let mut rng = Rng(8);
+    for (rows, cols, beta) in [
+        (1, 5, 0.0f32),
+        (3, 7, 0.5),
+        (8, 33, 2.0),
+        (70, 10, 1.0),
+        (2, 50, 1.0e-3),
+    ] {
+        let x = rng.f32s(rows * cols, -8.0, 8.0);
+        compare(
+            "softmax_f32",
+            &[rows as u32, cols as u32, beta.to_bits()],
+            &[x, sentinels(rows * cols)],
+        );
+    }
+}
+
 #[test]
 fn mlp_softmax_f32() {
     let mut rng = Rng(7);

@@ -1,20 +1,20 @@
 //! SOFTMAX along the last dimension, as TFLM's `softmax.cc` runs it: `softmax_s8` and
 //! `softmax_s8_s16` through the gemmlowp fixed-point path of
-//! `reference_ops::Softmax<int8_t, OutputT>` (TFLM micro uses no exp table for int8 input),
-//! `softmax_beta_f32` through `reference_ops::Softmax<float>`.
+//! `reference_ops::Softmax<int8_t, OutputT>` (TFLM micro uses no exp table for int8 input).
+//! A float SOFTMAX (`reference_ops::Softmax<float>`) is the built-in `softmax_f32` with the
+//! options' `beta` ([`builtin::SOFTMAX_F32`](crate::builtin::SOFTMAX_F32)).
 //!
 //! The tensor is viewed as `outer` rows of `depth` elements (`depth` the last dimension,
 //! `outer` the product of the others), row-major.
 //!
-//! Bindings, all three kernels: 0 `input` (`outer * depth` elements: `i8`, `i8`, `f32`), 1
-//! `output` (`outer * depth` elements: `i8`, `i16`, `f32`). Each row is read whole before
-//! its outputs are written, so `output` may alias `input` where the element sizes agree.
+//! Bindings, both kernels: 0 `input` (`outer * depth` `i8` elements), 1 `output` (`outer *
+//! depth` elements: `i8`, `i16`). Each row is read whole before its outputs are written, so
+//! an int8 `output` may alias `input`.
 
 use hal_core::kernel::KernelError;
 
 use crate::binding_len::{require, rows_len, slice_bytes};
 use crate::fixed_point::{exp_on_negative_values, one_over_one_plus_x_for_x_in_0_1, FixedPoint};
-use crate::float_math::expf;
 use crate::params::{KernelParams, Words};
 use crate::quant::{
     quantize_multiplier, rounding_divide_by_pot, saturating_rounding_doubling_high_mul,
@@ -402,93 +402,6 @@ impl SoftmaxS8S16 {
     }
 }
 
-/// `softmax_beta_f32`: float softmax with `beta`, as `reference_ops::Softmax<float>`: per row
-/// `max` (NaNs skipped), `e_c = expf((x_c - max) * beta)` summed in `f32` in order, then
-/// `e_c / sum`.
-///
-/// Words: `outer`, `depth`, `beta` (its `f32` bits). The first two are the layout of the
-/// earlier two-constant `softmax_f32` (`rows`, `cols`). `decode` refuses (with
-/// [`KernelError::Shape`]) a zero `outer` or `depth`, a byte size overflowing `usize` and
-/// a `beta` that is not finite.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SoftmaxF32 {
-    /// Rows: the product of every dimension but the last.
-    pub outer: usize,
-    /// Elements a row: the last dimension.
-    pub depth: usize,
-    /// The SOFTMAX options' `beta`.
-    pub beta: f32,
-}
-
-impl SoftmaxF32 {
-    const WHAT: &'static str = "softmax_beta_f32: zero or overflowing shape, or beta not finite";
-
-    /// The parameters for `outer` rows of `depth` with the options' `beta` (TFLM keeps
-    /// `beta` as a double and casts it back to `f32` in the kernel: the same value).
-    pub fn prepare(outer: usize, depth: usize, beta: f32) -> Result<Self, KernelError> {
-        Self { outer, depth, beta }.validate()
-    }
-
-    fn validate(self) -> Result<Self, KernelError> {
-        rows_len(self.outer, self.depth, 4, Self::WHAT)?;
-        if !self.beta.is_finite() {
-            return Err(KernelError::Shape(Self::WHAT));
-        }
-        Ok(self)
-    }
-
-    /// Bindings 0 (`input`) and 1 (`output`) each hold `4 * outer * depth` bytes:
-    /// [`KernelError::MissingBinding`] or [`KernelError::BindingTooSmall`] otherwise.
-    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
-        let bytes = self.outer * self.depth * 4;
-        require(binding_lens, 0, bytes)?;
-        require(binding_lens, 1, bytes)
-    }
-
-    /// Runs the kernel over the first `outer * depth` elements of each slice, after
-    /// [`check`](Self::check)ing their lengths.
-    pub fn run(&self, input: &[f32], output: &mut [f32]) -> Result<(), KernelError> {
-        self.check(&[slice_bytes(input), slice_bytes(output)])?;
-        for (row_in, row_out) in input
-            .chunks_exact(self.depth)
-            .zip(output.chunks_exact_mut(self.depth))
-            .take(self.outer)
-        {
-            // std::max(max, x) keeps max unless max < x.
-            let max = row_in
-                .iter()
-                .fold(f32::MIN, |m, &x| if m < x { x } else { m });
-            let mut sum = 0.0f32;
-            for (&x, y) in row_in.iter().zip(row_out.iter_mut()) {
-                let e = expf((x - max) * self.beta);
-                *y = e;
-                sum += e;
-            }
-            for y in row_out.iter_mut() {
-                *y /= sum;
-            }
-        }
-        Ok(())
-    }
-}
-
-impl KernelParams for SoftmaxF32 {
-    const KERNEL: &'static str = "softmax_beta_f32";
-
-    fn encode(&self, out: &mut impl Extend<u32>) {
-        out.extend([self.outer as u32, self.depth as u32, self.beta.to_bits()]);
-    }
-
-    fn decode(words: &mut Words<'_>) -> Result<Self, KernelError> {
-        Self {
-            outer: words.usize()?,
-            depth: words.usize()?,
-            beta: words.f32()?,
-        }
-        .validate()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -635,33 +548,9 @@ mod tests {
     }
 
     #[test]
-    fn float_softmax() {
-        let p = SoftmaxF32::prepare(2, 3, 1.0).unwrap();
-        let mut out = [0f32; 6];
-        p.run(&[1.0, 2.0, 3.0, -1.0, -1.0, f32::NAN], &mut out)
-            .unwrap();
-        let e = [libm::exp(-2.0), libm::exp(-1.0), 1.0];
-        let t: f64 = e.iter().sum();
-        for (o, w) in out.iter().zip(e) {
-            assert!((f64::from(*o) - w / t).abs() < 1e-6);
-        }
-        let sum: f32 = out[..3].iter().sum();
-        assert!((sum - 1.0).abs() < 1e-6);
-        // The NaN is skipped by the max but poisons the sum, as in TFLM.
-        assert!(out[3..].iter().all(|o| o.is_nan()));
-        // beta scales the differences.
-        let p = SoftmaxF32::prepare(1, 2, 2.0).unwrap();
-        let mut out = [0f32; 2];
-        p.run(&[0.0, -0.5], &mut out).unwrap();
-        assert!((f64::from(out[0]) - 1.0 / (1.0 + libm::exp(-1.0))).abs() < 1e-6);
-        assert!(SoftmaxF32::prepare(1, 2, f32::INFINITY).is_err());
-    }
-
-    #[test]
     fn params_round_trip_and_decode_refuses_nonsense() {
         round_trip(&s8(3, 1001, 1.0, 0.0625));
         round_trip(&SoftmaxS8S16::prepare(2, 10, 0.5, 0.2, 1.0 / 65536.0, -32768).unwrap());
-        round_trip(&SoftmaxF32::prepare(4, 5, 0.75).unwrap());
         let bad = |w: &[u32]| SoftmaxS8::decode(&mut Words::new(w)).is_err();
         assert!(bad(&[0, 4, 1 << 30, 3, 0]));
         assert!(bad(&[1, 0, 1 << 30, 3, 0]));
@@ -671,17 +560,8 @@ mod tests {
         assert!(bad(&[1, 4, 1 << 30, 3, 1]));
         assert!(bad(&[1, 4, 1 << 30, 3]));
         assert!(!bad(&[1, 4, 1 << 30, 3, 0]));
-        assert!(SoftmaxF32::decode(&mut Words::new(&[1, 1, f32::NAN.to_bits()])).is_err());
-        assert_eq!(
-            SoftmaxF32::decode(&mut Words::new(&[1, 1])),
-            Err(KernelError::MissingConstants {
-                needed: 3,
-                given: 2
-            })
-        );
         assert_eq!(SoftmaxS8::KERNEL, "softmax_s8");
         assert_eq!(SoftmaxS8S16::KERNEL, "softmax_s8_s16");
-        assert_eq!(SoftmaxF32::KERNEL, "softmax_beta_f32");
     }
 
     #[test]
@@ -709,15 +589,6 @@ mod tests {
                 index: 1,
                 len: 11,
                 needed: 12
-            })
-        );
-        let p = SoftmaxF32::prepare(2, 3, 1.0).unwrap();
-        assert_eq!(
-            p.check(&[24, 20]),
-            Err(KernelError::BindingTooSmall {
-                index: 1,
-                len: 20,
-                needed: 24
             })
         );
     }

@@ -7,9 +7,11 @@ use crate::lowering::{kernel_error, LowerError, Lowering};
 use crate::op::{Op, OpKind};
 use crate::tensor::TensorId;
 use crate::ImportError;
+use ember_kernels::builtin::SOFTMAX_F32;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
-use ember_kernels::softmax::{SoftmaxF32, SoftmaxS8, SoftmaxS8S16};
+use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::tanh::{TanhF32, TanhS8};
+use hal_core::command::MAX_WORKGROUP_COUNT;
 
 /// SOFTMAX over the last dimension: float32 to float32, int8 to int8 or int16, int16 to
 /// int16; the same shape.
@@ -77,7 +79,7 @@ fn unary_tensors(
     Ok((input, output, lowering.element_type(output)))
 }
 
-/// SOFTMAX: int8 to int8 or int16, float32 to float32.
+/// SOFTMAX: int8 to int8 or int16, float32 to float32 (the built-in `softmax_f32`).
 pub(super) fn lower_softmax(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
     let OpKind::Softmax { beta } = op.kind else {
         return Err(lowering.invalid(op, "not a SOFTMAX".into()));
@@ -86,9 +88,16 @@ pub(super) fn lower_softmax(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<
     let kernel = kernel_error(op);
     let (outer, depth) = rows(lowering, output);
     if lowering.element_type(input) == Float32 {
-        let params = SoftmaxF32::prepare(outer, depth, beta).map_err(kernel)?;
-        lowering.dispatch_params(&params, &[input, output]);
-        return Ok(());
+        // The built-in softmax_f32 with the options' beta (finite: the check refused
+        // others), a workgroup per 64 rows (a GPU's lanes each take a row).
+        let too_big = || lowering.invalid(op, format!("{outer} rows of {depth} elements"));
+        let words = [
+            u32::try_from(outer).map_err(|_| too_big())?,
+            u32::try_from(depth).map_err(|_| too_big())?,
+            beta.to_bits(),
+        ];
+        let groups = words[0].div_ceil(64).clamp(1, MAX_WORKGROUP_COUNT);
+        return lowering.dispatch_builtin(op, &SOFTMAX_F32, groups, &words, &[input, output]);
     }
     let (input_scale, _) = lowering.per_tensor(op, input)?;
     let (output_scale, output_zero_point) = lowering.per_tensor(op, output)?;

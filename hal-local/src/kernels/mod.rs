@@ -23,7 +23,7 @@
 //! | `mul_f32` | — | 0 `a`, 1 `b`, 2 `out` | `out[i] = a[i] * b[i]` for `i < out.len`; in place works |
 //! | `relu_f32` | — | 0 `in`, 1 `out` | `out[i] = max(in[i], 0)` for `i < out.len`; in place works |
 //! | `matmul_f32` | 0 `M`, 1 `K`, 2 `N`, \[3 `flags`\] | 0 `A` (M×K), 1 `B` (K×N), 2 `C` (M×N), \[3 `bias` (N)\] | `C = A·B`, then `+ bias` per row if flags bit 0, then ReLU if bit 1 |
-//! | `softmax_f32` | 0 `rows`, 1 `cols` | 0 `in`, 1 `out` (rows×cols each) | row-wise softmax, max-subtracted; in place works |
+//! | `softmax_f32` | 0 `rows`, 1 `cols`, \[2 `beta`\] | 0 `in`, 1 `out` (rows×cols each) | row-wise softmax, max-subtracted, the differences times `beta` (1.0 when absent; TFLite's float SOFTMAX); in place works |
 //! | `mlp_softmax_f32` | 0 `M`, 1 `K`, 2 `H`, 3 `N` (`H`, `N` ≤ 512) | 0 `x` (M×K), 1 `w1` (K×H), 2 `b1` (H), 3 `w2` (H×N), 4 `b2` (N), 5 `y` (M×N) | per row `y = softmax(relu(x·w1 + b1)·w2 + b2)`: the three kernels above in one dispatch, bit for bit |
 //! | `noop` | — | — | nothing (measures dispatch overhead) |
 //!

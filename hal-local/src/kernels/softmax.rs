@@ -1,4 +1,5 @@
-//! `softmax_f32`: numerically stable softmax over each row of a matrix.
+//! `softmax_f32`: numerically stable softmax over each row of a matrix, with TFLite's `beta`
+//! (the float SOFTMAX op lowers to it).
 
 use ember_kernels::builtin;
 
@@ -14,28 +15,35 @@ pub const SOFTMAX_F32: Kernel = Kernel {
 };
 
 /// Row-wise softmax of a `rows × cols` row-major matrix:
-/// `out[r][c] = e^(in[r][c] - m) / Σ_j e^(in[r][j] - m)` with `m` the row's maximum (so no
-/// exponential overflows and the largest term is exactly 1).
+/// `out[r][c] = e^((in[r][c] - m)·beta) / Σ_j e^((in[r][j] - m)·beta)` with `m` the row's
+/// maximum (so for `beta > 0` no exponential overflows and the largest term is exactly 1).
 ///
-/// Constants: 0 `rows`, 1 `cols`. Bindings: 0 `in` (`rows * cols` elements), 1 `out`
-/// (`rows * cols` elements). Each workgroup handles its [`Workgroup::share_of`] of the rows.
-/// `out` may be bound to the same range as `in` (in place): each row is read before it is
-/// overwritten, and rows are disjoint.
+/// Constants: 0 `rows`, 1 `cols`, 2 `beta` (`f32` bits; optional, 1.0 when absent).
+/// Bindings: 0 `in` (`rows * cols` elements), 1 `out` (`rows * cols` elements). Each
+/// workgroup handles its [`Workgroup::share_of`] of the rows. `out` may be bound to the same
+/// range as `in` (in place): each row is read before it is overwritten, and rows are
+/// disjoint.
 ///
-/// A row holding NaN, `+inf`, or nothing but `-inf` comes out as NaN.
+/// Per row, as TFLite's `reference_ops::Softmax<float>` (and `mlp_softmax_f32`'s softmax):
+/// the maximum (NaN skipped), each `e = exp_f32((x - m)·beta)` stored and summed left to
+/// right from 0.0, then each stored `e` divided by the sum. `exp_f32` is within an ulp or so
+/// of `e^x`; with `beta` 1.0 the product is exact, so the result is that of the plain
+/// max-subtracted softmax. A row holding NaN, `+inf`, or nothing but `-inf` comes out as
+/// NaN, as does every row when `beta` is not finite (the importer passes only finite ones).
 ///
 /// # Errors
 ///
 /// What [`builtin::SOFTMAX_F32`] refuses: [`KernelError::MissingConstants`] with fewer than
-/// two constants, [`KernelError::Shape`]
+/// two constants (any `beta` is accepted), [`KernelError::Shape`]
 /// if `rows` or `cols` is 0 or the matrix's size in bytes overflows,
 /// [`KernelError::MissingBinding`] with fewer than two bindings, [`KernelError::Misaligned`]
 /// unless both start 4-byte aligned, [`KernelError::ReadOnly`] if `out` is read-only, and
 /// [`KernelError::BindingTooSmall`] (needing `4 * rows * cols` bytes) if either is too short.
 pub fn softmax_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
-    let [rows, cols, ..] = builtin::SOFTMAX_F32
+    let [rows, cols, beta, ..] = builtin::SOFTMAX_F32
         .check(wg.constants, wg.bindings)?
         .constants;
+    let beta = f32::from_bits(beta);
     let input = wg.input_f32(0)?;
     let out = wg.output_f32(1)?;
     // Both fit `usize`: their product does (the contract checked) and neither is zero.
@@ -49,7 +57,7 @@ pub fn softmax_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
         // Store the exponentials first (read `in[i]`, then write `out[i]`: safe in place) ...
         let mut sum = 0.0f32;
         for i in span.clone() {
-            let e = exp_f32(input.get(i) - max);
+            let e = exp_f32((input.get(i) - max) * beta);
             sum += e;
             out.set(i, e);
         }
@@ -70,17 +78,25 @@ mod tests {
 
     use super::*;
     use crate::kernel::Binding;
-    use crate::kernels::testutil::{f32_words, filled, read_f32, run, Aligned, Rng, GRIDS};
+    use crate::kernels::testutil::{
+        f32_words, filled, read_f32, read_u32, run, Aligned, Rng, GRIDS,
+    };
 
     fn reference(x: &[f32], rows: usize, cols: usize) -> Vec<f64> {
+        reference_beta(x, rows, cols, 1.0)
+    }
+
+    fn reference_beta(x: &[f32], rows: usize, cols: usize, beta: f32) -> Vec<f64> {
+        let beta = f64::from(beta);
         let mut out = Vec::with_capacity(rows * cols);
         for r in 0..rows {
             let row = &x[r * cols..(r + 1) * cols];
             let m = row
                 .iter()
                 .fold(f64::NEG_INFINITY, |m, &v| m.max(f64::from(v)));
-            let sum: f64 = row.iter().map(|&v| (f64::from(v) - m).exp()).sum();
-            out.extend(row.iter().map(|&v| (f64::from(v) - m).exp() / sum));
+            let e = |v: f32| ((f64::from(v) - m) * beta).exp();
+            let sum: f64 = row.iter().map(|&v| e(v)).sum();
+            out.extend(row.iter().map(|&v| e(v) / sum));
         }
         out
     }
@@ -146,6 +162,27 @@ mod tests {
         for (g, w) in read_f32(&out).into_iter().zip(&want) {
             assert!((f64::from(g) - w).abs() <= 1e-6);
         }
+    }
+
+    #[test]
+    fn beta_scales_the_differences() {
+        let x = Rng::new(12).vec(3 * 9, -4.0, 4.0);
+        for beta in [0.0f32, 0.25, 1.0, 2.5] {
+            let (wx, out) = (f32_words(&x), filled(27, 0x7FC0_0000));
+            let b = [Binding::shared_words(&wx), Binding::shared_words(&out)];
+            run(&SOFTMAX_F32, [2, 1, 1], &[3, 9, beta.to_bits()], &b).unwrap();
+            let want = reference_beta(&x, 3, 9, beta);
+            for (g, w) in read_f32(&out).into_iter().zip(&want) {
+                assert!((f64::from(g) - w).abs() <= 1e-6, "beta {beta}: {g} vs {w}");
+            }
+        }
+        // beta 1.0 given is beta left out, bit for bit.
+        let (wx, given, absent) = (f32_words(&x), filled(27, 0), filled(27, 0));
+        let b = [Binding::shared_words(&wx), Binding::shared_words(&given)];
+        run(&SOFTMAX_F32, [1, 1, 1], &[3, 9, 1.0f32.to_bits()], &b).unwrap();
+        let b = [Binding::shared_words(&wx), Binding::shared_words(&absent)];
+        run(&SOFTMAX_F32, [1, 1, 1], &[3, 9], &b).unwrap();
+        assert_eq!(read_u32(&given), read_u32(&absent));
     }
 
     #[test]

@@ -2,7 +2,12 @@
 //! [`Entry::Exclusive`] entries (plain slices). Each entry decodes its parameters and
 //! checks its bindings' lengths against the contract `ember-kernels` declares before it
 //! touches a byte; the arithmetic re-checks the slices it is given and never panics.
+//!
+//! An op that lowers to a built-in kernel runs that kernel, listed here too: the float
+//! SOFTMAX is `softmax_f32` with the options' `beta`.
 
+/// The float SOFTMAX: the built-in [`softmax_f32`](super::softmax::softmax_f32).
+pub use super::softmax::SOFTMAX_F32;
 use super::KernelPath;
 use crate::kernel::{elements, elements_mut, Bytes, Element, Entry, Exclusive, Kernel, Writes};
 use ember_kernels::add::{AddF32, AddS8};
@@ -18,7 +23,7 @@ use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8};
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
-use ember_kernels::softmax::{SoftmaxF32, SoftmaxS8, SoftmaxS8S16};
+use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
 use ember_kernels::tanh::{TanhF32, TanhS8};
 use ember_kernels::transpose::Transpose;
@@ -77,7 +82,6 @@ macro_rules! unary {
 
 unary!(SOFTMAX_S8, softmax_s8, SoftmaxS8, i8, i8);
 unary!(SOFTMAX_S8_S16, softmax_s8_s16, SoftmaxS8S16, i8, i16);
-unary!(SOFTMAX_BETA_F32, softmax_beta_f32, SoftmaxF32, f32, f32);
 unary!(LOGISTIC_S8, logistic_s8, LogisticS8, i8, i8);
 unary!(LOGISTIC_F32, logistic_f32, LogisticF32, f32, f32);
 unary!(TANH_S8, tanh_s8, TanhS8, i8, i8);
@@ -333,7 +337,7 @@ tflite_table!(
     MEAN_F32,
     SOFTMAX_S8,
     SOFTMAX_S8_S16,
-    SOFTMAX_BETA_F32,
+    SOFTMAX_F32,
     LOGISTIC_S8,
     LOGISTIC_F32,
     TANH_S8,

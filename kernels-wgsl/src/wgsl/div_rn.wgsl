@@ -1,5 +1,5 @@
 // Shared by the float kernels that divide as the reference does: build.rs appends this file
-// to each (average_pool2d_f32, softmax_beta_f32, quantize_f32_s8).
+// to each (average_pool2d_f32, quantize_f32_s8).
 
 // `a / b` correctly rounded, as the reference's `f32` division: Vulkan only bounds OpFDiv
 // to 2.5 ulp, so the quotient is corrected once by its exact remainder (`a - q b` by

@@ -44,7 +44,7 @@ pub use fill_u32::FILL_U32;
 pub use matmul_f32::{MATMUL_F32, MATMUL_FLAG_BIAS, MATMUL_FLAG_RELU};
 pub use mlp_softmax_f32::{MLP_MAX_WIDTH, MLP_SOFTMAX_F32};
 pub use noop::NOOP;
-pub use softmax_f32::SOFTMAX_F32;
+pub use softmax_f32::{SOFTMAX_BETA_DEFAULT, SOFTMAX_F32};
 
 /// Every built-in kernel's contract, in the local driver's table order. Names are unique.
 pub static BUILTIN: [&Contract; 9] = [
@@ -93,6 +93,13 @@ mod tests {
                 assert_eq!(at, c.constants.len() - 1, "{}: flags last", c.name);
                 assert!(!c.refusals.flags.is_empty(), "{}", c.name);
             }
+            // Optional constants only trail the required ones.
+            let required = c.required_constants();
+            assert!(
+                !c.constants[..required].iter().any(Constant::is_optional),
+                "{}",
+                c.name
+            );
             let known = match c.constants.last() {
                 Some(Constant::Flags { known, .. }) => *known,
                 _ => 0,

@@ -1,11 +1,24 @@
-//! `softmax_f32`: a row-wise float softmax.
+//! `softmax_f32`: a row-wise float softmax, with TFLite's `beta`.
 
 use hal_core::contract::{BindingRule, Constant, Contract, Count, Order, Refusals};
 
-/// `softmax_f32`: row-wise softmax of a `rows × cols` matrix.
+/// `softmax_f32`'s `beta` when a dispatch leaves it out: 1.0 (as `f32` bits).
+pub const SOFTMAX_BETA_DEFAULT: u32 = 0x3F80_0000;
+
+/// `softmax_f32`: row-wise softmax of a `rows × cols` matrix, `out[r][c] = e^((in[r][c] -
+/// max_r) · beta) / Σ_j e^((in[r][j] - max_r) · beta)`, `max_r` the row's maximum. Constant
+/// 2, `beta` (its `f32` bits), is optional: 1.0 when absent. TFLite's float SOFTMAX
+/// (`reference_ops::Softmax<float>`) lowers to it with the options' `beta`.
 pub static SOFTMAX_F32: Contract = Contract {
     name: "softmax_f32",
-    constants: &[Constant::Dimension("rows"), Constant::Dimension("cols")],
+    constants: &[
+        Constant::Dimension("rows"),
+        Constant::Dimension("cols"),
+        Constant::Optional {
+            name: "beta",
+            default: SOFTMAX_BETA_DEFAULT,
+        },
+    ],
     bindings: &[
         BindingRule::read("in", Count::Product(0, 1)),
         BindingRule::write("out", Count::Product(0, 1)),
@@ -21,6 +34,7 @@ pub static SOFTMAX_F32: Contract = Contract {
 #[cfg(test)]
 mod tests {
     use super::super::testutil::*;
+    use super::SOFTMAX_F32;
 
     #[test]
     fn softmax_f32() {
@@ -48,5 +62,17 @@ mod tests {
             check(s, &[2, 3], &[at(2, rw(24)), rw(24)]),
             Err(misaligned(0))
         );
+    }
+
+    #[test]
+    fn beta_is_optional_and_one_by_default() {
+        let ok = [rw(24), rw(24)];
+        let constants = |k: &[u32]| SOFTMAX_F32.check(k, &ok).map(|c| c.constants);
+        assert_eq!(constants(&[2, 3]), Ok([2, 3, 1.0f32.to_bits(), 0]));
+        assert_eq!(
+            constants(&[2, 3, 0.5f32.to_bits()]),
+            Ok([2, 3, 0x3F00_0000, 0])
+        );
+        assert_eq!(SOFTMAX_F32.required_constants(), 2);
     }
 }
