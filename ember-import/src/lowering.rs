@@ -213,10 +213,32 @@ impl<'g, 'a> Lowering<'g, 'a> {
 
     /// A dispatch of `params`' kernel over the operands of `tensors`.
     pub(crate) fn dispatch_params<P: KernelParams>(&mut self, params: &P, tensors: &[TensorId]) {
+        self.dispatch_params_on(params, tensors, 1);
+    }
+
+    /// [`dispatch_params`](Self::dispatch_params) on `groups` workgroups, for a built-in
+    /// kernel given an op's parameters (`add_f32` with `AddF32`'s words), which splits its
+    /// work over the dispatch's workgroups.
+    pub(crate) fn dispatch_params_on<P: KernelParams>(
+        &mut self,
+        params: &P,
+        tensors: &[TensorId],
+        groups: u32,
+    ) {
         let mut words = Vec::new();
         params.encode(&mut words);
         let operands: Vec<_> = tensors.iter().map(|tensor| self.operand(*tensor)).collect();
-        self.dispatch(P::KERNEL, &words, &operands);
+        self.dispatch_on(P::KERNEL, [groups, 1, 1], &words, &operands);
+    }
+
+    /// Workgroups for a built-in kernel over `items` rows or elements: one per 64 (a GPU
+    /// workgroup's lanes each take one), at least 1, at most
+    /// [`MAX_WORKGROUP_COUNT`](hal_core::command::MAX_WORKGROUP_COUNT).
+    pub(crate) fn groups_for(items: usize) -> u32 {
+        let groups = items.div_ceil(64).max(1);
+        u32::try_from(groups)
+            .unwrap_or(u32::MAX)
+            .min(hal_core::command::MAX_WORKGROUP_COUNT)
     }
 
     /// Input `slot` of `op` (present: optional inputs are read with `op.inputs` directly).

@@ -1,9 +1,11 @@
 //! The built-in kernels (`ember_kernels::builtin`): each checked against its contract, run
-//! on the dispatch's own grid.
+//! on the dispatch's own grid. `add_f32` given constants is TFLite's float ADD, checked by
+//! `ember_kernels::add::AddF32` instead.
 
 use crate::kernel::{Spec, SpirvBinding, SpirvKernel, IN32, OUT32};
-use crate::spirv;
-use ember_kernels::builtin;
+use crate::{spirv, KernelError};
+use ember_kernels::add::AddF32;
+use ember_kernels::{builtin, KernelParams, Words};
 use hal_core::contract::Contract;
 
 /// A built-in kernel: its contract, SPIR-V and bindings (32-bit words, written where the
@@ -26,11 +28,22 @@ const fn kernel(
     }
 }
 
+/// `add_f32` given constants (TFLite's float ADD): [`AddF32`]'s decode and length check, as
+/// hal-local's kernel runs them.
+fn add_params(constants: &[u32], lens: &[usize]) -> Result<usize, KernelError> {
+    let mut words = Words::new(constants);
+    AddF32::decode(&mut words)?.check(lens)?;
+    Ok(constants.len() - words.rest().len())
+}
+
 /// Every built-in kernel, in [`builtin::BUILTIN`]'s order.
 pub(crate) const BUILTINS: [SpirvKernel; 9] = [
     kernel(&builtin::FILL_U32, spirv::FILL_U32, &[OUT32]),
     kernel(&builtin::COPY_U32, spirv::COPY_U32, &[IN32, OUT32]),
-    kernel(&builtin::ADD_F32, spirv::ADD_F32, &[IN32, IN32, OUT32]),
+    SpirvKernel {
+        spec: Spec::ContractOrParams(&builtin::ADD_F32, add_params),
+        ..kernel(&builtin::ADD_F32, spirv::ADD_F32, &[IN32, IN32, OUT32])
+    },
     kernel(&builtin::MUL_F32, spirv::MUL_F32, &[IN32, IN32, OUT32]),
     kernel(&builtin::RELU_F32, spirv::RELU_F32, &[IN32, OUT32]),
     kernel(

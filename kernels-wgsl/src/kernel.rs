@@ -63,6 +63,13 @@ pub(crate) enum Spec {
     /// many words the parameters took. Each binding's presence, write access and alignment
     /// are checked after it, from [`SpirvKernel::bindings`].
     Params(fn(&[u32], &[usize]) -> Result<usize, KernelError>),
+    /// A built-in kernel that also takes an op's parameters (`add_f32`: TFLite's float ADD):
+    /// without constants its contract, as [`Spec::Contract`]; given constants, the op's
+    /// parameters, as [`Spec::Params`].
+    ContractOrParams(
+        &'static Contract,
+        fn(&[u32], &[usize]) -> Result<usize, KernelError>,
+    ),
 }
 
 /// A kernel's SPIR-V and what the driver needs to check and run it.
@@ -105,12 +112,16 @@ impl SpirvKernel {
         constants: &[u32],
         bindings: &[BindingFacts],
     ) -> Result<usize, KernelError> {
+        let by_contract = |contract: &Contract| {
+            contract.check(constants, bindings)?;
+            Ok(constants.len().min(contract.constants.len()))
+        };
         let params = match self.spec {
-            Spec::Contract(contract) => {
-                contract.check(constants, bindings)?;
-                return Ok(constants.len().min(contract.constants.len()));
+            Spec::Contract(contract) => return by_contract(contract),
+            Spec::ContractOrParams(contract, _) if constants.is_empty() => {
+                return by_contract(contract)
             }
-            Spec::Params(params) => params,
+            Spec::Params(params) | Spec::ContractOrParams(_, params) => params,
         };
         let lens: Vec<usize> = bindings
             .iter()
@@ -159,7 +170,7 @@ impl SpirvKernel {
     /// The built-in kernel's contract (`ember_kernels::builtin`), or `None` for an op.
     pub fn contract(&self) -> Option<&'static Contract> {
         match self.spec {
-            Spec::Contract(contract) => Some(contract),
+            Spec::Contract(contract) | Spec::ContractOrParams(contract, _) => Some(contract),
             Spec::Params(_) => None,
         }
     }
@@ -168,7 +179,7 @@ impl SpirvKernel {
     /// workgroups as hal-local's `Workgroup::share_of` does (the built-in kernels), rather
     /// than on [`grid`](Self::grid)'s (the op set).
     pub fn runs_on_dispatch_grid(&self) -> bool {
-        matches!(self.spec, Spec::Contract(_))
+        self.contract().is_some()
     }
 
     /// Whether the driver binds each binding's range rounded up to whole words (the op set

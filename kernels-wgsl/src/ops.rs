@@ -3,7 +3,7 @@
 
 use crate::kernel::{Spec, SpirvBinding, SpirvKernel, IN32, IN8, OUT16, OUT32, OUT8};
 use crate::{spirv, KernelError};
-use ember_kernels::add::{AddF32, AddS8};
+use ember_kernels::add::AddS8;
 use ember_kernels::concatenation::Concatenation;
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
@@ -155,7 +155,7 @@ const UNARY_F32: &[SpirvBinding] = &[IN32, OUT32];
 const CONCATENATED: &[SpirvBinding] = &[IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, OUT8];
 
 /// Every op kernel (the names of `build.rs`'s `OPS`, in its order).
-pub(crate) const OPS: [SpirvKernel; 30] = [
+pub(crate) const OPS: [SpirvKernel; 29] = [
     op_per_group(
         FullyConnectedS8::KERNEL,
         spirv::FULLY_CONNECTED_S8,
@@ -247,12 +247,6 @@ pub(crate) const OPS: [SpirvKernel; 30] = [
         spirv::MAX_POOL2D_F32,
         UNARY_F32,
         params_of!(MaxPool2dF32),
-    ),
-    op(
-        AddF32::KERNEL,
-        spirv::ADD_BROADCAST_F32,
-        BINARY_F32,
-        params_of!(AddF32),
     ),
     op(
         MulF32::KERNEL,
@@ -354,7 +348,6 @@ mod tests {
             "depthwise_conv2d_f32",
             "average_pool2d_f32",
             "max_pool2d_f32",
-            "add_broadcast_f32",
             "mul_broadcast_f32",
             "pad",
             "transpose",

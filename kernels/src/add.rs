@@ -2,8 +2,8 @@
 //! (int8: both inputs rescaled to a common scale after a left shift of 20 bits, summed,
 //! rescaled to the output) and `reference_ops::Add`/`BroadcastAdd6DSlow` (float).
 //!
-//! Bindings of `add_s8` and `add_broadcast_f32`: 0 input 1, 1 input 2, 2 output (`i8` or `f32`),
-//! sized by the [`BroadcastShape`].
+//! Bindings of `add_s8` and of `add_f32`'s broadcasting form: 0 input 1, 1 input 2, 2 output
+//! (`i8` or `f32`), sized by the [`BroadcastShape`].
 
 use crate::activation::Activation;
 use crate::broadcast::BroadcastShape;
@@ -189,8 +189,8 @@ impl KernelParams for AddS8 {
     }
 }
 
-/// `add_broadcast_f32`: `clamp(a + b)` (named apart from the drivers' built-in element-wise
-/// `add_f32`, whose bindings and words differ). Words: [`BroadcastF32`]'s.
+/// The float ADD: the built-in `add_f32` ([`builtin::ADD_F32`](crate::builtin::ADD_F32))
+/// given these words, `clamp(a + b)` with TFLite's broadcasting. Words: [`BroadcastF32`]'s.
 pub type AddF32 = BroadcastF32<Add>;
 
 /// Sum, as the [`BinaryFunctionF32`] of ADD.
@@ -198,7 +198,7 @@ pub type AddF32 = BroadcastF32<Add>;
 pub struct Add;
 
 impl BinaryFunctionF32 for Add {
-    const KERNEL: &'static str = "add_broadcast_f32";
+    const KERNEL: &'static str = "add_f32";
 
     #[inline(always)]
     fn apply(a: f32, b: f32) -> f32 {

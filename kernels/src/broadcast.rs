@@ -123,6 +123,28 @@ impl BroadcastShape {
         self.for_each(|o, a, b| output[o] = f(input1[a], input2[b]));
     }
 
+    /// The indices into input 1 and input 2 of output element `e` (below [`len`](Self::len)),
+    /// for a kernel that computes its output elements one at a time.
+    pub fn input_indices(&self, e: usize) -> (usize, usize) {
+        let (mut rest, mut a, mut b) = (e, 0, 0);
+        let (mut stride_a, mut stride_b) = (1, 1);
+        for i in (0..MAX_RANK).rev() {
+            let (da, db) = (self.input1[i], self.input2[i]);
+            let d = da.max(db);
+            let idx = rest % d;
+            rest /= d;
+            if da != 1 {
+                a += idx * stride_a;
+            }
+            if db != 1 {
+                b += idx * stride_b;
+            }
+            stride_a *= da;
+            stride_b *= db;
+        }
+        (a, b)
+    }
+
     /// [`check`](Self::check)s the slices' lengths (elements of `T`), then
     /// [`apply`](Self::apply)s `f`: a binary kernel's `run`.
     #[inline(always)]
@@ -167,5 +189,32 @@ impl BroadcastShape {
                 o += 1;
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `input_indices` of every output element is the pair the row walk gives it.
+    #[test]
+    fn input_indices_follow_the_row_walk() {
+        let shapes: &[(&[usize], &[usize])] = &[
+            (&[2, 3], &[2, 3]),
+            (&[4, 1, 3], &[5, 1]),
+            (&[1, 4], &[3, 1]),
+            (&[2, 1, 3, 1, 2, 1], &[1, 3, 1, 2, 1, 2]),
+            (&[7], &[1]),
+            (&[1], &[2, 2]),
+        ];
+        for (a, b) in shapes {
+            let shape = BroadcastShape::new(a, b).unwrap();
+            let mut seen = 0;
+            shape.for_each(|o, ia, ib| {
+                assert_eq!(shape.input_indices(o), (ia, ib), "{a:?} {b:?} at {o}");
+                seen += 1;
+            });
+            assert_eq!(seen, shape.len());
+        }
     }
 }

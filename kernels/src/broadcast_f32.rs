@@ -49,6 +49,12 @@ impl<F: BinaryFunctionF32> BroadcastF32<F> {
         self.shape.check(binding_lens, 4)
     }
 
+    /// One output element of its two input elements: `clamp(F::apply(a, b))`.
+    #[inline]
+    pub fn element(&self, a: f32, b: f32) -> f32 {
+        clamp_f32(F::apply(a, b), self.act_min, self.act_max)
+    }
+
     /// Runs the kernel.
     pub fn run(
         &self,

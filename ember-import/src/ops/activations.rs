@@ -11,7 +11,6 @@ use ember_kernels::builtin::SOFTMAX_F32;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::tanh::{TanhF32, TanhS8};
-use hal_core::command::MAX_WORKGROUP_COUNT;
 
 /// SOFTMAX over the last dimension: float32 to float32, int8 to int8 or int16, int16 to
 /// int16; the same shape.
@@ -96,7 +95,7 @@ pub(super) fn lower_softmax(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<
             u32::try_from(depth).map_err(|_| too_big())?,
             beta.to_bits(),
         ];
-        let groups = words[0].div_ceil(64).clamp(1, MAX_WORKGROUP_COUNT);
+        let groups = Lowering::groups_for(outer);
         return lowering.dispatch_builtin(op, &SOFTMAX_F32, groups, &words, &[input, output]);
     }
     let (input_scale, _) = lowering.per_tensor(op, input)?;

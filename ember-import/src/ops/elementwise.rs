@@ -137,9 +137,12 @@ fn lower_arithmetic(
     } else {
         let (act_min, act_max) = kernel_activation(activation).range_f32();
         match arithmetic {
-            Arithmetic::Add => {
-                lowering.dispatch_params(&AddF32::new(shape, act_min, act_max), &tensors)
-            }
+            // The built-in add_f32 given AddF32's words, a workgroup per 64 elements.
+            Arithmetic::Add => lowering.dispatch_params_on(
+                &AddF32::new(shape, act_min, act_max),
+                &tensors,
+                Lowering::groups_for(shape.len()),
+            ),
             Arithmetic::Mul => {
                 lowering.dispatch_params(&MulF32::new(shape, act_min, act_max), &tensors)
             }

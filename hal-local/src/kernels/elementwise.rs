@@ -3,8 +3,11 @@
 //! The output's length sets the element count `n`; inputs must hold at least `n` elements.
 //! Each workgroup handles its [`Workgroup::share_of`] of `0..n`, loading and storing one
 //! element at a time, so an output bound to the same range as an input (in place) works.
+//! `add_f32` given constants is TFLite's float ADD instead (broadcasting, clamped): the
+//! output's elements are still split over the workgroups and computed one at a time.
 
-use ember_kernels::builtin;
+use ember_kernels::add::AddF32;
+use ember_kernels::{builtin, KernelParams, Words};
 use hal_core::contract::Contract;
 
 use crate::kernel::{Entry, F32s, Kernel, KernelError, Workgroup};
@@ -32,14 +35,39 @@ pub const RELU_F32: Kernel = Kernel {
 /// `out[i] = a[i] + b[i]` for every element of `out`. Bindings: 0 `a`, 1 `b`, 2 `out`; no
 /// constants.
 ///
+/// Given constants, TFLite's float ADD: the words of [`AddF32`] (the inputs' shapes, which
+/// broadcast, and the clamp range), `out[e] = clamp(a[i] + b[j])` for every output element
+/// `e` and the input elements `i`, `j` it broadcasts from. Without broadcasting the output
+/// may be an input.
+///
 /// # Errors
 ///
-/// What [`builtin::ADD_F32`] refuses: [`KernelError::MissingBinding`] with fewer than three
-/// bindings, [`KernelError::Misaligned`]
-/// unless every binding starts 4-byte aligned, [`KernelError::ReadOnly`] if `out` is read-only,
-/// and [`KernelError::BindingTooSmall`] if `a` or `b` holds fewer elements than `out`.
+/// Without constants, what [`builtin::ADD_F32`] refuses: [`KernelError::MissingBinding`]
+/// with fewer than three bindings, [`KernelError::Misaligned`] unless every binding starts
+/// 4-byte aligned, [`KernelError::ReadOnly`] if `out` is read-only, and
+/// [`KernelError::BindingTooSmall`] if `a` or `b` holds fewer elements than `out`. With
+/// constants, what [`AddF32`]'s `decode` and `check` refuse, then each binding's absence,
+/// misalignment or (`out`) read-only access, in binding order.
 pub fn add_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
-    binary(wg, &builtin::ADD_F32, |x, y| x + y)
+    if wg.constants.is_empty() {
+        return binary(wg, &builtin::ADD_F32, |x, y| x + y);
+    }
+    let p = AddF32::decode(&mut Words::new(wg.constants))?;
+    let lens: heapless::Vec<usize, 3> = wg.bindings.iter().take(3).map(|b| b.len()).collect();
+    p.check(&lens)?;
+    let a = wg.input_f32(0)?;
+    let b = wg.input_f32(1)?;
+    let out = wg.output_f32(2)?;
+    let shape = p.shape;
+    if shape.is_elementwise() {
+        map(wg, &out, shape.len(), |e| p.element(a.get(e), b.get(e)));
+    } else {
+        map(wg, &out, shape.len(), |e| {
+            let (i, j) = shape.input_indices(e);
+            p.element(a.get(i), b.get(j))
+        });
+    }
+    Ok(())
 }
 
 /// `out[i] = a[i] * b[i]` for every element of `out`. Bindings: 0 `a`, 1 `b`, 2 `out`; no
@@ -101,7 +129,9 @@ mod tests {
 
     use super::*;
     use crate::kernel::Binding;
-    use crate::kernels::testutil::{f32_words, filled, read_f32, run, Aligned, Rng, GRIDS};
+    use crate::kernels::testutil::{
+        f32_words, filled, read_f32, read_u32, run, Aligned, Rng, GRIDS,
+    };
 
     const SIZES: &[usize] = &[0, 1, 7, 64, 101];
 
@@ -201,6 +231,91 @@ mod tests {
             run(&RELU_F32, grid, &[], &bind).unwrap();
             assert_eq!(read_f32(&neg), [0.0, 2.0, 0.0]);
         }
+    }
+
+    /// `add_f32` given [`AddF32`]'s words: ember-kernels' float ADD, bit for bit, on every
+    /// grid; in place without broadcasting.
+    #[test]
+    fn add_broadcasts_given_words() {
+        use ember_kernels::broadcast::BroadcastShape;
+        let mut rng = Rng::new(3);
+        let shapes: &[(&[usize], &[usize])] = &[
+            (&[2, 3], &[2, 3]),
+            (&[4, 1, 3], &[5, 1]),
+            (&[1, 4], &[3, 1]),
+            (&[7], &[1]),
+            (&[1], &[2, 2, 2]),
+        ];
+        for (sa, sb) in shapes {
+            let shape = BroadcastShape::new(sa, sb).unwrap();
+            let p = AddF32::new(shape, -3.0, 2.5);
+            let mut words = Vec::new();
+            p.encode(&mut words);
+            let n = |d: &[usize]| d.iter().product::<usize>();
+            let a = rng.vec(n(sa), -4.0, 4.0);
+            let b = rng.vec(n(sb), -4.0, 4.0);
+            let mut want = std::vec![0.0f32; shape.len()];
+            p.run(&a, &b, &mut want).unwrap();
+            for &grid in GRIDS {
+                let (wa, wb) = (f32_words(&a), f32_words(&b));
+                let out = filled(shape.len() + 1, 0x7FC0_0000);
+                let bind = [
+                    Binding::shared_words(&wa),
+                    Binding::shared_words(&wb),
+                    Binding::shared_words(&out),
+                ];
+                run(&ADD_F32, grid, &words, &bind).unwrap();
+                let got = read_u32(&out);
+                let bits: Vec<u32> = want.iter().map(|v| v.to_bits()).collect();
+                assert_eq!(got[..shape.len()], bits, "{sa:?} {sb:?} grid {grid:?}");
+                assert_eq!(got[shape.len()], 0x7FC0_0000);
+                if shape.is_elementwise() {
+                    let bind = [
+                        Binding::shared_words(&wa),
+                        Binding::shared_words(&wb),
+                        Binding::shared_words(&wa),
+                    ];
+                    run(&ADD_F32, grid, &words, &bind).unwrap();
+                    assert_eq!(read_u32(&wa), bits, "in place {sa:?} grid {grid:?}");
+                }
+            }
+        }
+        // Refused as AddF32 refuses, then the bindings in order.
+        let p = AddF32::new(BroadcastShape::new(&[2], &[2]).unwrap(), f32::MIN, f32::MAX);
+        let mut words = Vec::new();
+        p.encode(&mut words);
+        let (two, one) = (filled(2, 0), filled(1, 0));
+        let ro = Aligned::of_f32(&[0.0; 2]);
+        let w = Binding::shared_words;
+        assert_eq!(
+            run(
+                &ADD_F32,
+                [1, 1, 1],
+                &words[..5],
+                &[w(&two), w(&two), w(&two)]
+            ),
+            Err(KernelError::MissingConstants {
+                needed: 6,
+                given: 5
+            })
+        );
+        assert_eq!(
+            run(&ADD_F32, [1, 1, 1], &words, &[w(&two), w(&one), w(&two)]),
+            Err(KernelError::BindingTooSmall {
+                index: 1,
+                len: 4,
+                needed: 8
+            })
+        );
+        assert_eq!(
+            run(
+                &ADD_F32,
+                [1, 1, 1],
+                &words,
+                &[w(&two), w(&two), Binding::read_only(ro.bytes())]
+            ),
+            Err(KernelError::ReadOnly { index: 2 })
+        );
     }
 
     #[test]

@@ -4,13 +4,16 @@
 //! touches a byte; the arithmetic re-checks the slices it is given and never panics.
 //!
 //! An op that lowers to a built-in kernel runs that kernel, listed here too: the float
-//! SOFTMAX is `softmax_f32` with the options' `beta`.
+//! SOFTMAX is `softmax_f32` with the options' `beta`, the float ADD `add_f32` given
+//! `ember_kernels::add::AddF32`'s words.
 
+/// The float ADD: the built-in [`add_f32`](super::elementwise::add_f32), given words.
+pub use super::elementwise::ADD_F32;
 /// The float SOFTMAX: the built-in [`softmax_f32`](super::softmax::softmax_f32).
 pub use super::softmax::SOFTMAX_F32;
 use super::KernelPath;
 use crate::kernel::{elements, elements_mut, Bytes, Element, Entry, Exclusive, Kernel, Writes};
-use ember_kernels::add::{AddF32, AddS8};
+use ember_kernels::add::AddS8;
 use ember_kernels::concatenation::{Concatenation, MAX_INPUTS};
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
@@ -269,7 +272,6 @@ unary!(
 unary!(MAX_POOL2D_S8, max_pool2d_s8, MaxPool2dS8, i8, i8);
 unary!(MAX_POOL2D_F32, max_pool2d_f32, MaxPool2dF32, f32, f32);
 binary!(ADD_S8, add_s8, AddS8, i8);
-binary!(ADD_BROADCAST_F32, add_broadcast_f32, AddF32, f32);
 binary!(MUL_S8, mul_s8, MulS8, i8);
 binary!(MUL_BROADCAST_F32, mul_broadcast_f32, MulF32, f32);
 unary!(PAD, pad, Pad, u8, u8);
@@ -326,7 +328,7 @@ tflite_table!(
     MAX_POOL2D_S8,
     MAX_POOL2D_F32,
     ADD_S8,
-    ADD_BROADCAST_F32,
+    ADD_F32,
     MUL_S8,
     MUL_BROADCAST_F32,
     PAD,

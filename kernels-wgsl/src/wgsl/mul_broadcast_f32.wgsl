@@ -1,6 +1,16 @@
 // mul_broadcast_f32: ember-kernels' `MulF32` (TFLM's reference_ops `Mul`/`BroadcastMul6DSlow`,
-// float): `clamp(a * b)`. binary_f32.wgsl holds the bindings, the parameters and the loop.
+// float): `clamp(a * b)`. binary_f32.wgsl holds the parameters and the loop, pair_f32.wgsl
+// the bindings.
 
-fn combine(a: f32, b: f32) -> f32 {
-    return a * b;
+fn combine(x: f32, y: f32) -> f32 {
+    return x * y;
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+    @builtin(workgroup_id) id: vec3<u32>,
+    @builtin(num_workgroups) count: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    broadcast_f32(id, count, lane);
 }

@@ -1,5 +1,14 @@
-// mul_f32: out[i] = a[i] * b[i]. zip_f32.wgsl holds the bindings and the loop.
+// mul_f32: out[i] = a[i] * b[i]. zip_f32.wgsl holds the loop, pair_f32.wgsl the bindings.
 
 fn combine(x: f32, y: f32) -> f32 {
     return x * y;
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+    @builtin(workgroup_id) id: vec3<u32>,
+    @builtin(num_workgroups) count: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    zip_f32(id, count, lane);
 }

@@ -1,5 +1,6 @@
 //! The element-wise float kernels `add_f32`, `mul_f32` and `relu_f32`: the output's
-//! length sets the work, and the inputs must hold at least as many elements.
+//! length sets the work, and the inputs must hold at least as many elements. (`add_f32`
+//! given constants broadcasts instead: see [`ADD_F32`].)
 
 use hal_core::contract::{BindingRule, Contract, Count, Order, Refusals};
 
@@ -10,7 +11,14 @@ const BINARY: &[BindingRule] = &[
     BindingRule::write("out", Count::Any),
 ];
 
-/// `add_f32`: `out[i] = a[i] + b[i]`.
+/// `add_f32`: `out[i] = a[i] + b[i]`, with no constants (this contract: the output's
+/// length sets the work, in place works).
+///
+/// Given constants, `add_f32` is TFLite's float ADD instead: the words of
+/// [`add::AddF32`](crate::add::AddF32) (both inputs' shapes, broadcast, and the clamp range),
+/// which its `decode` and `check` hold the dispatch to in place of this contract (each
+/// binding then present, 4-byte aligned, the output writable, in binding order). Without
+/// broadcasting an input may be the output.
 pub static ADD_F32: Contract = Contract {
     name: "add_f32",
     constants: &[],
