@@ -34,7 +34,8 @@ fn matmul_reference(
 /// Element-wise kernels (`mul_f32`, `relu_f32`) over several grids.
 pub fn dispatch_elementwise<T: Target>() {
     with_device::<T>(|dev| {
-        let n = 1000;
+        // Under Miri fewer elements: each is interpreted.
+        let n = if cfg!(miri) { 250 } else { 1000 };
         let (x, y) = (values(n, 1), values(n, 2));
         let a = upload_f32(dev, &x);
         let b = upload_f32(dev, &y);
@@ -82,7 +83,9 @@ pub fn dispatch_elementwise<T: Target>() {
 /// `add_f32` over grids smaller and larger than the data, and over bindings at offsets.
 pub fn dispatch_add<T: Target>() {
     with_device::<T>(|dev| {
-        let n = 1000;
+        // Under Miri fewer elements (each workgroup and element is interpreted); at least
+        // 400, which the sub-range case below reads.
+        let n: usize = if cfg!(miri) { 400 } else { 1000 };
         let (x, y) = (values(n, 3), values(n, 4));
         let want: Vec<f64> = x
             .iter()
@@ -97,8 +100,9 @@ pub fn dispatch_add<T: Target>() {
             [1, 1, 1],
             [7, 1, 1],
             [2, 3, 4],
-            [1000, 1, 1],
-            [1500, 1, 1],
+            // As many workgroups as elements, and more.
+            [n as u32, 1, 1],
+            [n as u32 * 3 / 2, 1, 1],
             [1, 1, 9],
         ] {
             run(dev, |d, s| d.queue_fill(s, BufferSpan::whole(out), &[0])).expect("clear");
