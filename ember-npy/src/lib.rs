@@ -6,6 +6,13 @@
 //! never a panic. [`Array::to_npy`] writes the same bytes `np.save` does (version 1.0 while
 //! the header fits, its header padded to a multiple of 64 bytes).
 //!
+//! The format is read and written here, not through the `npyz` crate: tried in its place,
+//! npyz 0.9 panicked on shapes whose product overflows, took a minute over a 100-byte header
+//! nested a dozen brackets deep and allocated whatever a corrupt header length asked for, so
+//! ember-npy would have kept its own header checks around it; it cannot write `np.save`'s
+//! bytes, which xtask's oracle check compares; and its header parser (pest and four more
+//! crates) would be built into every board's firmware build script.
+//!
 //! [`oracle`] reads the oracle's `manifest.json` and reproduces its random inputs;
 //! [`compare`] says whether Ember's outputs equal TFLM's.
 //!
