@@ -6,7 +6,7 @@
 //! status. Nothing is skipped silently.
 //!
 //! ```text
-//! cargo xtask test          # fmt, clippy, tests, HAL bench check, no_std builds, boards + size, Miri
+//! cargo xtask test          # fmt, TFLM oracle, boards + size, clippy, tests, HAL bench check, no_std builds, Miri
 //! cargo xtask run           # the main job on the emulated host board
 //! cargo xtask run --board mps2-an386   # build a board's firmware, run it under QEMU, decode its logs
 //! cargo xtask run --model m.tflite [--input x.npy] [--output y.npy]   # a TFLite model on the host

@@ -52,6 +52,12 @@ pub fn test(with_miri: bool) -> Result {
 
 /// The steps of [`test`] that run beside Miri (paused for the HAL check where it runs).
 fn test_beside_miri(miri: Option<&miri::Background>) -> Result {
+    // The model tests and the boards compare with TFLM's outputs on these cases.
+    crate::oracle::all(3)?;
+    // The boards first, while Miri's lanes keep the other core busy: their firmware builds
+    // (fat LTO) and QEMU runs mostly use one core, where clippy and the workspace's tests
+    // after them use both.
+    test_boards()?;
     run(
         "clippy, warnings denied",
         cmd(
@@ -67,8 +73,6 @@ fn test_beside_miri(miri: Option<&miri::Background>) -> Result {
             ],
         ),
     )?;
-    // The model tests compare with TFLM's outputs on these cases.
-    crate::oracle::all(3)?;
     // The per-op tests compare with TFLM's outputs on these random single-op models.
     crate::oracle::ops(100, 0)?;
     run(
@@ -107,7 +111,7 @@ fn test_beside_miri(miri: Option<&miri::Background>) -> Result {
             )?;
         }
     }
-    test_boards()
+    Ok(())
 }
 
 /// `cargo xtask run --board B [--device D]`: on the host board (the default), the main job
