@@ -28,6 +28,7 @@
 //! cargo xtask oracle --ops [--count N] [--seed S]  # N random single-op models per op variant → target/oracle-ops/
 //! ```
 
+mod background;
 mod board_models;
 mod boards;
 mod cores;
@@ -65,6 +66,10 @@ enum Command {
         #[arg(long)]
         no_miri: bool,
     },
+    /// The boards' steps of `test` alone (`test` runs them in the background, once TFLM's
+    /// oracle cases are written).
+    #[command(hide = true)]
+    TestBoards,
     /// The main job, on the emulated host board by default; on a QEMU board, builds its
     /// firmware, runs it under QEMU and decodes its logs.
     Run {
@@ -226,6 +231,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Test { no_miri } => tasks::test(!no_miri),
+        Command::TestBoards => tasks::test_boards(),
         Command::Run {
             board,
             device,

@@ -1,5 +1,6 @@
 //! The commands themselves.
 
+use crate::background::{Background, Lane};
 use crate::boards;
 use crate::miri;
 use crate::setup::{self, NO_STD_TARGET};
@@ -26,22 +27,20 @@ pub fn test(with_miri: bool) -> Result {
         "formatting",
         cmd("cargo", &["fmt", "--all", "--", "--check"]),
     )?;
-    // Miri interprets on one core: it runs beside every other step, on the core their
-    // single-threaded stretches (test runs, linking, QEMU) leave idle, and pauses for the
-    // timed HAL check.
-    let miri = if with_miri {
+    // Miri's sets and the boards' steps run in the background, on the cores the steps in the
+    // foreground leave idle (their single-threaded stretches: test runs, linking, QEMU), and
+    // pause for the timed HAL check.
+    let mut background = Background::new();
+    if with_miri {
         setup::miri()?;
-        Some(miri::start())
-    } else {
-        None
-    };
-    let rest = test_beside_miri(miri.as_ref());
-    match miri {
-        Some(miri) => miri.finish(rest)?,
-        None => {
-            rest?;
-            println!("\n==> Miri NOT run (--no-miri was given); CI always runs it");
+        for lane in miri::lanes() {
+            background.add(lane);
         }
+    }
+    let rest = test_beside(&mut background);
+    background.finish(rest)?;
+    if !with_miri {
+        println!("\n==> Miri NOT run (--no-miri was given); CI always runs it");
     }
     println!(
         "\nxtask test: all passed in {:.0} s",
@@ -50,14 +49,12 @@ pub fn test(with_miri: bool) -> Result {
     Ok(())
 }
 
-/// The steps of [`test`] that run beside Miri (paused for the HAL check where it runs).
-fn test_beside_miri(miri: Option<&miri::Background>) -> Result {
+/// The steps of [`test`] in the foreground, beside the background lanes; the boards' lane
+/// starts once TFLM's oracle is written.
+fn test_beside(background: &mut Background) -> Result {
     // The model tests and the boards compare with TFLM's outputs on these cases.
     crate::oracle::all(3)?;
-    // The boards first, while Miri's lanes keep the other core busy: their firmware builds
-    // (fat LTO) and QEMU runs mostly use one core, where clippy and the workspace's tests
-    // after them use both.
-    test_boards()?;
+    background.add(boards_lane()?);
     run(
         "clippy, warnings denied",
         cmd(
@@ -73,16 +70,12 @@ fn test_beside_miri(miri: Option<&miri::Background>) -> Result {
             ],
         ),
     )?;
-    // The per-op tests compare with TFLM's outputs on these random single-op models.
     crate::oracle::ops(100, 0)?;
     run(
         "tests of every crate, every feature (local driver on its worker pool too)",
         cmd("cargo", &["test", "--workspace", "--all-features"]),
     )?;
-    match miri {
-        Some(miri) => miri.paused(hal_check)?,
-        None => hal_check()?,
-    }
+    hal_check(background)?;
     run(
         "the Vulkan bench at smoke sizes on lavapipe (validation on)",
         bench_vulkan_command(&["--smoke"], true),
@@ -162,11 +155,28 @@ pub fn run_board(name: &str, device: &str) -> Result {
     boards::run_board(board)
 }
 
-/// The boards workspace: formatting, clippy per board on its own target, every board's
-/// firmware run (under QEMU for the QEMU boards), every board's reference models checked
-/// against TFLM, and the check that the harness fails runs
-/// that panic, fail, fault or hang.
-fn test_boards() -> Result {
+/// The boards' steps as a background lane: this program's `test-boards` (its output in
+/// `target/boards-lane.log`).
+fn boards_lane() -> Result<Lane> {
+    let program = std::env::current_exe()
+        .map_err(|e| format!("the boards' lane: where is this program? {e}"))?;
+    let mut command = std::process::Command::new(program);
+    command.arg("test-boards").current_dir(root());
+    Ok(Lane {
+        name: "the boards' lane".to_string(),
+        log: target_dir().join("boards-lane.log"),
+        commands: vec![(
+            "the boards: firmware, reference models against TFLM, footprint".to_string(),
+            command,
+        )],
+    })
+}
+
+/// `cargo xtask test-boards` (a step of [`test`]): the boards workspace: formatting, clippy
+/// per board on its own target, every board's firmware run (under QEMU for the QEMU boards),
+/// every board's reference models checked against TFLM (whose cases [`test`] writes first),
+/// and the check that the harness fails runs that panic, fail, fault or hang.
+pub fn test_boards() -> Result {
     run(
         "boards: formatting",
         boards::cargo(&["fmt", "--all", "--", "--check"]),
@@ -348,10 +358,12 @@ const HAL_CHECK_RUNS: usize = 3;
 /// `tests/benches/hal.rs`); about a second per run once built.
 pub fn bench_hal_check() -> Result {
     setup::stable()?;
-    hal_check()
+    hal_check(&Background::new())
 }
 
-fn hal_check() -> Result {
+/// The HAL bench check: the benchmark built, then its timed runs with `background`'s lanes
+/// paused (a busy core would skew them).
+fn hal_check(background: &Background) -> Result {
     run(
         "HAL bench check: build the benchmark (release)",
         cmd(
@@ -359,6 +371,12 @@ fn hal_check() -> Result {
             &["bench", "-p", "ember-tests", "--bench", "hal", "--no-run"],
         ),
     )?;
+    background.paused(hal_check_runs)
+}
+
+/// The HAL bench check's timed runs, once built: up to [`HAL_CHECK_RUNS`], until every
+/// figure that passed its bound has come back within it.
+fn hal_check_runs() -> Result {
     let json = target_dir().join("bench/hal.json");
     let started = Instant::now();
     // Figures past their bound in every run so far, each with its latest message.
