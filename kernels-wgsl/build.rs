@@ -57,7 +57,7 @@ const SHARED: &[(&str, &[&str])] = &[
     // TFLite's broadcasting of two inputs.
     (
         "broadcast.wgsl",
-        &["add_s8", "mul_s8", "add_f32", "mul_broadcast_f32"],
+        &["add_s8", "mul_s8", "add_f32", "mul_f32"],
     ),
     // Bindings and loads of a broadcasting int8 binary op.
     ("binary_s8.wgsl", &["add_s8", "mul_s8"]),
@@ -87,13 +87,10 @@ const SHARED: &[(&str, &[&str])] = &[
     ),
     // The float division the reference rounds correctly.
     ("div_rn.wgsl", &["average_pool2d_f32", "quantize_f32_s8"]),
-    // The loop of a broadcasting float binary op (add_f32 given constants).
-    ("binary_f32.wgsl", &["add_f32", "mul_broadcast_f32"]),
-    // The bindings of the float binary ops, both kinds.
-    (
-        "pair_f32.wgsl",
-        &["add_f32", "mul_f32", "mul_broadcast_f32"],
-    ),
+    // The loop of a broadcasting float binary op (add_f32, mul_f32 given constants).
+    ("binary_f32.wgsl", &["add_f32", "mul_f32"]),
+    // The bindings of the float binary ops, for both loops.
+    ("pair_f32.wgsl", &["add_f32", "mul_f32"]),
     // The quantized softmax's bindings, rows and main loop.
     ("softmax_rows.wgsl", &["softmax_s8", "softmax_s8_s16"]),
     // Bindings and loop of the float element-wise activations.
@@ -141,7 +138,6 @@ const OPS: &[(&str, &[bool])] = &[
     ("depthwise_conv2d_f32", &[false, false, false, true]),
     ("average_pool2d_f32", &[false, true]),
     ("max_pool2d_f32", &[false, true]),
-    ("mul_broadcast_f32", &[false, false, true]),
     ("pad", &[false, true]),
     ("transpose", &[false, true]),
     ("strided_slice", &[false, true]),

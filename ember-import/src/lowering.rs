@@ -217,8 +217,8 @@ impl<'g, 'a> Lowering<'g, 'a> {
     }
 
     /// [`dispatch_params`](Self::dispatch_params) on `groups` workgroups, for a built-in
-    /// kernel given an op's parameters (`add_f32` with `AddF32`'s words), which splits its
-    /// work over the dispatch's workgroups.
+    /// kernel given an op's parameters (`add_f32` with `AddF32`'s words, `mul_f32` with
+    /// `MulF32`'s), which splits its work over the dispatch's workgroups.
     pub(crate) fn dispatch_params_on<P: KernelParams>(
         &mut self,
         params: &P,

@@ -1,10 +1,13 @@
 //! The built-in kernels (`ember_kernels::builtin`): each checked against its contract, run
-//! on the dispatch's own grid. `add_f32` given constants is TFLite's float ADD, checked by
-//! `ember_kernels::add::AddF32` instead.
+//! on the dispatch's own grid. `add_f32` and `mul_f32` given constants are TFLite's float
+//! ADD and MUL, checked by `ember_kernels::add::AddF32` and `ember_kernels::mul::MulF32`
+//! instead.
 
 use crate::kernel::{Spec, SpirvBinding, SpirvKernel, IN32, OUT32};
 use crate::{spirv, KernelError};
-use ember_kernels::add::AddF32;
+use ember_kernels::add::Add;
+use ember_kernels::broadcast_f32::{BinaryFunctionF32, BroadcastF32};
+use ember_kernels::mul::Mul;
 use ember_kernels::{builtin, KernelParams, Words};
 use hal_core::contract::Contract;
 
@@ -28,11 +31,14 @@ const fn kernel(
     }
 }
 
-/// `add_f32` given constants (TFLite's float ADD): [`AddF32`]'s decode and length check, as
-/// hal-local's kernel runs them.
-fn add_params(constants: &[u32], lens: &[usize]) -> Result<usize, KernelError> {
+/// `add_f32` or `mul_f32` given constants (TFLite's float ADD or MUL):
+/// [`BroadcastF32<F>`]'s decode and length check, as hal-local's kernel runs them.
+fn broadcast_params<F: BinaryFunctionF32>(
+    constants: &[u32],
+    lens: &[usize],
+) -> Result<usize, KernelError> {
     let mut words = Words::new(constants);
-    AddF32::decode(&mut words)?.check(lens)?;
+    BroadcastF32::<F>::decode(&mut words)?.check(lens)?;
     Ok(constants.len() - words.rest().len())
 }
 
@@ -41,10 +47,13 @@ pub(crate) const BUILTINS: [SpirvKernel; 9] = [
     kernel(&builtin::FILL_U32, spirv::FILL_U32, &[OUT32]),
     kernel(&builtin::COPY_U32, spirv::COPY_U32, &[IN32, OUT32]),
     SpirvKernel {
-        spec: Spec::ContractOrParams(&builtin::ADD_F32, add_params),
+        spec: Spec::ContractOrParams(&builtin::ADD_F32, broadcast_params::<Add>),
         ..kernel(&builtin::ADD_F32, spirv::ADD_F32, &[IN32, IN32, OUT32])
     },
-    kernel(&builtin::MUL_F32, spirv::MUL_F32, &[IN32, IN32, OUT32]),
+    SpirvKernel {
+        spec: Spec::ContractOrParams(&builtin::MUL_F32, broadcast_params::<Mul>),
+        ..kernel(&builtin::MUL_F32, spirv::MUL_F32, &[IN32, IN32, OUT32])
+    },
     kernel(&builtin::RELU_F32, spirv::RELU_F32, &[IN32, OUT32]),
     kernel(
         &builtin::MATMUL_F32,

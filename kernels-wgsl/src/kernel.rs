@@ -63,9 +63,9 @@ pub(crate) enum Spec {
     /// many words the parameters took. Each binding's presence, write access and alignment
     /// are checked after it, from [`SpirvKernel::bindings`].
     Params(fn(&[u32], &[usize]) -> Result<usize, KernelError>),
-    /// A built-in kernel that also takes an op's parameters (`add_f32`: TFLite's float ADD):
-    /// without constants its contract, as [`Spec::Contract`]; given constants, the op's
-    /// parameters, as [`Spec::Params`].
+    /// A built-in kernel that also takes an op's parameters (`add_f32`, `mul_f32`: TFLite's
+    /// float ADD and MUL): without constants its contract, as [`Spec::Contract`]; given
+    /// constants, the op's parameters, as [`Spec::Params`].
     ContractOrParams(
         &'static Contract,
         fn(&[u32], &[usize]) -> Result<usize, KernelError>,

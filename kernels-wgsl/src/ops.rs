@@ -11,7 +11,7 @@ use ember_kernels::dequantize::DequantizeS8F32;
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::mean::{MeanF32, MeanS8};
-use ember_kernels::mul::{MulF32, MulS8};
+use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8};
@@ -147,15 +147,13 @@ const BINARY_S8: &[SpirvBinding] = &[IN8, IN8, OUT8];
 const WEIGHTED_F32: &[SpirvBinding] = &[IN32, IN32, IN32, OUT32];
 /// One input, one output, of elements of 1, 2 or 4 bytes (byte-aligned bindings).
 const UNARY_U8: &[SpirvBinding] = &[IN8, OUT8];
-/// Two float inputs, one float output.
-const BINARY_F32: &[SpirvBinding] = &[IN32, IN32, OUT32];
 /// One float input, one float output.
 const UNARY_F32: &[SpirvBinding] = &[IN32, OUT32];
 /// Concatenation's most: 10 inputs, then the output, all of bytes.
 const CONCATENATED: &[SpirvBinding] = &[IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, OUT8];
 
 /// Every op kernel (the names of `build.rs`'s `OPS`, in its order).
-pub(crate) const OPS: [SpirvKernel; 29] = [
+pub(crate) const OPS: [SpirvKernel; 28] = [
     op_per_group(
         FullyConnectedS8::KERNEL,
         spirv::FULLY_CONNECTED_S8,
@@ -247,12 +245,6 @@ pub(crate) const OPS: [SpirvKernel; 29] = [
         spirv::MAX_POOL2D_F32,
         UNARY_F32,
         params_of!(MaxPool2dF32),
-    ),
-    op(
-        MulF32::KERNEL,
-        spirv::MUL_BROADCAST_F32,
-        BINARY_F32,
-        params_of!(MulF32),
     ),
     op(Pad::KERNEL, spirv::PAD, UNARY_U8, params_of!(Pad)),
     op(
@@ -348,7 +340,6 @@ mod tests {
             "depthwise_conv2d_f32",
             "average_pool2d_f32",
             "max_pool2d_f32",
-            "mul_broadcast_f32",
             "pad",
             "transpose",
             "strided_slice",

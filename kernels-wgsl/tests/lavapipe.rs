@@ -438,7 +438,8 @@ fn compare(name: &str, constants: &[u32], bindings: &[Vec<u32>]) {
             writable: true,
         })
         .collect();
-    // The built-in kernel's check: its contract (add_f32 given words: AddF32's).
+    // The built-in kernel's check: its contract (add_f32, mul_f32 given words: AddF32's,
+    // MulF32's).
     let kernel = find(name)
         .filter(|k| k.contract().is_some())
         .expect("a built-in kernel");
@@ -571,12 +572,11 @@ fn add_and_mul_f32() {
     }
 }
 
-/// `add_f32` given `AddF32`'s words (TFLite's float ADD): broadcasting and clamping, and
-/// without broadcasting.
-#[test]
-fn add_f32_broadcast() {
-    use ember_kernels::add::AddF32;
+/// `name` given `BroadcastF32<F>`'s words (TFLite's float ADD or MUL): broadcasting and
+/// clamping, and without broadcasting.
+fn broadcast_f32<F: ember_kernels::broadcast_f32::BinaryFunctionF32>(name: &str) {
     use ember_kernels::broadcast::BroadcastShape;
+    use ember_kernels::broadcast_f32::BroadcastF32;
     use ember_kernels::KernelParams;
     let mut rng = Rng(9);
     let shapes: &[(&[usize], &[usize])] = &[
@@ -590,12 +590,24 @@ fn add_f32_broadcast() {
     for (sa, sb) in shapes {
         let shape = BroadcastShape::new(sa, sb).expect("shapes broadcast");
         let mut words = Vec::new();
-        AddF32::new(shape, -3.0, 2.5).encode(&mut words);
+        BroadcastF32::<F>::new(shape, -3.0, 2.5).encode(&mut words);
         let n = |d: &[usize]| d.iter().product::<usize>();
         let a = operands(&mut rng, n(sa));
         let b = operands(&mut rng, n(sb));
-        compare("add_f32", &words, &[a, b, sentinels(shape.len())]);
+        compare(name, &words, &[a, b, sentinels(shape.len())]);
     }
+}
+
+/// `add_f32` given `AddF32`'s words (TFLite's float ADD).
+#[test]
+fn add_f32_broadcast() {
+    broadcast_f32::<ember_kernels::add::Add>("add_f32");
+}
+
+/// `mul_f32` given `MulF32`'s words (TFLite's float MUL).
+#[test]
+fn mul_f32_broadcast() {
+    broadcast_f32::<ember_kernels::mul::Mul>("mul_f32");
 }
 
 #[test]

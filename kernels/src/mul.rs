@@ -1,8 +1,8 @@
 //! MUL with TFLite's broadcasting: TFLM's `reference_integer_ops::Mul`/`BroadcastMul6DSlow`
 //! (int8: the product of the offset inputs rescaled once) and `reference_ops::Mul` (float).
 //!
-//! Bindings of `mul_s8` and `mul_broadcast_f32`: 0 input 1, 1 input 2, 2 output (`i8` or `f32`),
-//! sized by the [`BroadcastShape`].
+//! Bindings of `mul_s8` and of `mul_f32`'s broadcasting form: 0 input 1, 1 input 2, 2 output
+//! (`i8` or `f32`), sized by the [`BroadcastShape`].
 
 use crate::activation::Activation;
 use crate::broadcast::BroadcastShape;
@@ -126,8 +126,8 @@ impl KernelParams for MulS8 {
     }
 }
 
-/// `mul_broadcast_f32`: `clamp(a * b)` (named apart from the drivers' built-in element-wise
-/// `mul_f32`, whose bindings and words differ). Words: [`BroadcastF32`]'s.
+/// The float MUL: the built-in `mul_f32` ([`builtin::MUL_F32`](crate::builtin::MUL_F32))
+/// given these words, `clamp(a * b)` with TFLite's broadcasting. Words: [`BroadcastF32`]'s.
 pub type MulF32 = BroadcastF32<Mul>;
 
 /// Product, as the [`BinaryFunctionF32`] of MUL.
@@ -135,7 +135,7 @@ pub type MulF32 = BroadcastF32<Mul>;
 pub struct Mul;
 
 impl BinaryFunctionF32 for Mul {
-    const KERNEL: &'static str = "mul_broadcast_f32";
+    const KERNEL: &'static str = "mul_f32";
 
     #[inline(always)]
     fn apply(a: f32, b: f32) -> f32 {

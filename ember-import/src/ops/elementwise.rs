@@ -137,15 +137,18 @@ fn lower_arithmetic(
     } else {
         let (act_min, act_max) = kernel_activation(activation).range_f32();
         match arithmetic {
-            // The built-in add_f32 given AddF32's words, a workgroup per 64 elements.
+            // The built-in add_f32 or mul_f32 given AddF32's or MulF32's words, a workgroup
+            // per 64 elements.
             Arithmetic::Add => lowering.dispatch_params_on(
                 &AddF32::new(shape, act_min, act_max),
                 &tensors,
                 Lowering::groups_for(shape.len()),
             ),
-            Arithmetic::Mul => {
-                lowering.dispatch_params(&MulF32::new(shape, act_min, act_max), &tensors)
-            }
+            Arithmetic::Mul => lowering.dispatch_params_on(
+                &MulF32::new(shape, act_min, act_max),
+                &tensors,
+                Lowering::groups_for(shape.len()),
+            ),
         }
     }
     Ok(())

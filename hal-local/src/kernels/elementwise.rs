@@ -3,10 +3,13 @@
 //! The output's length sets the element count `n`; inputs must hold at least `n` elements.
 //! Each workgroup handles its [`Workgroup::share_of`] of `0..n`, loading and storing one
 //! element at a time, so an output bound to the same range as an input (in place) works.
-//! `add_f32` given constants is TFLite's float ADD instead (broadcasting, clamped): the
-//! output's elements are still split over the workgroups and computed one at a time.
+//! `add_f32` and `mul_f32` given constants are TFLite's float ADD and MUL instead
+//! (broadcasting, clamped): the output's elements are still split over the workgroups and
+//! computed one at a time.
 
-use ember_kernels::add::AddF32;
+use ember_kernels::add::Add;
+use ember_kernels::broadcast_f32::{BinaryFunctionF32, BroadcastF32};
+use ember_kernels::mul::Mul;
 use ember_kernels::{builtin, KernelParams, Words};
 use hal_core::contract::Contract;
 
@@ -48,36 +51,27 @@ pub const RELU_F32: Kernel = Kernel {
 /// [`KernelError::BindingTooSmall`] if `a` or `b` holds fewer elements than `out`. With
 /// constants, what [`AddF32`]'s `decode` and `check` refuse, then each binding's absence,
 /// misalignment or (`out`) read-only access, in binding order.
+///
+/// [`AddF32`]: ember_kernels::add::AddF32
 pub fn add_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
-    if wg.constants.is_empty() {
-        return binary(wg, &builtin::ADD_F32, |x, y| x + y);
-    }
-    let p = AddF32::decode(&mut Words::new(wg.constants))?;
-    let lens: heapless::Vec<usize, 3> = wg.bindings.iter().take(3).map(|b| b.len()).collect();
-    p.check(&lens)?;
-    let a = wg.input_f32(0)?;
-    let b = wg.input_f32(1)?;
-    let out = wg.output_f32(2)?;
-    let shape = p.shape;
-    if shape.is_elementwise() {
-        map(wg, &out, shape.len(), |e| p.element(a.get(e), b.get(e)));
-    } else {
-        map(wg, &out, shape.len(), |e| {
-            let (i, j) = shape.input_indices(e);
-            p.element(a.get(i), b.get(j))
-        });
-    }
-    Ok(())
+    binary::<Add>(wg, &builtin::ADD_F32)
 }
 
 /// `out[i] = a[i] * b[i]` for every element of `out`. Bindings: 0 `a`, 1 `b`, 2 `out`; no
 /// constants.
 ///
+/// Given constants, TFLite's float MUL: the words of [`MulF32`] (the inputs' shapes, which
+/// broadcast, and the clamp range), `out[e] = clamp(a[i] * b[j])` for every output element
+/// `e` and the input elements `i`, `j` it broadcasts from. Without broadcasting the output
+/// may be an input.
+///
 /// # Errors
 ///
-/// As [`add_f32`] ([`builtin::MUL_F32`]).
+/// As [`add_f32`] ([`builtin::MUL_F32`] without constants, [`MulF32`] with them).
+///
+/// [`MulF32`]: ember_kernels::mul::MulF32
 pub fn mul_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
-    binary(wg, &builtin::MUL_F32, |x, y| x * y)
+    binary::<Mul>(wg, &builtin::MUL_F32)
 }
 
 /// `out[i] = max(in[i], 0)` for every element of `out` (negatives and -0.0 become +0.0, NaN
@@ -98,18 +92,44 @@ pub fn relu_f32(wg: &Workgroup<'_>) -> Result<(), KernelError> {
     Ok(())
 }
 
-/// Checks a binary kernel's dispatch against its contract and applies `op`.
-fn binary(
+/// A float binary kernel whose element is `F::apply`: without constants checked against
+/// `contract` and applied element-wise over the output's length; given constants, TFLite's
+/// op ([`BroadcastF32<F>`]'s words), broadcast and clamped.
+fn binary<F: BinaryFunctionF32>(
     wg: &Workgroup<'_>,
     contract: &Contract,
-    op: impl Fn(f32, f32) -> f32,
 ) -> Result<(), KernelError> {
-    contract.check(wg.constants, wg.bindings)?;
+    if wg.constants.is_empty() {
+        contract.check(wg.constants, wg.bindings)?;
+        let a = wg.input_f32(0)?;
+        let b = wg.input_f32(1)?;
+        let out = wg.output_f32(2)?;
+        let n = out.len();
+        map(wg, &out, n, |i| F::apply(a.get(i), b.get(i)));
+        return Ok(());
+    }
+    let params = BroadcastF32::<F>::decode(&mut Words::new(wg.constants))?;
+    let lens: heapless::Vec<usize, 3> = wg
+        .bindings
+        .iter()
+        .take(3)
+        .map(|binding| binding.len())
+        .collect();
+    params.check(&lens)?;
     let a = wg.input_f32(0)?;
     let b = wg.input_f32(1)?;
     let out = wg.output_f32(2)?;
-    let n = out.len();
-    map(wg, &out, n, |i| op(a.get(i), b.get(i)));
+    let shape = params.shape;
+    if shape.is_elementwise() {
+        map(wg, &out, shape.len(), |e| {
+            params.element(a.get(e), b.get(e))
+        });
+    } else {
+        map(wg, &out, shape.len(), |e| {
+            let (i, j) = shape.input_indices(e);
+            params.element(a.get(i), b.get(j))
+        });
+    }
     Ok(())
 }
 
@@ -233,10 +253,10 @@ mod tests {
         }
     }
 
-    /// `add_f32` given [`AddF32`]'s words: ember-kernels' float ADD, bit for bit, on every
-    /// grid; in place without broadcasting.
-    #[test]
-    fn add_broadcasts_given_words() {
+    /// `kernel` given [`BroadcastF32<F>`]'s words: ember-kernels' float op, bit for bit, on
+    /// every grid; in place without broadcasting; refused as the op refuses, then the
+    /// bindings in order.
+    fn broadcasts_given_words<F: BinaryFunctionF32>(kernel: &Kernel) {
         use ember_kernels::broadcast::BroadcastShape;
         let mut rng = Rng::new(3);
         let shapes: &[(&[usize], &[usize])] = &[
@@ -248,14 +268,14 @@ mod tests {
         ];
         for (sa, sb) in shapes {
             let shape = BroadcastShape::new(sa, sb).unwrap();
-            let p = AddF32::new(shape, -3.0, 2.5);
+            let params = BroadcastF32::<F>::new(shape, -3.0, 2.5);
             let mut words = Vec::new();
-            p.encode(&mut words);
+            params.encode(&mut words);
             let n = |d: &[usize]| d.iter().product::<usize>();
             let a = rng.vec(n(sa), -4.0, 4.0);
             let b = rng.vec(n(sb), -4.0, 4.0);
             let mut want = std::vec![0.0f32; shape.len()];
-            p.run(&a, &b, &mut want).unwrap();
+            params.run(&a, &b, &mut want).unwrap();
             for &grid in GRIDS {
                 let (wa, wb) = (f32_words(&a), f32_words(&b));
                 let out = filled(shape.len() + 1, 0x7FC0_0000);
@@ -264,10 +284,15 @@ mod tests {
                     Binding::shared_words(&wb),
                     Binding::shared_words(&out),
                 ];
-                run(&ADD_F32, grid, &words, &bind).unwrap();
+                run(kernel, grid, &words, &bind).unwrap();
                 let got = read_u32(&out);
                 let bits: Vec<u32> = want.iter().map(|v| v.to_bits()).collect();
-                assert_eq!(got[..shape.len()], bits, "{sa:?} {sb:?} grid {grid:?}");
+                assert_eq!(
+                    got[..shape.len()],
+                    bits,
+                    "{} {sa:?} {sb:?} grid {grid:?}",
+                    kernel.name
+                );
                 assert_eq!(got[shape.len()], 0x7FC0_0000);
                 if shape.is_elementwise() {
                     let bind = [
@@ -275,24 +300,30 @@ mod tests {
                         Binding::shared_words(&wb),
                         Binding::shared_words(&wa),
                     ];
-                    run(&ADD_F32, grid, &words, &bind).unwrap();
-                    assert_eq!(read_u32(&wa), bits, "in place {sa:?} grid {grid:?}");
+                    run(kernel, grid, &words, &bind).unwrap();
+                    assert_eq!(
+                        read_u32(&wa),
+                        bits,
+                        "{} in place {sa:?} grid {grid:?}",
+                        kernel.name
+                    );
                 }
             }
         }
-        // Refused as AddF32 refuses, then the bindings in order.
-        let p = AddF32::new(BroadcastShape::new(&[2], &[2]).unwrap(), f32::MIN, f32::MAX);
+        // Refused as the op refuses, then the bindings in order.
+        let params =
+            BroadcastF32::<F>::new(BroadcastShape::new(&[2], &[2]).unwrap(), f32::MIN, f32::MAX);
         let mut words = Vec::new();
-        p.encode(&mut words);
+        params.encode(&mut words);
         let (two, one) = (filled(2, 0), filled(1, 0));
         let ro = Aligned::of_f32(&[0.0; 2]);
-        let w = Binding::shared_words;
+        let shared = Binding::shared_words;
         assert_eq!(
             run(
-                &ADD_F32,
+                kernel,
                 [1, 1, 1],
                 &words[..5],
-                &[w(&two), w(&two), w(&two)]
+                &[shared(&two), shared(&two), shared(&two)]
             ),
             Err(KernelError::MissingConstants {
                 needed: 6,
@@ -300,7 +331,12 @@ mod tests {
             })
         );
         assert_eq!(
-            run(&ADD_F32, [1, 1, 1], &words, &[w(&two), w(&one), w(&two)]),
+            run(
+                kernel,
+                [1, 1, 1],
+                &words,
+                &[shared(&two), shared(&one), shared(&two)]
+            ),
             Err(KernelError::BindingTooSmall {
                 index: 1,
                 len: 4,
@@ -309,13 +345,25 @@ mod tests {
         );
         assert_eq!(
             run(
-                &ADD_F32,
+                kernel,
                 [1, 1, 1],
                 &words,
-                &[w(&two), w(&two), Binding::read_only(ro.bytes())]
+                &[shared(&two), shared(&two), Binding::read_only(ro.bytes())]
             ),
             Err(KernelError::ReadOnly { index: 2 })
         );
+    }
+
+    /// `add_f32` given `AddF32`'s words: ember-kernels' float ADD.
+    #[test]
+    fn add_broadcasts_given_words() {
+        broadcasts_given_words::<Add>(&ADD_F32);
+    }
+
+    /// `mul_f32` given `MulF32`'s words: ember-kernels' float MUL.
+    #[test]
+    fn mul_broadcasts_given_words() {
+        broadcasts_given_words::<Mul>(&MUL_F32);
     }
 
     #[test]

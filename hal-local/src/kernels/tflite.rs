@@ -5,10 +5,13 @@
 //!
 //! An op that lowers to a built-in kernel runs that kernel, listed here too: the float
 //! SOFTMAX is `softmax_f32` with the options' `beta`, the float ADD `add_f32` given
-//! `ember_kernels::add::AddF32`'s words.
+//! `ember_kernels::add::AddF32`'s words, the float MUL `mul_f32` given
+//! `ember_kernels::mul::MulF32`'s.
 
 /// The float ADD: the built-in [`add_f32`](super::elementwise::add_f32), given words.
 pub use super::elementwise::ADD_F32;
+/// The float MUL: the built-in [`mul_f32`](super::elementwise::mul_f32), given words.
+pub use super::elementwise::MUL_F32;
 /// The float SOFTMAX: the built-in [`softmax_f32`](super::softmax::softmax_f32).
 pub use super::softmax::SOFTMAX_F32;
 use super::KernelPath;
@@ -21,7 +24,7 @@ use ember_kernels::dequantize::DequantizeS8F32;
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::mean::{MeanF32, MeanS8};
-use ember_kernels::mul::{MulF32, MulS8};
+use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8};
@@ -273,7 +276,6 @@ unary!(MAX_POOL2D_S8, max_pool2d_s8, MaxPool2dS8, i8, i8);
 unary!(MAX_POOL2D_F32, max_pool2d_f32, MaxPool2dF32, f32, f32);
 binary!(ADD_S8, add_s8, AddS8, i8);
 binary!(MUL_S8, mul_s8, MulS8, i8);
-binary!(MUL_BROADCAST_F32, mul_broadcast_f32, MulF32, f32);
 unary!(PAD, pad, Pad, u8, u8);
 unary!(TRANSPOSE, transpose, Transpose, u8, u8);
 unary!(STRIDED_SLICE, strided_slice, StridedSlice, u8, u8);
@@ -330,7 +332,7 @@ tflite_table!(
     ADD_S8,
     ADD_F32,
     MUL_S8,
-    MUL_BROADCAST_F32,
+    MUL_F32,
     PAD,
     TRANSPOSE,
     CONCATENATION,

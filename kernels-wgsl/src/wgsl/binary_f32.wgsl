@@ -1,8 +1,8 @@
-// Shared by the broadcasting float binary kernels (add_f32 given constants,
-// mul_broadcast_f32): build.rs appends this file to each. The kernel gives `combine(a, b)`,
-// one IEEE operation; `broadcast_f32` clamps it to [act_min, act_max]. Each invocation
-// computes whole output elements; without broadcasting it reads only the input elements of
-// its own, so the output may alias an input. The bindings are pair_f32.wgsl's.
+// Shared by the broadcasting float binary kernels (add_f32 and mul_f32 given constants):
+// build.rs appends this file to each. The kernel gives `combine(a, b)`, one IEEE
+// operation; `broadcast_f32` clamps it to [act_min, act_max]. Each invocation computes
+// whole output elements; without broadcasting it reads only the input elements of its
+// own, so the output may alias an input. The bindings are pair_f32.wgsl's.
 //
 // Parameter words: 0..=11 the broadcast shape (broadcast.wgsl), 12 act_min bits,
 // 13 act_max bits.

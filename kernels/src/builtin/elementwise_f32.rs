@@ -1,6 +1,6 @@
 //! The element-wise float kernels `add_f32`, `mul_f32` and `relu_f32`: the output's
 //! length sets the work, and the inputs must hold at least as many elements. (`add_f32`
-//! given constants broadcasts instead: see [`ADD_F32`].)
+//! and `mul_f32` given constants broadcast instead: see [`ADD_F32`] and [`MUL_F32`].)
 
 use hal_core::contract::{BindingRule, Contract, Count, Order, Refusals};
 
@@ -27,7 +27,14 @@ pub static ADD_F32: Contract = Contract {
     refusals: Refusals::NONE,
 };
 
-/// `mul_f32`: `out[i] = a[i] * b[i]`.
+/// `mul_f32`: `out[i] = a[i] * b[i]`, with no constants (this contract: the output's
+/// length sets the work, in place works).
+///
+/// Given constants, `mul_f32` is TFLite's float MUL instead: the words of
+/// [`mul::MulF32`](crate::mul::MulF32) (both inputs' shapes, broadcast, and the clamp range),
+/// which its `decode` and `check` hold the dispatch to in place of this contract (each
+/// binding then present, 4-byte aligned, the output writable, in binding order). Without
+/// broadcasting an input may be the output.
 pub static MUL_F32: Contract = Contract {
     name: "mul_f32",
     constants: &[],
