@@ -46,11 +46,11 @@ mod tests {
 
     use super::*;
     use crate::kernel::Binding;
-    use crate::kernels::testutil::{filled, read_u32, run, u32_words, Aligned, GRIDS};
+    use crate::kernels::testutil::{filled, grids, read_u32, run, u32_words, Aligned};
 
     #[test]
     fn copies_destination_length_on_every_grid() {
-        for &grid in GRIDS {
+        for &grid in grids() {
             for n in [0usize, 1, 6, 65] {
                 // Source longer than the destination; includes a signalling-NaN pattern.
                 let values: Vec<u32> = (0..n as u32 + 3).map(|i| 0x7F80_0001 ^ i).collect();

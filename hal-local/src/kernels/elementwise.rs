@@ -150,14 +150,14 @@ mod tests {
     use super::*;
     use crate::kernel::Binding;
     use crate::kernels::testutil::{
-        f32_words, filled, read_f32, read_u32, run, Aligned, Rng, GRIDS,
+        f32_words, filled, grids, read_f32, read_u32, run, Aligned, Rng,
     };
 
     const SIZES: &[usize] = &[0, 1, 7, 64, 101];
 
     fn check_binary(kernel: &Kernel, op: fn(f64, f64) -> f64) {
         let mut rng = Rng::new(1);
-        for &grid in GRIDS {
+        for &grid in grids() {
             for &n in SIZES {
                 let a = rng.vec(n + 2, -4.0, 4.0);
                 let b = rng.vec(n + 1, -4.0, 4.0);
@@ -190,7 +190,7 @@ mod tests {
     #[test]
     fn relu_matches_reference() {
         let mut rng = Rng::new(2);
-        for &grid in GRIDS {
+        for &grid in grids() {
             for &n in SIZES {
                 let x = rng.vec(n, -1.0, 1.0);
                 let (wx, out) = (f32_words(&x), filled(n, 0x7FC0_0000));
@@ -226,7 +226,7 @@ mod tests {
 
     #[test]
     fn in_place() {
-        for &grid in GRIDS {
+        for &grid in grids() {
             let a = [1.0f32, -2.0, 3.0, -4.0, 5.0];
             let b = [10.0f32, 20.0, 30.0, 40.0, 50.0];
             let (wa, wb) = (f32_words(&a), f32_words(&b));
@@ -276,7 +276,7 @@ mod tests {
             let b = rng.vec(n(sb), -4.0, 4.0);
             let mut want = std::vec![0.0f32; shape.len()];
             params.run(&a, &b, &mut want).unwrap();
-            for &grid in GRIDS {
+            for &grid in grids() {
                 let (wa, wb) = (f32_words(&a), f32_words(&b));
                 let out = filled(shape.len() + 1, 0x7FC0_0000);
                 let bind = [

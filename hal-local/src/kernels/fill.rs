@@ -39,11 +39,11 @@ mod tests {
 
     use super::*;
     use crate::kernel::Binding;
-    use crate::kernels::testutil::{filled, read_u32, run, Aligned, GRIDS};
+    use crate::kernels::testutil::{filled, grids, read_u32, run, Aligned};
 
     #[test]
     fn fills_every_word_on_every_grid() {
-        for &grid in GRIDS {
+        for &grid in grids() {
             for n in [0usize, 1, 5, 64, 67] {
                 let out = filled(n, 0);
                 // A signalling-NaN pattern must survive bit for bit.

@@ -79,7 +79,7 @@ mod tests {
     use super::*;
     use crate::kernel::Binding;
     use crate::kernels::testutil::{
-        f32_words, filled, read_f32, read_u32, run, Aligned, Rng, GRIDS,
+        f32_words, filled, grids, read_f32, read_u32, run, Aligned, Rng,
     };
 
     fn reference(x: &[f32], rows: usize, cols: usize) -> Vec<f64> {
@@ -123,7 +123,7 @@ mod tests {
 
     #[test]
     fn matches_reference_on_every_grid() {
-        for &grid in GRIDS {
+        for &grid in grids() {
             for (rows, cols) in [(1, 1), (1, 5), (3, 7), (5, 1), (8, 33)] {
                 check(rows, cols, -5.0, 5.0, grid, (rows * 31 + cols) as u64);
             }

@@ -11,6 +11,17 @@ use crate::kernel::{Binding, Kernel, KernelError, Workgroup};
 /// one with more workgroups than most tests have elements.
 pub(crate) const GRIDS: &[[u32; 3]] = &[[1, 1, 1], [3, 1, 1], [2, 2, 1], [3, 2, 2], [7, 5, 3]];
 
+/// [`GRIDS`], or under Miri (which interprets every element's load and store) the one
+/// workgroup, the uneven 3-D grid and the one with more workgroups than elements: the row and
+/// the square split the work as the 3-D grid does.
+pub(crate) fn grids() -> &'static [[u32; 3]] {
+    if cfg!(miri) {
+        &[[1, 1, 1], [3, 2, 2], [7, 5, 3]]
+    } else {
+        GRIDS
+    }
+}
+
 /// Shared words holding `values`.
 pub(crate) fn f32_words(values: &[f32]) -> Vec<AtomicU32> {
     values.iter().map(|v| AtomicU32::new(v.to_bits())).collect()
