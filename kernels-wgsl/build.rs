@@ -6,7 +6,7 @@
 //! Every kernel has a file named after it that declares its bindings: binding `i` of set 0
 //! for each, `read` where the kernel only reads it, `read_write` where it writes it. The
 //! built-in kernels' bindings are those of their contracts (`ember_kernels::builtin`), the
-//! op set's those of `OPS` below.
+//! op set's those their parameters specify (`ember_kernels::KernelParams::BINDINGS`).
 //!
 //! A WGSL or validation error fails the build with the kernel's file name and naga's message.
 
@@ -17,7 +17,24 @@ use naga::back::spv;
 use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
-use ember_kernels::builtin;
+use ember_kernels::add::AddS8;
+use ember_kernels::concatenation::Concatenation;
+use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
+use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
+use ember_kernels::dequantize::DequantizeS8F32;
+use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
+use ember_kernels::logistic::{LogisticF32, LogisticS8};
+use ember_kernels::mean::{MeanF32, MeanS8};
+use ember_kernels::mul::MulS8;
+use ember_kernels::pad::Pad;
+use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
+use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8};
+use ember_kernels::separable_conv2d::SeparableConv2dS8;
+use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
+use ember_kernels::strided_slice::StridedSlice;
+use ember_kernels::tanh::{TanhF32, TanhS8};
+use ember_kernels::transpose::Transpose;
+use ember_kernels::{builtin, KernelParams};
 use hal_core::contract::Access;
 
 /// The shared WGSL files and the kernels each is appended to (after the kernel's own
@@ -111,53 +128,50 @@ const SHARED: &[(&str, &[&str])] = &[
     ("mean_shape.wgsl", &["mean_s8", "mean_f32"]),
 ];
 
-/// The TFLite op set's kernels (`ember-kernels`' parameters): name and, for each binding in
-/// order, whether the kernel writes it. `src/lib.rs` lists the same.
-const OPS: &[(&str, &[bool])] = &[
-    (
-        "fully_connected_s8",
-        &[false, false, false, false, false, true],
-    ),
-    ("conv2d_s8", &[false, false, false, false, false, true]),
-    (
-        "depthwise_conv2d_s8",
-        &[false, false, false, false, false, true],
-    ),
-    (
-        "separable_conv2d_s8",
-        &[false, false, false, false, false, true],
-    ),
-    ("average_pool2d_s8", &[false, true]),
-    ("max_pool2d_s8", &[false, true]),
-    ("softmax_s8", &[false, true]),
-    ("softmax_s8_s16", &[false, true]),
-    ("add_s8", &[false, false, true]),
-    ("mul_s8", &[false, false, true]),
-    ("fully_connected_f32", &[false, false, false, true]),
-    ("conv2d_f32", &[false, false, false, true]),
-    ("depthwise_conv2d_f32", &[false, false, false, true]),
-    ("average_pool2d_f32", &[false, true]),
-    ("max_pool2d_f32", &[false, true]),
-    ("pad", &[false, true]),
-    ("transpose", &[false, true]),
-    ("strided_slice", &[false, true]),
-    ("requantize_s8", &[false, true]),
-    ("dequantize_s8_f32", &[false, true]),
-    ("logistic_f32", &[false, true]),
-    ("tanh_f32", &[false, true]),
-    ("logistic_s8", &[false, true]),
-    ("tanh_s8", &[false, true]),
-    ("mean_s8", &[false, true]),
-    ("mean_f32", &[false, true]),
-    ("quantize_f32_s8", &[false, true]),
-    // The output is binding `count`, any of 1..=10.
-    (
-        "concatenation",
-        &[
-            false, true, true, true, true, true, true, true, true, true, true,
-        ],
-    ),
-];
+/// The TFLite op set's kernels: each one's name and, for each binding it declares, whether
+/// it may write it, from its parameters in `ember-kernels` (`KernelParams::BINDINGS`). A
+/// kernel whose output is the dispatch's last binding (`OUTPUT_LAST`) may write any binding
+/// but the first. `src/ops.rs` lists the same kernels.
+fn ops() -> Vec<(&'static str, Vec<bool>)> {
+    fn op<P: KernelParams>() -> (&'static str, Vec<bool>) {
+        let written = P::BINDINGS
+            .iter()
+            .enumerate()
+            .map(|(index, binding)| binding.written || (P::OUTPUT_LAST && index > 0))
+            .collect();
+        (P::KERNEL, written)
+    }
+    vec![
+        op::<FullyConnectedS8>(),
+        op::<Conv2dS8>(),
+        op::<DepthwiseConv2dS8>(),
+        op::<SeparableConv2dS8>(),
+        op::<AveragePool2dS8>(),
+        op::<MaxPool2dS8>(),
+        op::<SoftmaxS8>(),
+        op::<SoftmaxS8S16>(),
+        op::<AddS8>(),
+        op::<MulS8>(),
+        op::<FullyConnectedF32>(),
+        op::<Conv2dF32>(),
+        op::<DepthwiseConv2dF32>(),
+        op::<AveragePool2dF32>(),
+        op::<MaxPool2dF32>(),
+        op::<Pad>(),
+        op::<Transpose>(),
+        op::<StridedSlice>(),
+        op::<RequantizeS8>(),
+        op::<DequantizeS8F32>(),
+        op::<LogisticF32>(),
+        op::<TanhF32>(),
+        op::<LogisticS8>(),
+        op::<TanhS8>(),
+        op::<MeanS8>(),
+        op::<MeanF32>(),
+        op::<QuantizeF32S8>(),
+        op::<Concatenation>(),
+    ]
+}
 
 /// Bindings whose byte offset leads every kernel's push block (`src/lib.rs`'
 /// `BASE_WORDS`); a kernel with more has one word for each.
@@ -247,9 +261,10 @@ fn main() {
         let from = format!("ember_kernels::builtin::{}", contract.name.to_uppercase());
         (contract.name, written, from)
     });
-    let ops = OPS
-        .iter()
-        .map(|(name, written)| (*name, written.to_vec(), "build.rs's OPS".to_owned()));
+    let ops = ops().into_iter().map(|(name, written)| {
+        let from = format!("ember-kernels' `{name}` parameters (KernelParams::BINDINGS)");
+        (name, written, from)
+    });
     for (name, written, expected_from) in builtins.chain(ops) {
         let path = dir.join(format!("{name}.wgsl"));
         println!("cargo:rerun-if-changed={}", path.display());

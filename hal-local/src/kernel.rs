@@ -53,6 +53,20 @@ pub enum Writes {
     Last,
 }
 
+#[cfg(feature = "exclusive")]
+impl Writes {
+    /// The binding a kernel of `P`'s specification writes (`ember_kernels::KernelParams`'
+    /// `BINDINGS` and `OUTPUT_LAST`); a specification that writes none fails the build of
+    /// the table that names it.
+    pub const fn of<P: ember_kernels::KernelParams>() -> Self {
+        if P::OUTPUT_LAST {
+            Writes::Last
+        } else {
+            Writes::Binding(ember_kernels::written_binding::<P>() as u8)
+        }
+    }
+}
+
 /// One entry of a kernel table.
 #[derive(Clone, Copy)]
 pub struct Kernel {

@@ -3,12 +3,12 @@
 //! ADD and MUL, checked by `ember_kernels::add::AddF32` and `ember_kernels::mul::MulF32`
 //! instead.
 
-use crate::kernel::{Spec, SpirvBinding, SpirvKernel, IN32, OUT32};
+use crate::kernel::{Spec, SpirvKernel};
 use crate::{spirv, KernelError};
 use ember_kernels::add::Add;
 use ember_kernels::broadcast_f32::{BinaryFunctionF32, BroadcastF32};
 use ember_kernels::mul::Mul;
-use ember_kernels::{builtin, KernelParams, Words};
+use ember_kernels::{builtin, BindingUse, KernelParams, Words};
 use hal_core::contract::Contract;
 
 /// A built-in kernel: its contract, SPIR-V and bindings (32-bit words, written where the
@@ -17,7 +17,7 @@ use hal_core::contract::Contract;
 const fn kernel(
     contract: &'static Contract,
     words: &'static [u32],
-    bindings: &'static [SpirvBinding],
+    bindings: &'static [BindingUse],
 ) -> SpirvKernel {
     SpirvKernel {
         name: contract.name,
@@ -44,27 +44,67 @@ fn broadcast_params<F: BinaryFunctionF32>(
 
 /// Every built-in kernel, in [`builtin::BUILTIN`]'s order.
 pub(crate) const BUILTINS: [SpirvKernel; 9] = [
-    kernel(&builtin::FILL_U32, spirv::FILL_U32, &[OUT32]),
-    kernel(&builtin::COPY_U32, spirv::COPY_U32, &[IN32, OUT32]),
+    kernel(&builtin::FILL_U32, spirv::FILL_U32, &[BindingUse::WRITE_32]),
+    kernel(
+        &builtin::COPY_U32,
+        spirv::COPY_U32,
+        &[BindingUse::READ_32, BindingUse::WRITE_32],
+    ),
     SpirvKernel {
         spec: Spec::ContractOrParams(&builtin::ADD_F32, broadcast_params::<Add>),
-        ..kernel(&builtin::ADD_F32, spirv::ADD_F32, &[IN32, IN32, OUT32])
+        ..kernel(
+            &builtin::ADD_F32,
+            spirv::ADD_F32,
+            &[
+                BindingUse::READ_32,
+                BindingUse::READ_32,
+                BindingUse::WRITE_32,
+            ],
+        )
     },
     SpirvKernel {
         spec: Spec::ContractOrParams(&builtin::MUL_F32, broadcast_params::<Mul>),
-        ..kernel(&builtin::MUL_F32, spirv::MUL_F32, &[IN32, IN32, OUT32])
+        ..kernel(
+            &builtin::MUL_F32,
+            spirv::MUL_F32,
+            &[
+                BindingUse::READ_32,
+                BindingUse::READ_32,
+                BindingUse::WRITE_32,
+            ],
+        )
     },
-    kernel(&builtin::RELU_F32, spirv::RELU_F32, &[IN32, OUT32]),
+    kernel(
+        &builtin::RELU_F32,
+        spirv::RELU_F32,
+        &[BindingUse::READ_32, BindingUse::WRITE_32],
+    ),
     kernel(
         &builtin::MATMUL_F32,
         spirv::MATMUL_F32,
-        &[IN32, IN32, OUT32, IN32],
+        &[
+            BindingUse::READ_32,
+            BindingUse::READ_32,
+            BindingUse::WRITE_32,
+            BindingUse::READ_32,
+        ],
     ),
-    kernel(&builtin::SOFTMAX_F32, spirv::SOFTMAX_F32, &[IN32, OUT32]),
+    kernel(
+        &builtin::SOFTMAX_F32,
+        spirv::SOFTMAX_F32,
+        &[BindingUse::READ_32, BindingUse::WRITE_32],
+    ),
     kernel(
         &builtin::MLP_SOFTMAX_F32,
         spirv::MLP_SOFTMAX_F32,
-        &[IN32, IN32, IN32, IN32, IN32, OUT32],
+        &[
+            BindingUse::READ_32,
+            BindingUse::READ_32,
+            BindingUse::READ_32,
+            BindingUse::READ_32,
+            BindingUse::READ_32,
+            BindingUse::WRITE_32,
+        ],
     ),
     kernel(&builtin::NOOP, spirv::NOOP, &[]),
 ];

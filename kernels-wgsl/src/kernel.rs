@@ -1,7 +1,7 @@
 //! One kernel of the Vulkan driver: its SPIR-V, its bindings, what checks its dispatches,
 //! its grid, and the 128-byte push block every kernel reads (`common.wgsl`).
 
-use ember_kernels::KernelError;
+use ember_kernels::{BindingUse, KernelError};
 use hal_core::contract::{BindingFacts, Contract};
 
 /// Size in bytes of every kernel's push-constant range (32 words).
@@ -20,37 +20,6 @@ pub const MAX_PARAMS: usize = PUSH_WORDS - BASE_WORDS;
 /// Most workgroups a dispatch on the kernel's own grid gets along x (Vulkan's guaranteed
 /// `maxComputeWorkGroupCount[0]`); the kernels stride over what is left.
 const MAX_GROUPS: u64 = 65_535;
-
-/// One binding of a kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SpirvBinding {
-    /// Bytes per element: 4 where the kernel reads 32-bit words, so the binding's offset
-    /// must be a multiple of 4, as hal-local's kernel requires of its slice.
-    pub element: u32,
-    /// Whether the kernel writes it.
-    pub written: bool,
-}
-
-pub(crate) const IN8: SpirvBinding = SpirvBinding {
-    element: 1,
-    written: false,
-};
-pub(crate) const IN32: SpirvBinding = SpirvBinding {
-    element: 4,
-    written: false,
-};
-pub(crate) const OUT8: SpirvBinding = SpirvBinding {
-    element: 1,
-    written: true,
-};
-pub(crate) const OUT16: SpirvBinding = SpirvBinding {
-    element: 2,
-    written: true,
-};
-pub(crate) const OUT32: SpirvBinding = SpirvBinding {
-    element: 4,
-    written: true,
-};
 
 /// What a kernel's dispatches are checked against: its specification in `ember-kernels`.
 #[derive(Debug, Clone, Copy)]
@@ -81,9 +50,10 @@ pub struct SpirvKernel {
     pub entry: &'static str,
     /// The SPIR-V module, as 32-bit words.
     pub words: &'static [u32],
-    /// Its bindings, in order: set 0, binding `i`. For a kernel whose output is the
-    /// dispatch's last binding ([`output_last`](Self::output_last)), the most it binds.
-    pub bindings: &'static [SpirvBinding],
+    /// Its bindings, in order: set 0, binding `i`; an op's are its parameters' specification
+    /// (`ember_kernels::KernelParams::BINDINGS`). For a kernel whose output is the dispatch's
+    /// last binding ([`output_last`](Self::output_last)), the most it binds.
+    pub bindings: &'static [BindingUse],
     /// Whether the kernel binds a variable count of inputs, each as `bindings[0]`, then its
     /// output, the dispatch's last binding, as `bindings`' last (hal-local's `Writes::Last`;
     /// the parameters' check holds the count to theirs).
@@ -154,7 +124,7 @@ impl SpirvKernel {
     }
 
     /// What the kernel makes of binding `i` of a dispatch that binds `bound`.
-    fn binding(&self, i: usize, bound: usize) -> SpirvBinding {
+    fn binding(&self, i: usize, bound: usize) -> BindingUse {
         match (self.output_last, self.bindings) {
             (true, [input, .., output]) => {
                 if i + 1 == bound {

@@ -6,7 +6,7 @@ use hal_core::kernel::KernelError;
 mod builtin_kernels;
 mod kernel;
 mod ops;
-pub use kernel::{PushConstants, SpirvBinding, SpirvKernel};
+pub use kernel::{PushConstants, SpirvKernel};
 pub use kernel::{BASE_WORDS, MAX_PARAMS, PUSH_CONSTANT_BYTES};
 
 mod spirv {

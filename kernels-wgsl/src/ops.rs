@@ -1,7 +1,7 @@
 //! The TFLite op set's kernels: `ember-kernels`' arithmetic in WGSL, with its parameter
 //! words (any number up to [`SpirvKernel::max_params`]) in the push block.
 
-use crate::kernel::{Spec, SpirvBinding, SpirvKernel, IN32, IN8, OUT16, OUT32, OUT8};
+use crate::kernel::{Spec, SpirvKernel};
 use crate::{spirv, KernelError};
 use ember_kernels::add::AddS8;
 use ember_kernels::concatenation::Concatenation;
@@ -35,18 +35,18 @@ macro_rules! params_of {
     }};
 }
 
-const fn op(
-    name: &'static str,
+/// An op's kernel: its SPIR-V `words`, and from `P`, its parameters in `ember-kernels`, the
+/// name, the bindings and `params` (`params_of!(P)`).
+const fn op<P: KernelParams>(
     words: &'static [u32],
-    bindings: &'static [SpirvBinding],
     params: fn(&[u32], &[usize]) -> Result<usize, KernelError>,
 ) -> SpirvKernel {
     SpirvKernel {
-        name,
+        name: P::KERNEL,
         entry: "main",
         words,
-        bindings,
-        output_last: false,
+        bindings: P::BINDINGS,
+        output_last: P::OUTPUT_LAST,
         lanes_per_word: |_| 1,
         tiles: None,
         spec: Spec::Params(params),
@@ -54,15 +54,13 @@ const fn op(
 }
 
 /// [`op`], a workgroup per output word.
-const fn op_per_group(
-    name: &'static str,
+const fn op_per_group<P: KernelParams>(
     words: &'static [u32],
-    bindings: &'static [SpirvBinding],
     params: fn(&[u32], &[usize]) -> Result<usize, KernelError>,
 ) -> SpirvKernel {
     SpirvKernel {
         lanes_per_word: |_| crate::WORKGROUP_SIZE,
-        ..op(name, words, bindings, params)
+        ..op::<P>(words, params)
     }
 }
 
@@ -137,181 +135,48 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
     pixels.div_ceil(tile_pixels) * out_depth.div_ceil(channels)
 }
 
-/// The weighted int8 ops' bindings: input, weights, bias, multipliers, shifts, output.
-const WEIGHTED_S8: &[SpirvBinding] = &[IN8, IN8, IN32, IN32, IN32, OUT8];
-/// One int8 input, one int8 output.
-const UNARY_S8: &[SpirvBinding] = &[IN8, OUT8];
-/// Two int8 inputs, one int8 output.
-const BINARY_S8: &[SpirvBinding] = &[IN8, IN8, OUT8];
-/// The weighted float ops' bindings: input, weights, bias, output.
-const WEIGHTED_F32: &[SpirvBinding] = &[IN32, IN32, IN32, OUT32];
-/// One input, one output, of elements of 1, 2 or 4 bytes (byte-aligned bindings).
-const UNARY_U8: &[SpirvBinding] = &[IN8, OUT8];
-/// One float input, one float output.
-const UNARY_F32: &[SpirvBinding] = &[IN32, OUT32];
-/// Concatenation's most: 10 inputs, then the output, all of bytes.
-const CONCATENATED: &[SpirvBinding] = &[IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, IN8, OUT8];
-
-/// Every op kernel (the names of `build.rs`'s `OPS`, in its order).
+/// Every op kernel (those of `build.rs`'s `ops()`, in its order).
 pub(crate) const OPS: [SpirvKernel; 28] = [
-    op_per_group(
-        FullyConnectedS8::KERNEL,
-        spirv::FULLY_CONNECTED_S8,
-        WEIGHTED_S8,
-        params_of!(FullyConnectedS8),
-    ),
+    op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
-        ..op(
-            Conv2dS8::KERNEL,
-            spirv::CONV2D_S8,
-            WEIGHTED_S8,
-            params_of!(Conv2dS8),
-        )
+        ..op::<Conv2dS8>(spirv::CONV2D_S8, params_of!(Conv2dS8))
     },
     SpirvKernel {
         lanes_per_word: depthwise_lanes,
-        ..op(
-            DepthwiseConv2dS8::KERNEL,
-            spirv::DEPTHWISE_CONV2D_S8,
-            WEIGHTED_S8,
-            params_of!(DepthwiseConv2dS8),
-        )
+        ..op::<DepthwiseConv2dS8>(spirv::DEPTHWISE_CONV2D_S8, params_of!(DepthwiseConv2dS8))
     },
     SpirvKernel {
         tiles: Some(separable_tiles),
-        ..op(
-            SeparableConv2dS8::KERNEL,
-            spirv::SEPARABLE_CONV2D_S8,
-            &[IN8, IN8, IN8, IN32, IN32, OUT8],
-            params_of!(SeparableConv2dS8),
-        )
+        ..op::<SeparableConv2dS8>(spirv::SEPARABLE_CONV2D_S8, params_of!(SeparableConv2dS8))
     },
     SpirvKernel {
         lanes_per_word: pool_lanes,
-        ..op(
-            AveragePool2dS8::KERNEL,
-            spirv::AVERAGE_POOL2D_S8,
-            UNARY_S8,
-            params_of!(AveragePool2dS8),
-        )
+        ..op::<AveragePool2dS8>(spirv::AVERAGE_POOL2D_S8, params_of!(AveragePool2dS8))
     },
-    op(
-        MaxPool2dS8::KERNEL,
-        spirv::MAX_POOL2D_S8,
-        UNARY_S8,
-        params_of!(MaxPool2dS8),
-    ),
-    op(
-        SoftmaxS8::KERNEL,
-        spirv::SOFTMAX_S8,
-        UNARY_S8,
-        params_of!(SoftmaxS8),
-    ),
-    op(
-        SoftmaxS8S16::KERNEL,
-        spirv::SOFTMAX_S8_S16,
-        &[IN8, OUT16],
-        params_of!(SoftmaxS8S16),
-    ),
-    op(AddS8::KERNEL, spirv::ADD_S8, BINARY_S8, params_of!(AddS8)),
-    op(MulS8::KERNEL, spirv::MUL_S8, BINARY_S8, params_of!(MulS8)),
-    op(
-        FullyConnectedF32::KERNEL,
-        spirv::FULLY_CONNECTED_F32,
-        WEIGHTED_F32,
-        params_of!(FullyConnectedF32),
-    ),
-    op(
-        Conv2dF32::KERNEL,
-        spirv::CONV2D_F32,
-        WEIGHTED_F32,
-        params_of!(Conv2dF32),
-    ),
-    op(
-        DepthwiseConv2dF32::KERNEL,
-        spirv::DEPTHWISE_CONV2D_F32,
-        WEIGHTED_F32,
-        params_of!(DepthwiseConv2dF32),
-    ),
-    op(
-        AveragePool2dF32::KERNEL,
-        spirv::AVERAGE_POOL2D_F32,
-        UNARY_F32,
-        params_of!(AveragePool2dF32),
-    ),
-    op(
-        MaxPool2dF32::KERNEL,
-        spirv::MAX_POOL2D_F32,
-        UNARY_F32,
-        params_of!(MaxPool2dF32),
-    ),
-    op(Pad::KERNEL, spirv::PAD, UNARY_U8, params_of!(Pad)),
-    op(
-        Transpose::KERNEL,
-        spirv::TRANSPOSE,
-        UNARY_U8,
-        params_of!(Transpose),
-    ),
-    op(
-        StridedSlice::KERNEL,
-        spirv::STRIDED_SLICE,
-        UNARY_U8,
-        params_of!(StridedSlice),
-    ),
-    op(
-        RequantizeS8::KERNEL,
-        spirv::REQUANTIZE_S8,
-        UNARY_S8,
-        params_of!(RequantizeS8),
-    ),
-    op(
-        DequantizeS8F32::KERNEL,
-        spirv::DEQUANTIZE_S8_F32,
-        &[IN8, OUT32],
-        params_of!(DequantizeS8F32),
-    ),
-    op(
-        LogisticF32::KERNEL,
-        spirv::LOGISTIC_F32,
-        UNARY_F32,
-        params_of!(LogisticF32),
-    ),
-    op(
-        TanhF32::KERNEL,
-        spirv::TANH_F32,
-        UNARY_F32,
-        params_of!(TanhF32),
-    ),
-    op(
-        LogisticS8::KERNEL,
-        spirv::LOGISTIC_S8,
-        UNARY_S8,
-        params_of!(LogisticS8),
-    ),
-    op(TanhS8::KERNEL, spirv::TANH_S8, UNARY_S8, params_of!(TanhS8)),
-    op(MeanS8::KERNEL, spirv::MEAN_S8, UNARY_S8, params_of!(MeanS8)),
-    op(
-        MeanF32::KERNEL,
-        spirv::MEAN_F32,
-        UNARY_F32,
-        params_of!(MeanF32),
-    ),
-    op(
-        QuantizeF32S8::KERNEL,
-        spirv::QUANTIZE_F32_S8,
-        &[IN32, OUT8],
-        params_of!(QuantizeF32S8),
-    ),
-    SpirvKernel {
-        output_last: true,
-        ..op(
-            Concatenation::KERNEL,
-            spirv::CONCATENATION,
-            CONCATENATED,
-            params_of!(Concatenation),
-        )
-    },
+    op::<MaxPool2dS8>(spirv::MAX_POOL2D_S8, params_of!(MaxPool2dS8)),
+    op::<SoftmaxS8>(spirv::SOFTMAX_S8, params_of!(SoftmaxS8)),
+    op::<SoftmaxS8S16>(spirv::SOFTMAX_S8_S16, params_of!(SoftmaxS8S16)),
+    op::<AddS8>(spirv::ADD_S8, params_of!(AddS8)),
+    op::<MulS8>(spirv::MUL_S8, params_of!(MulS8)),
+    op::<FullyConnectedF32>(spirv::FULLY_CONNECTED_F32, params_of!(FullyConnectedF32)),
+    op::<Conv2dF32>(spirv::CONV2D_F32, params_of!(Conv2dF32)),
+    op::<DepthwiseConv2dF32>(spirv::DEPTHWISE_CONV2D_F32, params_of!(DepthwiseConv2dF32)),
+    op::<AveragePool2dF32>(spirv::AVERAGE_POOL2D_F32, params_of!(AveragePool2dF32)),
+    op::<MaxPool2dF32>(spirv::MAX_POOL2D_F32, params_of!(MaxPool2dF32)),
+    op::<Pad>(spirv::PAD, params_of!(Pad)),
+    op::<Transpose>(spirv::TRANSPOSE, params_of!(Transpose)),
+    op::<StridedSlice>(spirv::STRIDED_SLICE, params_of!(StridedSlice)),
+    op::<RequantizeS8>(spirv::REQUANTIZE_S8, params_of!(RequantizeS8)),
+    op::<DequantizeS8F32>(spirv::DEQUANTIZE_S8_F32, params_of!(DequantizeS8F32)),
+    op::<LogisticF32>(spirv::LOGISTIC_F32, params_of!(LogisticF32)),
+    op::<TanhF32>(spirv::TANH_F32, params_of!(TanhF32)),
+    op::<LogisticS8>(spirv::LOGISTIC_S8, params_of!(LogisticS8)),
+    op::<TanhS8>(spirv::TANH_S8, params_of!(TanhS8)),
+    op::<MeanS8>(spirv::MEAN_S8, params_of!(MeanS8)),
+    op::<MeanF32>(spirv::MEAN_F32, params_of!(MeanF32)),
+    op::<QuantizeF32S8>(spirv::QUANTIZE_F32_S8, params_of!(QuantizeF32S8)),
+    op::<Concatenation>(spirv::CONCATENATION, params_of!(Concatenation)),
 ];
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! Bindings: 0 `input` (`len` `i8`), 1 `output` (`len` `i8`). Element-wise: `output` may
 //! alias `input`.
 
+use crate::BindingUse;
 use core::marker::PhantomData;
 
 use hal_core::kernel::KernelError;
@@ -137,6 +138,7 @@ impl<F: ActFunctionS8> ActS8<F> {
 
 impl<F: ActFunctionS8> KernelParams for ActS8<F> {
     const KERNEL: &'static str = F::KERNEL;
+    const BINDINGS: &'static [BindingUse] = &[BindingUse::READ_8, BindingUse::WRITE_8];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         out.extend([

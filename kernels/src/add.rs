@@ -11,6 +11,7 @@ use crate::broadcast_f32::{BinaryFunctionF32, BroadcastF32};
 use crate::params::{KernelParams, Words};
 use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
 use crate::shape::{self, clamp_s8};
+use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 /// `add_s8`. Words: [`BroadcastShape`]'s 12, then `left_shift`, `input1_offset`,
@@ -128,6 +129,8 @@ impl AddS8 {
 
 impl KernelParams for AddS8 {
     const KERNEL: &'static str = "add_s8";
+    const BINDINGS: &'static [BindingUse] =
+        &[BindingUse::READ_8, BindingUse::READ_8, BindingUse::WRITE_8];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);

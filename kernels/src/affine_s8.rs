@@ -5,6 +5,7 @@
 //!
 //! Bindings: 0 `input` (`len` elements), 1 `output` (`len` elements).
 
+use crate::BindingUse;
 use core::marker::PhantomData;
 
 use hal_core::kernel::KernelError;
@@ -83,6 +84,10 @@ impl<C: AffineConversion> AffineS8<C> {
 
 impl<C: AffineConversion> KernelParams for AffineS8<C> {
     const KERNEL: &'static str = C::KERNEL;
+    const BINDINGS: &'static [BindingUse] = &[
+        BindingUse::read(core::mem::size_of::<C::Input>() as u32),
+        BindingUse::write(core::mem::size_of::<C::Output>() as u32),
+    ];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         out.extend([

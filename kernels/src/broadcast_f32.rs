@@ -4,6 +4,7 @@
 //!
 //! Bindings: 0 input 1, 1 input 2, 2 output (`f32` each), sized by the [`BroadcastShape`].
 
+use crate::BindingUse;
 use core::marker::PhantomData;
 
 use hal_core::kernel::KernelError;
@@ -71,6 +72,11 @@ impl<F: BinaryFunctionF32> BroadcastF32<F> {
 
 impl<F: BinaryFunctionF32> KernelParams for BroadcastF32<F> {
     const KERNEL: &'static str = F::KERNEL;
+    const BINDINGS: &'static [BindingUse] = &[
+        BindingUse::READ_32,
+        BindingUse::READ_32,
+        BindingUse::WRITE_32,
+    ];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);

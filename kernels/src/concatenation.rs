@@ -7,6 +7,7 @@
 
 use crate::params::{KernelParams, Words};
 use crate::shape::{self, need};
+use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 /// The most inputs TFLM's kernel takes (`kMaxInputNum`).
@@ -138,6 +139,12 @@ impl Concatenation {
 
 impl KernelParams for Concatenation {
     const KERNEL: &'static str = "concatenation";
+    const BINDINGS: &'static [BindingUse] = &{
+        let mut bindings = [BindingUse::READ_8; MAX_INPUTS + 1];
+        bindings[MAX_INPUTS] = BindingUse::WRITE_8;
+        bindings
+    };
+    const OUTPUT_LAST: bool = true;
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         out.extend([

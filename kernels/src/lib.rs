@@ -39,7 +39,7 @@ pub mod transpose;
 pub mod tuned_check;
 
 pub use hal_core::kernel::KernelError;
-pub use params::{KernelParams, Words};
+pub use params::{written_binding, BindingUse, KernelParams, Words};
 pub mod binding_len;
 pub mod dequantize;
 mod elementwise_map;

@@ -8,6 +8,7 @@
 use crate::params::{KernelParams, Words};
 use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
 use crate::shape::{self, need};
+use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 /// The largest input rank MEAN takes here.
@@ -227,6 +228,7 @@ impl MeanS8 {
 
 impl KernelParams for MeanS8 {
     const KERNEL: &'static str = "mean_s8";
+    const BINDINGS: &'static [BindingUse] = &[BindingUse::READ_8, BindingUse::WRITE_8];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);
@@ -281,6 +283,7 @@ impl MeanF32 {
 
 impl KernelParams for MeanF32 {
     const KERNEL: &'static str = "mean_f32";
+    const BINDINGS: &'static [BindingUse] = &[BindingUse::READ_32, BindingUse::WRITE_32];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);

@@ -10,6 +10,7 @@ use crate::broadcast_f32::{BinaryFunctionF32, BroadcastF32};
 use crate::params::{KernelParams, Words};
 use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
 use crate::shape::{self, clamp_s8};
+use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 /// `mul_s8`. Words: [`BroadcastShape`]'s 12, then `input1_offset`, `input2_offset`,
@@ -88,6 +89,8 @@ impl MulS8 {
 
 impl KernelParams for MulS8 {
     const KERNEL: &'static str = "mul_s8";
+    const BINDINGS: &'static [BindingUse] =
+        &[BindingUse::READ_8, BindingUse::READ_8, BindingUse::WRITE_8];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);

@@ -8,6 +8,7 @@ use crate::copy::with_elem_bytes;
 use crate::params::{KernelParams, Words};
 use crate::row_major::for_each_row;
 use crate::shape::{self, need};
+use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 /// The largest rank PAD takes (TFLM's `PadKernelMaxDimensionCount`).
@@ -144,6 +145,7 @@ impl Pad {
 
 impl KernelParams for Pad {
     const KERNEL: &'static str = "pad";
+    const BINDINGS: &'static [BindingUse] = &[BindingUse::READ_8, BindingUse::WRITE_8];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         out.extend([self.elem_bytes as u32, self.value]);

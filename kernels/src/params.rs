@@ -55,6 +55,66 @@ impl<'a> Words<'a> {
     }
 }
 
+/// How a kernel uses one of its bindings: every driver checks a dispatch's bindings against
+/// these (write access, alignment) and declares them so (a WGSL kernel's `read` or
+/// `read_write` storage).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BindingUse {
+    /// Bytes per element the kernel reads or writes there: the binding must start at a
+    /// multiple of it.
+    pub element: u32,
+    /// Whether the kernel writes it; it only reads every other binding.
+    pub written: bool,
+}
+
+impl BindingUse {
+    /// Read as bytes.
+    pub const READ_8: Self = Self::read(1);
+    /// Read as 32-bit elements.
+    pub const READ_32: Self = Self::read(4);
+    /// Written as bytes.
+    pub const WRITE_8: Self = Self::write(1);
+    /// Written as 16-bit elements.
+    pub const WRITE_16: Self = Self::write(2);
+    /// Written as 32-bit elements.
+    pub const WRITE_32: Self = Self::write(4);
+
+    /// Read as elements of `element` bytes.
+    pub const fn read(element: u32) -> Self {
+        Self {
+            element,
+            written: false,
+        }
+    }
+
+    /// Written as elements of `element` bytes.
+    pub const fn write(element: u32) -> Self {
+        Self {
+            element,
+            written: true,
+        }
+    }
+}
+
+/// The index in `P::BINDINGS` of the binding `P` writes (its last, with `OUTPUT_LAST`, the
+/// dispatch's last); evaluated at compile time where a kernel table names it, so a
+/// specification that writes no binding fails the build.
+#[allow(
+    clippy::panic,
+    reason = "evaluated in constants: a specification that writes nothing fails the build"
+)]
+pub const fn written_binding<P: KernelParams>() -> usize {
+    let bindings = P::BINDINGS;
+    let mut index = 0;
+    while index < bindings.len() {
+        if bindings[index].written {
+            return index;
+        }
+        index += 1;
+    }
+    panic!("a kernel's specification writes none of its bindings")
+}
+
 /// A kernel's parameters: the words a dispatch carries as push constants.
 ///
 /// `decode(encode(p)) == p` for every valid `p`; `decode` refuses words that describe
@@ -64,6 +124,15 @@ impl<'a> Words<'a> {
 pub trait KernelParams: Sized {
     /// The kernel's name, as modules name it.
     const KERNEL: &'static str;
+
+    /// The kernel's bindings in order: each one's element size and whether the kernel writes
+    /// it. Exactly one is written: with [`OUTPUT_LAST`](Self::OUTPUT_LAST), the last.
+    const BINDINGS: &'static [BindingUse];
+
+    /// Whether the kernel binds a variable count of inputs, each as `BINDINGS[0]`, then its
+    /// output, the dispatch's last binding, as `BINDINGS`' last (`BINDINGS` lists the most);
+    /// otherwise it binds `BINDINGS`, in order.
+    const OUTPUT_LAST: bool = false;
 
     /// Appends the parameters' words to `out`.
     fn encode(&self, out: &mut impl Extend<u32>);

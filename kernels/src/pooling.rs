@@ -7,7 +7,7 @@
 //! Bindings of all four kernels: 0 input, 1 output (`i8` or `f32`).
 
 use crate::binding_len::slice_bytes;
-use crate::params::{KernelParams, Words};
+use crate::params::{BindingUse, KernelParams, Words};
 use crate::shape::{self, clamp_f32, need};
 use core::mem::size_of;
 use hal_core::kernel::KernelError;
@@ -197,7 +197,7 @@ impl Pool2dShape {
 }
 
 macro_rules! pool_params {
-    ($name:ident, $kernel:literal, $doc:literal, $t:ty, $range:ident, [$($eq:ident)?], $avg:literal) => {
+    ($name:ident, $kernel:literal, $element:literal, $doc:literal, $t:ty, $range:ident, [$($eq:ident)?], $avg:literal) => {
         #[doc = $doc]
         #[derive(Debug, Clone, Copy, PartialEq, $($eq)?)]
         pub struct $name {
@@ -211,6 +211,8 @@ macro_rules! pool_params {
 
         impl KernelParams for $name {
             const KERNEL: &'static str = $kernel;
+            const BINDINGS: &'static [BindingUse] =
+                &[BindingUse::read($element), BindingUse::write($element)];
 
             fn encode(&self, out: &mut impl Extend<u32>) {
                 self.shape.encode(out);
@@ -254,6 +256,7 @@ impl From<f32> for Word {
 pool_params!(
     AveragePool2dS8,
     "average_pool2d_s8",
+    1,
     "`average_pool2d_s8`: int8 average pooling. Words: [`Pool2dShape`]'s 12, `act_min`, \
      `act_max` (within int8). Decode refuses windows that miss the input entirely.",
     i32,
@@ -264,6 +267,7 @@ pool_params!(
 pool_params!(
     AveragePool2dF32,
     "average_pool2d_f32",
+    4,
     "`average_pool2d_f32`: float average pooling. Words: [`Pool2dShape`]'s 12, `act_min`, \
      `act_max` (`f32` bits). Decode refuses windows that miss the input entirely.",
     f32,
@@ -274,6 +278,7 @@ pool_params!(
 pool_params!(
     MaxPool2dS8,
     "max_pool2d_s8",
+    1,
     "`max_pool2d_s8`: int8 max pooling. Words: [`Pool2dShape`]'s 12, `act_min`, `act_max`.",
     i32,
     act_range_s8,
@@ -283,6 +288,7 @@ pool_params!(
 pool_params!(
     MaxPool2dF32,
     "max_pool2d_f32",
+    4,
     "`max_pool2d_f32`: float max pooling. Words: [`Pool2dShape`]'s 12, `act_min`, \
      `act_max` (`f32` bits).",
     f32,

@@ -5,6 +5,7 @@
 //! Bindings, both kernels: 0 `input` (`len` elements: `f32` / `i8`), 1 `output` (`len`
 //! `i8`). Element-wise; `requantize_s8`'s output may alias its input.
 
+use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 use crate::affine_s8::{AffineConversion, AffineS8};
@@ -134,6 +135,7 @@ impl RequantizeS8 {
 
 impl KernelParams for RequantizeS8 {
     const KERNEL: &'static str = "requantize_s8";
+    const BINDINGS: &'static [BindingUse] = &[BindingUse::READ_8, BindingUse::WRITE_8];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         out.extend([

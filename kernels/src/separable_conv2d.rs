@@ -24,6 +24,7 @@ use crate::depthwise_conv2d::DepthwiseConv2dS8;
 use crate::params::{KernelParams, Words};
 use crate::quant::OutputStageS8;
 use crate::shape::{self, need};
+use crate::BindingUse;
 use core::ops::Range;
 use hal_core::kernel::KernelError;
 
@@ -52,6 +53,14 @@ pub struct SeparableConv2dS8 {
 
 impl KernelParams for SeparableConv2dS8 {
     const KERNEL: &'static str = "separable_conv2d_s8";
+    const BINDINGS: &'static [BindingUse] = &[
+        BindingUse::READ_8,
+        BindingUse::READ_8,
+        BindingUse::READ_8,
+        BindingUse::READ_32,
+        BindingUse::READ_32,
+        BindingUse::WRITE_8,
+    ];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.depthwise.encode(out);

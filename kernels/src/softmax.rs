@@ -15,7 +15,7 @@ use hal_core::kernel::KernelError;
 
 use crate::binding_len::{require, rows_len, slice_bytes};
 use crate::fixed_point::{exp_on_negative_values, one_over_one_plus_x_for_x_in_0_1, FixedPoint};
-use crate::params::{KernelParams, Words};
+use crate::params::{BindingUse, KernelParams, Words};
 use crate::quant::{
     quantize_multiplier, rounding_divide_by_pot, saturating_rounding_doubling_high_mul,
 };
@@ -319,6 +319,8 @@ macro_rules! quantized_softmax {
 
         impl KernelParams for $name {
             const KERNEL: &'static str = $kernel;
+            const BINDINGS: &'static [BindingUse] =
+                &[BindingUse::READ_8, BindingUse::write($out_bytes)];
 
             fn encode(&self, out: &mut impl Extend<u32>) {
                 self.rows().encode(out);

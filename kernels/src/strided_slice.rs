@@ -10,6 +10,7 @@ use crate::copy::{copy_elem, with_elem_bytes};
 use crate::params::{KernelParams, Words};
 use crate::row_major::for_each_row;
 use crate::shape::{self, need};
+use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 /// The rank the kernel works in.
@@ -221,6 +222,7 @@ impl StridedSlice {
 
 impl KernelParams for StridedSlice {
     const KERNEL: &'static str = "strided_slice";
+    const BINDINGS: &'static [BindingUse] = &[BindingUse::READ_8, BindingUse::WRITE_8];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         out.extend([self.elem_bytes as u32]);

@@ -7,6 +7,7 @@ use crate::copy::{copy_elem, with_elem_bytes};
 use crate::params::{KernelParams, Words};
 use crate::row_major::for_each_row;
 use crate::shape::{self, need};
+use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 /// The largest rank TRANSPOSE takes here (TFLM's micro kernel takes 5).
@@ -115,6 +116,7 @@ impl Transpose {
 
 impl KernelParams for Transpose {
     const KERNEL: &'static str = "transpose";
+    const BINDINGS: &'static [BindingUse] = &[BindingUse::READ_8, BindingUse::WRITE_8];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         out.extend([self.elem_bytes as u32, self.rank as u32]);

@@ -5,6 +5,7 @@
 //! Bindings: 0 `input` (`len` `f32`), 1 `output` (`len` `f32`). Element-wise: `output` may
 //! alias `input`.
 
+use crate::BindingUse;
 use core::marker::PhantomData;
 
 use hal_core::kernel::KernelError;
@@ -59,6 +60,7 @@ impl<F: UnaryFunctionF32> UnaryF32<F> {
 
 impl<F: UnaryFunctionF32> KernelParams for UnaryF32<F> {
     const KERNEL: &'static str = F::KERNEL;
+    const BINDINGS: &'static [BindingUse] = &[BindingUse::READ_32, BindingUse::WRITE_32];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         out.extend([self.len as u32]);

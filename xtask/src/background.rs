@@ -70,10 +70,11 @@ impl Background {
     /// Starts `lane` on a thread of its own. Each command runs in a process group of its own,
     /// so that stopping or pausing it reaches its children (cargo's, QEMU) too.
     pub fn add(&mut self, mut lane: Lane) {
+        let count = lane.commands.len();
         println!(
-            "\n==> {} ({} steps), in the background (output: {})",
+            "\n==> {}: {count} command{} in the background (output: {})",
             lane.name,
-            lane.commands.len(),
+            if count == 1 { "" } else { "s" },
             lane.log.display()
         );
         for (_, command) in &mut lane.commands {

@@ -33,7 +33,7 @@ use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
 use ember_kernels::tanh::{TanhF32, TanhS8};
 use ember_kernels::transpose::Transpose;
-use ember_kernels::{KernelError, KernelParams, Words};
+use ember_kernels::{written_binding, KernelError, KernelParams, Words};
 
 /// Parameters decoded from a dispatch's push constants.
 fn params<P: KernelParams>(wg: &Exclusive<'_, '_>) -> Result<P, KernelError> {
@@ -78,10 +78,17 @@ macro_rules! unary {
             p.run(input, output)
         }
 
+        // The element types read and written here are those the specification names.
+        const _: () = assert!(
+            written_binding::<$params>() == 1
+                && <$params>::BINDINGS[0].element as usize == core::mem::size_of::<$in>()
+                && <$params>::BINDINGS[1].element as usize == core::mem::size_of::<$out>()
+        );
+
         #[doc = concat!("`", stringify!($params), "` (`ember-kernels`).")]
         pub const $name: Kernel = Kernel {
             name: <$params>::KERNEL,
-            entry: Entry::Exclusive($entry, Writes::Binding(1)),
+            entry: Entry::Exclusive($entry, Writes::of::<$params>()),
         };
     };
 }
@@ -117,10 +124,12 @@ fn read<'s, T: Element>(bindings: &'s [Bytes<'_>], index: usize) -> Result<&'s [
 macro_rules! weighted_s8 {
     ($name:ident, $entry:ident, $params:ty) => {
         fn $entry(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+            const OUTPUT: usize = written_binding::<$params>();
             let p: $params = params(wg)?;
             p.check(&wg.lens())?;
-            let (head, tail) = wg.bindings.split_at_mut(5.min(wg.bindings.len()));
-            let output = elements_mut::<i8>(binding(tail, 0)?.bytes_mut(5)?, 5)?;
+            let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
+            let output =
+                elements_mut::<i8>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
             p.run(
                 read(head, 0)?,
                 read(head, 1)?,
@@ -134,7 +143,7 @@ macro_rules! weighted_s8 {
         #[doc = concat!("`", stringify!($params), "` (`ember-kernels`).")]
         pub const $name: Kernel = Kernel {
             name: <$params>::KERNEL,
-            entry: Entry::Exclusive($entry, Writes::Binding(5)),
+            entry: Entry::Exclusive($entry, Writes::of::<$params>()),
         };
     };
 }
@@ -144,11 +153,13 @@ macro_rules! weighted_s8 {
 macro_rules! convolution_s8 {
     ($name:ident, $entry:ident, $params:ty) => {
         fn $entry(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+            const OUTPUT: usize = written_binding::<$params>();
             let p: $params = params(wg)?;
             p.check(&wg.lens())?;
             let tiler = wg.tiler;
-            let (head, tail) = wg.bindings.split_at_mut(5.min(wg.bindings.len()));
-            let output = elements_mut::<i8>(binding(tail, 0)?.bytes_mut(5)?, 5)?;
+            let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
+            let output =
+                elements_mut::<i8>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
             let (input, filter, bias) = (read(head, 0)?, read(head, 1)?, read(head, 2)?);
             let (multipliers, shifts) = (read(head, 3)?, read(head, 4)?);
             let (rows, row_len) = (p.shape.rows()?, p.shape.row_len()?);
@@ -160,7 +171,7 @@ macro_rules! convolution_s8 {
         #[doc = concat!("`", stringify!($params), "` (`ember-kernels`).")]
         pub const $name: Kernel = Kernel {
             name: <$params>::KERNEL,
-            entry: Entry::Exclusive($entry, Writes::Binding(5)),
+            entry: Entry::Exclusive($entry, Writes::of::<$params>()),
         };
     };
 }
@@ -169,11 +180,13 @@ macro_rules! convolution_s8 {
 macro_rules! convolution_f32 {
     ($name:ident, $entry:ident, $params:ty) => {
         fn $entry(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+            const OUTPUT: usize = written_binding::<$params>();
             let p: $params = params(wg)?;
             p.check(&wg.lens())?;
             let tiler = wg.tiler;
-            let (head, tail) = wg.bindings.split_at_mut(3.min(wg.bindings.len()));
-            let output = elements_mut::<f32>(binding(tail, 0)?.bytes_mut(3)?, 3)?;
+            let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
+            let output =
+                elements_mut::<f32>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
             let (input, filter, bias) = (read(head, 0)?, read(head, 1)?, read(head, 2)?);
             let (rows, row_len) = (p.shape.rows()?, p.shape.row_len()?);
             tiler.run(output, rows, row_len, |rows, tile| {
@@ -184,7 +197,7 @@ macro_rules! convolution_f32 {
         #[doc = concat!("`", stringify!($params), "` (`ember-kernels`).")]
         pub const $name: Kernel = Kernel {
             name: <$params>::KERNEL,
-            entry: Entry::Exclusive($entry, Writes::Binding(3)),
+            entry: Entry::Exclusive($entry, Writes::of::<$params>()),
         };
     };
 }
@@ -193,17 +206,19 @@ macro_rules! convolution_f32 {
 macro_rules! weighted_f32 {
     ($name:ident, $entry:ident, $params:ty) => {
         fn $entry(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+            const OUTPUT: usize = written_binding::<$params>();
             let p: $params = params(wg)?;
             p.check(&wg.lens())?;
-            let (head, tail) = wg.bindings.split_at_mut(3.min(wg.bindings.len()));
-            let output = elements_mut::<f32>(binding(tail, 0)?.bytes_mut(3)?, 3)?;
+            let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
+            let output =
+                elements_mut::<f32>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
             p.run(read(head, 0)?, read(head, 1)?, read(head, 2)?, output)
         }
 
         #[doc = concat!("`", stringify!($params), "` (`ember-kernels`).")]
         pub const $name: Kernel = Kernel {
             name: <$params>::KERNEL,
-            entry: Entry::Exclusive($entry, Writes::Binding(3)),
+            entry: Entry::Exclusive($entry, Writes::of::<$params>()),
         };
     };
 }
@@ -212,17 +227,25 @@ macro_rules! weighted_f32 {
 macro_rules! binary {
     ($name:ident, $entry:ident, $params:ty, $t:ty) => {
         fn $entry(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+            const OUTPUT: usize = written_binding::<$params>();
             let p: $params = params(wg)?;
             p.check(&wg.lens())?;
-            let (head, tail) = wg.bindings.split_at_mut(2.min(wg.bindings.len()));
-            let output = elements_mut::<$t>(binding(tail, 0)?.bytes_mut(2)?, 2)?;
+            let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
+            let output =
+                elements_mut::<$t>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
             p.run(read(head, 0)?, read(head, 1)?, output)
         }
+
+        // The element type written here is the one the specification names.
+        const _: () = assert!(
+            <$params>::BINDINGS[written_binding::<$params>()].element as usize
+                == core::mem::size_of::<$t>()
+        );
 
         #[doc = concat!("`", stringify!($params), "` (`ember-kernels`).")]
         pub const $name: Kernel = Kernel {
             name: <$params>::KERNEL,
-            entry: Entry::Exclusive($entry, Writes::Binding(2)),
+            entry: Entry::Exclusive($entry, Writes::of::<$params>()),
         };
     };
 }
@@ -232,11 +255,12 @@ convolution_f32!(CONV2D_F32, conv2d_f32, Conv2dF32);
 convolution_s8!(DEPTHWISE_CONV2D_S8, depthwise_conv2d_s8, DepthwiseConv2dS8);
 
 fn separable_conv2d_s8(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+    const OUTPUT: usize = written_binding::<SeparableConv2dS8>();
     let p: SeparableConv2dS8 = params(wg)?;
     p.check(&wg.lens())?;
     let tiler = wg.tiler;
-    let (head, tail) = wg.bindings.split_at_mut(5.min(wg.bindings.len()));
-    let output = elements_mut::<i8>(binding(tail, 0)?.bytes_mut(5)?, 5)?;
+    let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
+    let output = elements_mut::<i8>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
     let (input, depthwise, pointwise) = (read(head, 0)?, read(head, 1)?, read(head, 2)?);
     let (first, second) = (read(head, 3)?, read(head, 4)?);
     let (rows, row_len) = (p.rows()?, p.row_len()?);
@@ -249,7 +273,7 @@ fn separable_conv2d_s8(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
 /// filter, the two output stages, output; its output rows in tiles.
 pub const SEPARABLE_CONV2D_S8: Kernel = Kernel {
     name: SeparableConv2dS8::KERNEL,
-    entry: Entry::Exclusive(separable_conv2d_s8, Writes::Binding(5)),
+    entry: Entry::Exclusive(separable_conv2d_s8, Writes::of::<SeparableConv2dS8>()),
 };
 convolution_f32!(
     DEPTHWISE_CONV2D_F32,
@@ -299,7 +323,7 @@ fn concatenation(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
 /// `Concatenation` (`ember-kernels`).
 pub const CONCATENATION: Kernel = Kernel {
     name: Concatenation::KERNEL,
-    entry: Entry::Exclusive(concatenation, Writes::Last),
+    entry: Entry::Exclusive(concatenation, Writes::of::<Concatenation>()),
 };
 
 /// [`TFLITE`] and [`TFLITE_PATHS`], from one list.

@@ -4,6 +4,7 @@
 use crate::padding::Window;
 use crate::params::{KernelParams, Words};
 use crate::shape::{self, need};
+use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 /// A depthwise convolution's shapes and window. Encoded as 15 words: `batches,
@@ -149,6 +150,14 @@ pub struct DepthwiseConv2dS8 {
 
 impl KernelParams for DepthwiseConv2dS8 {
     const KERNEL: &'static str = "depthwise_conv2d_s8";
+    const BINDINGS: &'static [BindingUse] = &[
+        BindingUse::READ_8,
+        BindingUse::READ_8,
+        BindingUse::READ_32,
+        BindingUse::READ_32,
+        BindingUse::READ_32,
+        BindingUse::WRITE_8,
+    ];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);
@@ -200,6 +209,12 @@ pub struct DepthwiseConv2dF32 {
 
 impl KernelParams for DepthwiseConv2dF32 {
     const KERNEL: &'static str = "depthwise_conv2d_f32";
+    const BINDINGS: &'static [BindingUse] = &[
+        BindingUse::READ_32,
+        BindingUse::READ_32,
+        BindingUse::READ_32,
+        BindingUse::WRITE_32,
+    ];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);

@@ -4,6 +4,7 @@
 use crate::params::{KernelParams, Words};
 use crate::quant::quantize_multiplier;
 use crate::shape::{self, need};
+use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 /// A fully connected layer's shapes. Encoded as 4 words: `batches, accum_depth,
@@ -78,6 +79,14 @@ pub struct FullyConnectedS8 {
 
 impl KernelParams for FullyConnectedS8 {
     const KERNEL: &'static str = "fully_connected_s8";
+    const BINDINGS: &'static [BindingUse] = &[
+        BindingUse::READ_8,
+        BindingUse::READ_8,
+        BindingUse::READ_32,
+        BindingUse::READ_32,
+        BindingUse::READ_32,
+        BindingUse::WRITE_8,
+    ];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);
@@ -154,6 +163,12 @@ pub struct FullyConnectedF32 {
 
 impl KernelParams for FullyConnectedF32 {
     const KERNEL: &'static str = "fully_connected_f32";
+    const BINDINGS: &'static [BindingUse] = &[
+        BindingUse::READ_32,
+        BindingUse::READ_32,
+        BindingUse::READ_32,
+        BindingUse::WRITE_32,
+    ];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);
