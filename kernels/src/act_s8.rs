@@ -5,14 +5,13 @@
 //! Bindings: 0 `input` (`len` `i8`), 1 `output` (`len` `i8`). Element-wise: `output` may
 //! alias `input`.
 
-use crate::BindingUse;
+use crate::params::{BindingUse, KernelParams, Words};
 use core::marker::PhantomData;
 
 use hal_core::kernel::KernelError;
 
 use crate::binding_len::byte_len;
 use crate::elementwise_map::{check_elementwise, map_elementwise};
-use crate::params::{KernelParams, Words};
 use crate::quant::multiply_by_quantized_multiplier;
 use crate::softmax::calculate_input_radius;
 

@@ -8,10 +8,9 @@
 use crate::activation::Activation;
 use crate::broadcast::BroadcastShape;
 use crate::broadcast_f32::{BinaryFunctionF32, BroadcastF32};
-use crate::params::{KernelParams, Words};
+use crate::params::{BindingUse, KernelParams, Words};
 use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
 use crate::shape::{self, clamp_s8};
-use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 /// `add_s8`. Words: [`BroadcastShape`]'s 12, then `left_shift`, `input1_offset`,

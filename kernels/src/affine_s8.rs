@@ -5,14 +5,13 @@
 //!
 //! Bindings: 0 `input` (`len` elements), 1 `output` (`len` elements).
 
-use crate::BindingUse;
+use crate::params::{BindingUse, KernelParams, Words};
 use core::marker::PhantomData;
 
 use hal_core::kernel::KernelError;
 
 use crate::binding_len::byte_len;
 use crate::elementwise_map::{check_elementwise, map_elementwise};
-use crate::params::{KernelParams, Words};
 
 /// One direction of an affine int8 conversion.
 pub trait AffineConversion {

@@ -4,13 +4,12 @@
 //!
 //! Bindings: 0 input 1, 1 input 2, 2 output (`f32` each), sized by the [`BroadcastShape`].
 
-use crate::BindingUse;
+use crate::params::{BindingUse, KernelParams, Words};
 use core::marker::PhantomData;
 
 use hal_core::kernel::KernelError;
 
 use crate::broadcast::BroadcastShape;
-use crate::params::{KernelParams, Words};
 use crate::shape::{self, clamp_f32};
 
 /// What sets one float broadcasting binary kernel apart from another.

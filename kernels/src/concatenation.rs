@@ -5,9 +5,8 @@
 //! Bindings of `concatenation`: `0..count` the inputs, `count` the output, and no more (the
 //! output is the last binding, so a dispatch's binding count names it).
 
-use crate::params::{KernelParams, Words};
+use crate::params::{BindingUse, KernelParams, Words};
 use crate::shape::{self, need};
-use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 /// The most inputs TFLM's kernel takes (`kMaxInputNum`).

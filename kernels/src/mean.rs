@@ -5,10 +5,9 @@
 //!
 //! Bindings of `mean_s8` and `mean_f32`: 0 input, 1 output (`i8` or `f32`).
 
-use crate::params::{KernelParams, Words};
+use crate::params::{BindingUse, KernelParams, Words};
 use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
 use crate::shape::{self, need};
-use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 /// The largest input rank MEAN takes here.

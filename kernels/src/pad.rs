@@ -5,10 +5,9 @@
 //! Bindings of `pad`: 0 input, 1 output, each of `elem_bytes`-byte elements.
 
 use crate::copy::with_elem_bytes;
-use crate::params::{KernelParams, Words};
+use crate::params::{BindingUse, KernelParams, Words};
 use crate::row_major::for_each_row;
 use crate::shape::{self, need};
-use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 /// The largest rank PAD takes (TFLM's `PadKernelMaxDimensionCount`).

@@ -96,6 +96,25 @@ impl BindingUse {
     }
 }
 
+/// The bindings of a weighted int8 op (convolution, depthwise convolution, fully
+/// connected): input, filter, bias, per-channel multipliers, per-channel shifts, output.
+pub const WEIGHTED_S8_BINDINGS: &[BindingUse] = &[
+    BindingUse::READ_8,
+    BindingUse::READ_8,
+    BindingUse::READ_32,
+    BindingUse::READ_32,
+    BindingUse::READ_32,
+    BindingUse::WRITE_8,
+];
+
+/// The bindings of a weighted float op: input, filter, bias, output.
+pub const WEIGHTED_F32_BINDINGS: &[BindingUse] = &[
+    BindingUse::READ_32,
+    BindingUse::READ_32,
+    BindingUse::READ_32,
+    BindingUse::WRITE_32,
+];
+
 /// The index in `P::BINDINGS` of the binding `P` writes (its last, with `OUTPUT_LAST`, the
 /// dispatch's last); evaluated at compile time where a kernel table names it, so a
 /// specification that writes no binding fails the build.

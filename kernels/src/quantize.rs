@@ -5,13 +5,12 @@
 //! Bindings, both kernels: 0 `input` (`len` elements: `f32` / `i8`), 1 `output` (`len`
 //! `i8`). Element-wise; `requantize_s8`'s output may alias its input.
 
-use crate::BindingUse;
+use crate::params::{BindingUse, KernelParams, Words};
 use hal_core::kernel::KernelError;
 
 use crate::affine_s8::{AffineConversion, AffineS8};
 use crate::binding_len::byte_len;
 use crate::elementwise_map::{check_elementwise, map_elementwise};
-use crate::params::{KernelParams, Words};
 use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
 
 /// C's `static_cast<int32_t>` of an integral `float`, as x86-64 executes it

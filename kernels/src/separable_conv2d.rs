@@ -21,10 +21,9 @@
 //! [`Conv2dS8`]: crate::conv2d::Conv2dS8
 
 use crate::depthwise_conv2d::DepthwiseConv2dS8;
-use crate::params::{KernelParams, Words};
+use crate::params::{BindingUse, KernelParams, Words};
 use crate::quant::OutputStageS8;
 use crate::shape::{self, need};
-use crate::BindingUse;
 use core::ops::Range;
 use hal_core::kernel::KernelError;
 

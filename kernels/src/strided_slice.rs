@@ -7,10 +7,9 @@
 //! Bindings of `strided_slice`: 0 input, 1 output, each of `elem_bytes`-byte elements.
 
 use crate::copy::{copy_elem, with_elem_bytes};
-use crate::params::{KernelParams, Words};
+use crate::params::{BindingUse, KernelParams, Words};
 use crate::row_major::for_each_row;
 use crate::shape::{self, need};
-use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 /// The rank the kernel works in.

@@ -5,14 +5,13 @@
 //! Bindings: 0 `input` (`len` `f32`), 1 `output` (`len` `f32`). Element-wise: `output` may
 //! alias `input`.
 
-use crate::BindingUse;
+use crate::params::{BindingUse, KernelParams, Words};
 use core::marker::PhantomData;
 
 use hal_core::kernel::KernelError;
 
 use crate::binding_len::byte_len;
 use crate::elementwise_map::{check_elementwise, map_elementwise};
-use crate::params::{KernelParams, Words};
 
 /// What sets one float element-wise function apart from another.
 pub trait UnaryFunctionF32 {

@@ -2,10 +2,9 @@
 //! word encoding, and the binding checks every variant runs behind.
 
 use crate::padding::Window;
-use crate::params::{KernelParams, Words};
+use crate::params::{BindingUse, KernelParams, Words, WEIGHTED_F32_BINDINGS, WEIGHTED_S8_BINDINGS};
 use crate::quant::quantize_multiplier;
 use crate::shape::{self, need};
-use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 /// A convolution's shapes and window, shared by both element types. Encoded as 17 words:
@@ -225,14 +224,7 @@ pub struct Conv2dS8 {
 
 impl KernelParams for Conv2dS8 {
     const KERNEL: &'static str = "conv2d_s8";
-    const BINDINGS: &'static [BindingUse] = &[
-        BindingUse::READ_8,
-        BindingUse::READ_8,
-        BindingUse::READ_32,
-        BindingUse::READ_32,
-        BindingUse::READ_32,
-        BindingUse::WRITE_8,
-    ];
+    const BINDINGS: &'static [BindingUse] = WEIGHTED_S8_BINDINGS;
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);
@@ -318,12 +310,7 @@ pub struct Conv2dF32 {
 
 impl KernelParams for Conv2dF32 {
     const KERNEL: &'static str = "conv2d_f32";
-    const BINDINGS: &'static [BindingUse] = &[
-        BindingUse::READ_32,
-        BindingUse::READ_32,
-        BindingUse::READ_32,
-        BindingUse::WRITE_32,
-    ];
+    const BINDINGS: &'static [BindingUse] = WEIGHTED_F32_BINDINGS;
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);

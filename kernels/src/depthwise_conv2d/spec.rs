@@ -2,9 +2,8 @@
 //! and their word encoding, and the binding checks every variant runs behind.
 
 use crate::padding::Window;
-use crate::params::{KernelParams, Words};
+use crate::params::{BindingUse, KernelParams, Words, WEIGHTED_F32_BINDINGS, WEIGHTED_S8_BINDINGS};
 use crate::shape::{self, need};
-use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 /// A depthwise convolution's shapes and window. Encoded as 15 words: `batches,
@@ -150,14 +149,7 @@ pub struct DepthwiseConv2dS8 {
 
 impl KernelParams for DepthwiseConv2dS8 {
     const KERNEL: &'static str = "depthwise_conv2d_s8";
-    const BINDINGS: &'static [BindingUse] = &[
-        BindingUse::READ_8,
-        BindingUse::READ_8,
-        BindingUse::READ_32,
-        BindingUse::READ_32,
-        BindingUse::READ_32,
-        BindingUse::WRITE_8,
-    ];
+    const BINDINGS: &'static [BindingUse] = WEIGHTED_S8_BINDINGS;
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);
@@ -209,12 +201,7 @@ pub struct DepthwiseConv2dF32 {
 
 impl KernelParams for DepthwiseConv2dF32 {
     const KERNEL: &'static str = "depthwise_conv2d_f32";
-    const BINDINGS: &'static [BindingUse] = &[
-        BindingUse::READ_32,
-        BindingUse::READ_32,
-        BindingUse::READ_32,
-        BindingUse::WRITE_32,
-    ];
+    const BINDINGS: &'static [BindingUse] = WEIGHTED_F32_BINDINGS;
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);

@@ -1,10 +1,9 @@
 //! FULLY_CONNECTED's spec: the shape, the parameters of both element types and their word
 //! encoding, and the binding checks every variant runs behind.
 
-use crate::params::{KernelParams, Words};
+use crate::params::{BindingUse, KernelParams, Words, WEIGHTED_F32_BINDINGS, WEIGHTED_S8_BINDINGS};
 use crate::quant::quantize_multiplier;
 use crate::shape::{self, need};
-use crate::BindingUse;
 use hal_core::kernel::KernelError;
 
 /// A fully connected layer's shapes. Encoded as 4 words: `batches, accum_depth,
@@ -79,14 +78,7 @@ pub struct FullyConnectedS8 {
 
 impl KernelParams for FullyConnectedS8 {
     const KERNEL: &'static str = "fully_connected_s8";
-    const BINDINGS: &'static [BindingUse] = &[
-        BindingUse::READ_8,
-        BindingUse::READ_8,
-        BindingUse::READ_32,
-        BindingUse::READ_32,
-        BindingUse::READ_32,
-        BindingUse::WRITE_8,
-    ];
+    const BINDINGS: &'static [BindingUse] = WEIGHTED_S8_BINDINGS;
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);
@@ -163,12 +155,7 @@ pub struct FullyConnectedF32 {
 
 impl KernelParams for FullyConnectedF32 {
     const KERNEL: &'static str = "fully_connected_f32";
-    const BINDINGS: &'static [BindingUse] = &[
-        BindingUse::READ_32,
-        BindingUse::READ_32,
-        BindingUse::READ_32,
-        BindingUse::WRITE_32,
-    ];
+    const BINDINGS: &'static [BindingUse] = WEIGHTED_F32_BINDINGS;
 
     fn encode(&self, out: &mut impl Extend<u32>) {
         self.shape.encode(out);
