@@ -40,6 +40,18 @@ fn params<P: KernelParams>(wg: &Exclusive<'_, '_>) -> Result<P, KernelError> {
     P::decode(&mut Words::new(wg.constants))
 }
 
+/// Binding `index` of `bindings`, or the error that names it.
+fn binding<'s, 'b>(
+    bindings: &'s mut [Bytes<'b>],
+    index: usize,
+) -> Result<&'s mut Bytes<'b>, KernelError> {
+    let bound = bindings.len() as u32;
+    bindings.get_mut(index).ok_or(KernelError::MissingBinding {
+        index: index as u32,
+        bound,
+    })
+}
+
 /// Bindings 0 (read) and 1 (written) as elements.
 fn input_output<'s, I: Element, O: Element>(
     bindings: &'s mut [Bytes<'_>],
@@ -107,24 +119,6 @@ fn read<'s, T: Element>(bindings: &'s [Bytes<'_>], index: usize) -> Result<&'s [
     elements(b.bytes(), index as u32)
 }
 
-/// The bindings before binding `output` (to read) and binding `output` as elements, to
-/// write.
-fn inputs_and_output<'s, 'b, T: Element>(
-    bindings: &'s mut [Bytes<'b>],
-    output: usize,
-) -> Result<(&'s [Bytes<'b>], &'s mut [T]), KernelError> {
-    let bound = bindings.len() as u32;
-    let (inputs, rest) = bindings.split_at_mut(output.min(bindings.len()));
-    let written = rest.first_mut().ok_or(KernelError::MissingBinding {
-        index: output as u32,
-        bound,
-    })?;
-    Ok((
-        inputs,
-        elements_mut(written.bytes_mut(output as u32)?, output as u32)?,
-    ))
-}
-
 /// A weighted op (convolution, depthwise convolution, fully connected) in int8: bindings
 /// input, filter, bias, multipliers, shifts, output.
 macro_rules! weighted_s8 {
@@ -133,7 +127,9 @@ macro_rules! weighted_s8 {
             const OUTPUT: usize = written_binding::<$params>();
             let p: $params = params(wg)?;
             p.check(&wg.lens())?;
-            let (head, output) = inputs_and_output::<i8>(wg.bindings, OUTPUT)?;
+            let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
+            let output =
+                elements_mut::<i8>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
             p.run(
                 read(head, 0)?,
                 read(head, 1)?,
@@ -161,7 +157,9 @@ macro_rules! convolution_s8 {
             let p: $params = params(wg)?;
             p.check(&wg.lens())?;
             let tiler = wg.tiler;
-            let (head, output) = inputs_and_output::<i8>(wg.bindings, OUTPUT)?;
+            let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
+            let output =
+                elements_mut::<i8>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
             let (input, filter, bias) = (read(head, 0)?, read(head, 1)?, read(head, 2)?);
             let (multipliers, shifts) = (read(head, 3)?, read(head, 4)?);
             let (rows, row_len) = (p.shape.rows()?, p.shape.row_len()?);
@@ -186,7 +184,9 @@ macro_rules! convolution_f32 {
             let p: $params = params(wg)?;
             p.check(&wg.lens())?;
             let tiler = wg.tiler;
-            let (head, output) = inputs_and_output::<f32>(wg.bindings, OUTPUT)?;
+            let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
+            let output =
+                elements_mut::<f32>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
             let (input, filter, bias) = (read(head, 0)?, read(head, 1)?, read(head, 2)?);
             let (rows, row_len) = (p.shape.rows()?, p.shape.row_len()?);
             tiler.run(output, rows, row_len, |rows, tile| {
@@ -209,7 +209,9 @@ macro_rules! weighted_f32 {
             const OUTPUT: usize = written_binding::<$params>();
             let p: $params = params(wg)?;
             p.check(&wg.lens())?;
-            let (head, output) = inputs_and_output::<f32>(wg.bindings, OUTPUT)?;
+            let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
+            let output =
+                elements_mut::<f32>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
             p.run(read(head, 0)?, read(head, 1)?, read(head, 2)?, output)
         }
 
@@ -228,7 +230,9 @@ macro_rules! binary {
             const OUTPUT: usize = written_binding::<$params>();
             let p: $params = params(wg)?;
             p.check(&wg.lens())?;
-            let (head, output) = inputs_and_output::<$t>(wg.bindings, OUTPUT)?;
+            let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
+            let output =
+                elements_mut::<$t>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
             p.run(read(head, 0)?, read(head, 1)?, output)
         }
 
@@ -255,7 +259,8 @@ fn separable_conv2d_s8(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
     let p: SeparableConv2dS8 = params(wg)?;
     p.check(&wg.lens())?;
     let tiler = wg.tiler;
-    let (head, output) = inputs_and_output::<i8>(wg.bindings, OUTPUT)?;
+    let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
+    let output = elements_mut::<i8>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
     let (input, depthwise, pointwise) = (read(head, 0)?, read(head, 1)?, read(head, 2)?);
     let (first, second) = (read(head, 3)?, read(head, 4)?);
     let (rows, row_len) = (p.rows()?, p.row_len()?);
@@ -306,7 +311,8 @@ fn concatenation(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
     // The check holds the bindings to the inputs then the output, the last one (`Writes::Last`).
     p.check(&wg.lens())?;
     let count = p.count.min(MAX_INPUTS);
-    let (inputs, output) = inputs_and_output::<u8>(wg.bindings, count)?;
+    let (inputs, tail) = wg.bindings.split_at_mut(count);
+    let output = binding(tail, 0)?.bytes_mut(count as u32)?;
     let mut slices: heapless::Vec<&[u8], MAX_INPUTS> = heapless::Vec::new();
     for input in inputs.iter() {
         let _ = slices.push(input.bytes());
