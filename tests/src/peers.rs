@@ -87,9 +87,15 @@ pub struct OffsetAlloc {
 impl OffsetAlloc {
     /// Manages `capacity` bytes (at most `u32::MAX`), with room for 2^17 live allocations.
     pub fn new(capacity: u64) -> Self {
+        Self::with_max_allocs(capacity, 1 << 17)
+    }
+
+    /// Manages `capacity` bytes (at most `u32::MAX`), with room for `max_allocs` live
+    /// allocations (the allocator initialises a node for each).
+    pub fn with_max_allocs(capacity: u64, max_allocs: u32) -> Self {
         let size = u32::try_from(capacity).expect("offset-allocator sizes are u32");
         Self {
-            inner: offset_allocator::Allocator::with_max_allocs(size, 1 << 17),
+            inner: offset_allocator::Allocator::with_max_allocs(size, max_allocs),
             capacity,
         }
     }

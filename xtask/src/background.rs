@@ -1,7 +1,6 @@
 //! Steps that run in the background beside `cargo xtask test`'s others, on lanes: each lane
 //! runs its commands one after another, its output into a log of its own, which is printed
-//! where a command fails. Miri's sets run on two lanes (Miri interprets on one core), the
-//! boards' steps on a third (their firmware links and QEMU runs mostly use one core); the
+//! where a command fails. Miri's sets run on two lanes (Miri interprets on one core); the
 //! steps in the foreground fill the cores they leave idle.
 
 use crate::step::Result;

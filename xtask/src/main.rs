@@ -66,10 +66,6 @@ enum Command {
         #[arg(long)]
         no_miri: bool,
     },
-    /// The boards' steps of `test` alone (`test` runs them in the background, once TFLM's
-    /// oracle cases are written).
-    #[command(hide = true)]
-    TestBoards,
     /// The main job, on the emulated host board by default; on a QEMU board, builds its
     /// firmware, runs it under QEMU and decodes its logs.
     Run {
@@ -231,7 +227,6 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Test { no_miri } => tasks::test(!no_miri),
-        Command::TestBoards => tasks::test_boards(),
         Command::Run {
             board,
             device,

@@ -1,6 +1,6 @@
 //! The commands themselves.
 
-use crate::background::{Background, Lane};
+use crate::background::Background;
 use crate::boards;
 use crate::miri;
 use crate::setup::{self, NO_STD_TARGET};
@@ -27,9 +27,9 @@ pub fn test(with_miri: bool) -> Result {
         "formatting",
         cmd("cargo", &["fmt", "--all", "--", "--check"]),
     )?;
-    // Miri's sets and the boards' steps run in the background, on the cores the steps in the
-    // foreground leave idle (their single-threaded stretches: test runs, linking, QEMU), and
-    // pause for the timed HAL check.
+    // Miri interprets on one core: its sets run in the background on two lanes, beside every
+    // other step, on the cores their single-threaded stretches (test runs, linking, QEMU)
+    // leave idle, and pause for the timed HAL check.
     let mut background = Background::new();
     if with_miri {
         setup::miri()?;
@@ -37,7 +37,7 @@ pub fn test(with_miri: bool) -> Result {
             background.add(lane);
         }
     }
-    let rest = test_beside(&mut background);
+    let rest = test_beside(&background);
     background.finish(rest)?;
     if !with_miri {
         println!("\n==> Miri NOT run (--no-miri was given); CI always runs it");
@@ -49,12 +49,15 @@ pub fn test(with_miri: bool) -> Result {
     Ok(())
 }
 
-/// The steps of [`test`] in the foreground, beside the background lanes; the boards' lane
-/// starts once TFLM's oracle is written.
-fn test_beside(background: &mut Background) -> Result {
+/// The steps of [`test`] beside Miri's lanes (paused for the HAL check's timed runs).
+fn test_beside(background: &Background) -> Result {
     // The model tests and the boards compare with TFLM's outputs on these cases.
     crate::oracle::all(3)?;
-    background.add(boards_lane()?);
+    // The boards first, while Miri's lanes keep the other core busy: their firmware builds
+    // (fat LTO) and QEMU runs mostly use one core, where clippy and the workspace's tests
+    // after them use both. (As a third lane of their own, beside the steps below, they made
+    // the run slower: the machine is busy throughout, and more processes at once cost more.)
+    test_boards()?;
     run(
         "clippy, warnings denied",
         cmd(
@@ -70,6 +73,7 @@ fn test_beside(background: &mut Background) -> Result {
             ],
         ),
     )?;
+    // The per-op tests compare with TFLM's outputs on these random single-op models.
     crate::oracle::ops(100, 0)?;
     run(
         "tests of every crate, every feature (local driver on its worker pool too)",
@@ -155,28 +159,10 @@ pub fn run_board(name: &str, device: &str) -> Result {
     boards::run_board(board)
 }
 
-/// The boards' steps as a background lane: this program's `test-boards` (its output in
-/// `target/boards-lane.log`).
-fn boards_lane() -> Result<Lane> {
-    let program = std::env::current_exe()
-        .map_err(|e| format!("the boards' lane: where is this program? {e}"))?;
-    let mut command = std::process::Command::new(program);
-    command.arg("test-boards").current_dir(root());
-    Ok(Lane {
-        name: "the boards' lane".to_string(),
-        log: target_dir().join("boards-lane.log"),
-        commands: vec![(
-            "the boards: firmware, reference models against TFLM, footprint".to_string(),
-            command,
-        )],
-    })
-}
-
-/// `cargo xtask test-boards` (a step of [`test`]): the boards workspace: formatting, clippy
-/// per board on its own target, every board's firmware run (under QEMU for the QEMU boards),
-/// every board's reference models checked against TFLM (whose cases [`test`] writes first),
-/// and the check that the harness fails runs that panic, fail, fault or hang.
-pub fn test_boards() -> Result {
+/// The boards workspace: formatting, clippy per board on its own target, every board's
+/// firmware run (under QEMU for the QEMU boards), every board's reference models checked
+/// against TFLM, and the check that the harness fails runs that panic, fail, fault or hang.
+fn test_boards() -> Result {
     run(
         "boards: formatting",
         boards::cargo(&["fmt", "--all", "--", "--check"]),
