@@ -75,6 +75,7 @@ fn model(out: &Path) {
     Embed::new(&manifest.model)
         .arena_bytes(u64::from(u32::MAX))
         .tflite_kernels()
+        .program()
         .build_rs("model_module.rs");
     let module_file = out.join("model_module.rs.bin");
     let module_bytes = std::fs::read(&module_file)

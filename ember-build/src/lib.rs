@@ -1,5 +1,7 @@
 #![doc = include_str!("../README.md")]
 
+pub mod program;
+
 use hal_core::module::format::{pool_offset, PREAMBLE_BYTES};
 use hal_core::module::{Module, ModuleError, Seq, Site};
 use std::collections::BTreeMap;
@@ -17,6 +19,8 @@ pub struct Embed {
     linked: BTreeMap<String, String>,
     /// The Rust target the module is lowered for; `None`: Cargo's `TARGET`.
     target: Option<String>,
+    /// Whether to emit the first function as a static program too.
+    program: bool,
 }
 
 /// Why a module cannot be embedded. Every message names the module file.
@@ -80,6 +84,25 @@ pub enum EmbedError {
         needed: u64,
         /// The board's arena, in bytes.
         available: u64,
+    },
+    /// The function cannot be a static program ([`program::plan_program`] refused it).
+    Program {
+        /// The module file.
+        module: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// A dispatch of the static program, run once at build time, was refused by its kernel:
+    /// the firmware would refuse it too.
+    Refused {
+        /// The module file.
+        module: PathBuf,
+        /// The step (dispatches and copies in order, barriers not counted).
+        step: u32,
+        /// The kernel it calls.
+        kernel: String,
+        /// What the kernel said.
+        message: String,
     },
     /// [`Embed::write_to_out_dir`] was called outside a build script (`OUT_DIR` is not set).
     NoOutDir {
@@ -162,6 +185,21 @@ impl fmt::Display for EmbedError {
                  {available}",
                 module.display()
             ),
+            EmbedError::Program { module, message } => write!(
+                f,
+                "module {}: no static program: {message}",
+                module.display()
+            ),
+            EmbedError::Refused {
+                module,
+                step,
+                kernel,
+                message,
+            } => write!(
+                f,
+                "module {}: step {step} of the static program, kernel `{kernel}`, is refused: {message}",
+                module.display()
+            ),
             EmbedError::NoOutDir { module } => write!(
                 f,
                 "module {}: OUT_DIR is not set; `Embed::write_to_out_dir` and \
@@ -193,6 +231,7 @@ impl std::error::Error for EmbedError {
 }
 
 /// How the generated source holds the module's bytes.
+#[derive(Clone, Copy)]
 enum Bytes<'p> {
     /// An array literal: the source stands alone.
     Literal,
@@ -210,6 +249,7 @@ impl Embed {
             arena_bytes: None,
             linked: BTreeMap::new(),
             target: None,
+            program: false,
         }
     }
 
@@ -221,6 +261,17 @@ impl Embed {
     /// is used. Module files are embedded as they are either way.
     pub fn target(mut self, triple: &str) -> Self {
         self.target = Some(triple.to_owned());
+        self
+    }
+
+    /// Also emits the module's first function as a static program
+    /// (`hal_local::program`): `PROGRAM` (its steps), `PROGRAM_ARENA_BYTES` (the one arena
+    /// that holds every value, inputs and outputs included), `PROGRAM_INPUTS` and
+    /// `PROGRAM_OUTPUTS` (their spans of the arena) and `POOL` (the constant pool). The
+    /// program's arena must fit [`Embed::arena_bytes`]; where every kernel is hal-local's,
+    /// the program runs once at build time so a dispatch a kernel refuses fails the build.
+    pub fn program(mut self) -> Self {
+        self.program = true;
         self
     }
 
@@ -269,8 +320,8 @@ impl Embed {
     /// file instead, which compiles faster for large modules).
     pub fn generate(&self) -> Result<String, EmbedError> {
         let bytes = self.read()?;
-        let checked = self.check(&bytes)?;
-        Ok(self.render(&checked, &bytes, Bytes::Literal))
+        let (checked, program) = self.check(&bytes)?;
+        Ok(self.render(&checked, program.as_ref(), &bytes, Bytes::Literal))
     }
 
     /// Checks the module and writes the Rust source to `dir/file_name`, and a copy of the
@@ -278,7 +329,8 @@ impl Embed {
     /// contents are unchanged are left alone). Returns the source's path.
     pub fn write_to(&self, dir: impl AsRef<Path>, file_name: &str) -> Result<PathBuf, EmbedError> {
         let bytes = self.read()?;
-        let checked = self.check(&bytes)?;
+        let (checked, program) = self.check(&bytes)?;
+        let program = program.as_ref();
         let dir = dir.as_ref();
         let source_path = dir.join(file_name);
         let copy_path = dir.join(format!("{file_name}.bin"));
@@ -286,10 +338,14 @@ impl Embed {
         let source = match absolute.to_str() {
             Some(path) => {
                 self.write_file(&copy_path, &bytes)?;
-                self.render(&checked, &bytes, Bytes::Include(path))
+                if program.is_some() {
+                    // The program's pool alone, so firmware that runs it links no header.
+                    self.write_file(Path::new(&format!("{path}.pool")), checked.pool())?;
+                }
+                self.render(&checked, program, &bytes, Bytes::Include(path))
             }
             // `include_bytes!` takes a string literal; fall back to an array literal.
-            None => self.render(&checked, &bytes, Bytes::Literal),
+            None => self.render(&checked, program, &bytes, Bytes::Literal),
         };
         self.write_file(&source_path, source.as_bytes())?;
         Ok(source_path)
@@ -362,7 +418,10 @@ impl Embed {
     }
 
     /// Validates the configuration and the module against it.
-    fn check<'b>(&self, bytes: &'b [u8]) -> Result<Module<'b>, EmbedError> {
+    fn check<'b>(
+        &self,
+        bytes: &'b [u8],
+    ) -> Result<(Module<'b>, Option<program::ProgramPlan>), EmbedError> {
         let available = self.arena_bytes.ok_or_else(|| EmbedError::NoArena {
             module: self.module(),
         })?;
@@ -405,10 +464,79 @@ impl Embed {
                 available,
             });
         }
-        Ok(module)
+        let program = if self.program {
+            Some(self.check_program(&module, available)?)
+        } else {
+            None
+        };
+        Ok((module, program))
     }
 
-    fn render(&self, module: &Module<'_>, bytes: &[u8], held: Bytes<'_>) -> String {
+    /// Plans the module's first function as a static program, checks its arena against
+    /// `available`, and runs it once on the host where every kernel is hal-local's.
+    fn check_program(
+        &self,
+        module: &Module<'_>,
+        available: u64,
+    ) -> Result<program::ProgramPlan, EmbedError> {
+        let plan = program::plan_program(module, None).map_err(|e| EmbedError::Program {
+            module: self.module(),
+            message: e.to_string(),
+        })?;
+        if plan.arena_bytes > available {
+            return Err(EmbedError::ArenaTooSmall {
+                module: self.module(),
+                function: plan.function.clone(),
+                needed: plan.arena_bytes,
+                available,
+            });
+        }
+        // hal-local's own kernel for each executable, where the linked path is hal-local's.
+        let own = |name: &str| {
+            let paths = hal_local::kernels::TFLITE_PATHS
+                .iter()
+                .chain(hal_local::kernels::BUILTIN_PATHS);
+            let linked_here = paths
+                .filter(|k| k.name == name)
+                .any(|k| self.linked.get(name).is_some_and(|p| *p == k.path));
+            linked_here.then(|| program::local_kernel(name)).flatten()
+        };
+        let kernels: Option<Vec<_>> = plan.kernels.iter().map(|name| own(name)).collect();
+        if let Some(kernels) = kernels {
+            if let Err(error) = plan.run(&kernels, module.pool(), &[]) {
+                let (step, message) = match error {
+                    hal_local::program::ProgramError::Kernel { step, error } => {
+                        (step, error.to_string())
+                    }
+                    hal_local::program::ProgramError::Malformed { step } => {
+                        (step, error.to_string())
+                    }
+                    other => (0, other.to_string()),
+                };
+                let kernel = match plan.steps.get(step as usize) {
+                    Some(program::PlannedStep::Dispatch { executable, .. }) => {
+                        plan.kernels[usize::from(*executable)].clone()
+                    }
+                    _ => "(a copy or fill)".to_owned(),
+                };
+                return Err(EmbedError::Refused {
+                    module: self.module(),
+                    step,
+                    kernel,
+                    message,
+                });
+            }
+        }
+        Ok(plan)
+    }
+
+    fn render(
+        &self,
+        module: &Module<'_>,
+        program: Option<&program::ProgramPlan>,
+        bytes: &[u8],
+        held: Bytes<'_>,
+    ) -> String {
         let header = module.header();
         let name = header.name;
         let mut out = String::new();
@@ -545,8 +673,110 @@ impl Embed {
             }
             line("};");
         }
+        if let Some(program) = program {
+            render_program(&mut out, name, program, module.pool(), held);
+        }
         out
     }
+}
+
+/// The static program's items (see [`Embed::program`]).
+fn render_program(
+    out: &mut String,
+    name: &str,
+    program: &program::ProgramPlan,
+    pool: &[u8],
+    held: Bytes<'_>,
+) {
+    let mut line = |s: &str| {
+        out.push_str(s);
+        out.push('\n');
+    };
+    let span = |s: &hal_local::program::Span| match s.place {
+        hal_local::program::Place::Arena => format!("S::arena({}, {})", s.offset, s.length),
+        hal_local::program::Place::Pool => format!("S::pool({}, {})", s.offset, s.length),
+    };
+    let spans =
+        |list: &[hal_local::program::Span]| list.iter().map(span).collect::<Vec<_>>().join(", ");
+    line("");
+    line(&format!(
+        "/// The constant pool of module `{name}`, 64-byte aligned, for its static program."
+    ));
+    line("#[repr(C, align(64))]");
+    line(&format!("pub struct PoolBytes(pub [u8; {}]);", pool.len()));
+    line("");
+    line("/// The constant pool, as built into the program.");
+    match held {
+        Bytes::Literal => line(&format!(
+            "pub static POOL: PoolBytes = PoolBytes({});",
+            array_literal(pool)
+        )),
+        Bytes::Include(path) => line(&format!(
+            "pub static POOL: PoolBytes = PoolBytes(*include_bytes!({:?}));",
+            format!("{path}.pool")
+        )),
+    }
+    line("");
+    line(&format!(
+        "/// Bytes of the one arena function `{}`'s static program runs over: every input, output",
+        program.function
+    ));
+    line(&format!(
+        "/// and intermediate value (their own plan plus separate inputs and outputs: {} bytes).",
+        program.separate_bytes
+    ));
+    line(&format!(
+        "pub const PROGRAM_ARENA_BYTES: usize = {};",
+        program.arena_bytes
+    ));
+    line("");
+    line("/// Each input's span of the arena, in the function's order.");
+    line(&format!(
+        "pub const PROGRAM_INPUTS: [::hal_local::program::Span; {}] = {{ use ::hal_local::program::Span as S; [{}] }};",
+        program.inputs.len(),
+        spans(&program.inputs)
+    ));
+    line("/// Each output's span of the arena.");
+    line(&format!(
+        "pub const PROGRAM_OUTPUTS: [::hal_local::program::Span; {}] = {{ use ::hal_local::program::Span as S; [{}] }};",
+        program.outputs.len(),
+        spans(&program.outputs)
+    ));
+    line("");
+    line(&format!(
+        "/// Function `{}` as a static program: run it with `hal_local::program::run(&PROGRAM, &KERNELS, arena, &POOL.0)`.",
+        program.function
+    ));
+    line(&format!(
+        "pub static PROGRAM: [::hal_local::program::Step<'static>; {}] = {{",
+        program.steps.len()
+    ));
+    line("    use ::hal_local::program::{Span as S, Step};");
+    line("    [");
+    for step in &program.steps {
+        match step {
+            program::PlannedStep::Dispatch {
+                executable,
+                workgroups,
+                constants,
+                bindings,
+            } => line(&format!(
+                "        Step::Dispatch {{ executable: {executable}, workgroups: {workgroups:?}, constants: &{constants:?}, bindings: &[{}] }},",
+                spans(bindings)
+            )),
+            program::PlannedStep::Copy { source, target } => line(&format!(
+                "        Step::Copy {{ source: {}, target: {} }},",
+                span(source),
+                span(target)
+            )),
+            program::PlannedStep::Fill { target, pattern } => line(&format!(
+                "        Step::Fill {{ target: {}, pattern: {pattern} }},",
+                span(target)
+            )),
+        }
+    }
+    line("    ]");
+    line("};");
 }
 
 /// `Seq::from_encoded` over the part of `bytes` that holds `seq` (a literal if, somehow, it

@@ -49,6 +49,7 @@ mod mapping;
 mod memory;
 #[cfg(feature = "threads")]
 mod pool;
+pub mod program;
 mod replay;
 mod storage;
 #[cfg(feature = "cores")]

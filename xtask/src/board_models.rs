@@ -118,14 +118,27 @@ pub fn models_present() -> bool {
     missing.is_empty()
 }
 
-/// Builds `board`'s `model` firmware for `model`, TFLM's cases embedded; returns the ELF.
-pub fn build(board: Board, model: &str) -> Result<PathBuf> {
+/// How a model firmware runs its model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelPath {
+    /// The static program `ember-build` emits (every board's `model` firmware).
+    Program,
+    /// The HAL path: a `Session` over the local device (feature `session`).
+    Session,
+}
+
+/// Builds `board`'s `model` firmware for `model`, TFLM's cases embedded, the model run the
+/// way `path` says; returns the ELF.
+pub fn build_path(board: Board, model: &str, path: ModelPath) -> Result<PathBuf> {
     let file = model_file(model)?;
     let cases = oracle::cases_for(&file)?;
     boards::build_bin(
         board,
         "model",
-        "model",
+        match path {
+            ModelPath::Program => "model",
+            ModelPath::Session => "model,ember-firmware/session",
+        },
         None,
         Some(&cases),
         &format!(
@@ -168,7 +181,12 @@ pub fn bench_fields(log: &str) -> Option<Vec<(String, u64)>> {
 /// Builds and runs `model` on `board` under QEMU with `-icount shift=0`; fails unless every
 /// output matched TFLM's. Returns the figures.
 pub fn run_model(board: Board, model: &str) -> Result<Figures> {
-    let elf = build(board, model)?;
+    run_model_path(board, model, ModelPath::Program)
+}
+
+/// [`run_model`], the model run the way `path` says.
+pub fn run_model_path(board: Board, model: &str, path: ModelPath) -> Result<Figures> {
+    let elf = build_path(board, model, path)?;
     let size = footprint(&elf)?;
     let cases = cases_bytes(&oracle::cases_for(&model_file(model)?)?)?;
     let (outcome, log) =
@@ -272,28 +290,8 @@ pub const MICROFLOW_PROFILES: &[(&str, &str)] =
 /// and reports differences, but unlike Ember's it passes with them.
 pub fn microflow(model: &str, profile: &str) -> Result<Figures> {
     let board = boards::find("mps2-an386")?;
-    let target = board.target.unwrap_or_default();
     let cases = cases_bytes(&oracle::cases_for(&model_file(model)?)?)?;
-    let dir = root().join("peers").join("microflow");
-    let mut build = crate::step::cmd(
-        "cargo",
-        &[
-            "build",
-            "--profile",
-            profile,
-            "--target",
-            target,
-            "--bin",
-            model,
-        ],
-    );
-    // Its own target folder, whatever the caller's CARGO_TARGET_DIR: the ELF's path below.
-    build
-        .current_dir(&dir)
-        .env_remove("CARGO_TARGET_DIR")
-        .env("EMBER_ORACLE_DIR", root().join("target").join("oracle"));
-    run(&format!("build MicroFlow's {model} ({profile})"), build)?;
-    let elf = dir.join("target").join(target).join(profile).join(model);
+    let elf = build_microflow(model, profile)?;
     let size = footprint(&elf)?;
     let (program, machine) = board.qemu.unwrap_or_default();
     println!("\n==> MicroFlow's {model} ({profile}) under QEMU");
@@ -326,6 +324,33 @@ pub fn microflow(model: &str, profile: &str) -> Result<Figures> {
     })
 }
 
+/// Builds MicroFlow's firmware `bin` (a model, or `bare`: the harness alone) with cargo
+/// profile `profile`; returns its ELF.
+fn build_microflow(bin: &str, profile: &str) -> Result<PathBuf> {
+    let board = boards::find("mps2-an386")?;
+    let target = board.target.unwrap_or_default();
+    let dir = root().join("peers").join("microflow");
+    let mut build = crate::step::cmd(
+        "cargo",
+        &[
+            "build",
+            "--profile",
+            profile,
+            "--target",
+            target,
+            "--bin",
+            bin,
+        ],
+    );
+    // Its own target folder, whatever the caller's CARGO_TARGET_DIR: the ELF's path below.
+    build
+        .current_dir(&dir)
+        .env_remove("CARGO_TARGET_DIR")
+        .env("EMBER_ORACLE_DIR", root().join("target").join("oracle"));
+    run(&format!("build MicroFlow's {bin} ({profile})"), build)?;
+    Ok(dir.join("target").join(target).join(profile).join(bin))
+}
+
 /// Where the bench writes its figures.
 pub fn bench_json() -> PathBuf {
     root().join("target").join("bench").join("boards.json")
@@ -338,8 +363,14 @@ pub fn bench() -> Result {
     let runs = run_all(None)?;
     let mut json = String::from("{\n  \"measure\": \"instructions per inference under QEMU -icount shift=0 (median of 5 after a warm-up); flash = text+rodata+data, and without TFLM's embedded cases; static_ram = data+bss (device memory and arena included); stack = peak, painted; runtime_overhead = one invocation with no-op kernels\",\n  \"boards\": {\n");
     let mut table = String::from(
-        "\n| board | model | engine | instructions | runtime's own | flash B (without cases) | static RAM B | peak stack B | arena B |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n",
+        "\n| board | model | engine | instructions | runtime's own | flash B (without cases) | static RAM B | peak stack B | arena B | flash net of harness | RAM net of harness |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
+    // Each MicroFlow build's harness alone, to net out as Ember's board `bare` is.
+    let mut microflow_harness = Vec::new();
+    for (profile, name) in MICROFLOW_PROFILES {
+        let bare = footprint(&build_microflow("bare", profile)?)?;
+        microflow_harness.push((*name, bare));
+    }
     for (i, (board, _)) in BOARD_MODELS.iter().enumerate() {
         let b = boards::find(board)?;
         boards::build(b)?;
@@ -351,17 +382,23 @@ pub fn bench() -> Result {
         ));
         let rows: Vec<_> = runs.iter().filter(|(rb, _, _)| rb == board).collect();
         for (j, (_, model, f)) in rows.iter().enumerate() {
-            let mut engines = vec![("ember", f.clone())];
+            let mut engines = vec![("ember", f.clone(), bare.clone())];
             if *board == "mps2-an386" && MICROFLOW_MODELS.contains(model) {
-                for (profile, name) in MICROFLOW_PROFILES {
-                    engines.push((name, microflow(model, profile)?));
+                for ((profile, name), (_, harness)) in
+                    MICROFLOW_PROFILES.iter().zip(&microflow_harness)
+                {
+                    engines.push((name, microflow(model, profile)?, harness.clone()));
                 }
             }
             let entries: Vec<String> = engines
                 .iter()
-                .map(|(engine, f)| {
+                .map(|(engine, f, harness)| {
+                    // Net of the harness: flash less the harness's, RAM (static and peak
+                    // stack) less the harness's static RAM.
+                    let flash_net = (f.flash - f.cases).saturating_sub(harness.flash());
+                    let ram_net = (f.static_ram + f.field("stack")).saturating_sub(harness.ram());
                     table.push_str(&format!(
-                        "| {board} | {model} | {engine} | {} | {} | {} | {} | {} | {} |\n",
+                        "| {board} | {model} | {engine} | {} | {} | {} | {} | {} | {} | {flash_net} | {ram_net} |\n",
                         f.field("instructions"),
                         f.field("runtime_overhead"),
                         f.flash - f.cases,
@@ -370,10 +407,12 @@ pub fn bench() -> Result {
                         f.field("arena")
                     ));
                     let mut fields = format!(
-                        "\"flash\": {}, \"flash_without_cases\": {}, \"static_ram\": {}",
+                        "\"flash\": {}, \"flash_without_cases\": {}, \"static_ram\": {}, \"harness_flash\": {}, \"harness_static_ram\": {}, \"flash_net\": {flash_net}, \"ram_net\": {ram_net}",
                         f.flash,
                         f.flash - f.cases,
-                        f.static_ram
+                        f.static_ram,
+                        harness.flash(),
+                        harness.ram()
                     );
                     for (k, v) in &f.fields {
                         fields.push_str(&format!(", \"{k}\": {v}"));

@@ -254,6 +254,12 @@ fn test_boards() -> Result {
     // the tuned kernels against the portable ones.
     if models {
         crate::board_models::run_all(None)?;
+        // The HAL path too: a model firmware that runs a `Session` over the local device.
+        crate::board_models::run_model_path(
+            boards::find("mps2-an386")?,
+            "kws_ref_model",
+            crate::board_models::ModelPath::Session,
+        )?;
     }
     // The multi-core board: the firmware on two cores, and models bit-exact on one core and
     // on two (`cargo xtask bench cores` times them all).

@@ -1,0 +1,98 @@
+//! The static program (`ember-build`'s plan, run by `hal_local::program`) against the HAL
+//! path (a `Session` over the local device, `ember_run::run_local`): every reference model,
+//! lowered for the host and for a Cortex-M4 (`thumbv7em`, the layout the boards' firmware
+//! embeds), on every case of TensorFlow Lite Micro's oracle — the two paths give the same
+//! bytes. Also: the program's one arena (inputs and outputs inside it) is never above what
+//! the HAL path needs for the arena and separate inputs and outputs, and stays within TFLM's
+//! activation arena where TFLM reports one.
+//!
+//! The oracle's cases are under `target/oracle/<model>/` (`cargo xtask oracle --all`, which
+//! `cargo xtask test` runs first); without them this test says so loudly and checks
+//! nothing.
+
+use ember_build::program::plan_program;
+use ember_import::{lower_with, parse, LowerOptions};
+use ember_npy::oracle::Manifest;
+use ember_run::run_local;
+use hal_core::module::Module;
+use std::path::{Path, PathBuf};
+
+fn oracle_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracle")
+}
+
+#[test]
+fn the_static_program_gives_the_session_s_bytes_on_every_reference_model() {
+    let root = oracle_root();
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        eprintln!(
+            "\n*** SKIPPED: no oracle cases at {} — run `cargo xtask oracle --all` ***\n",
+            root.display()
+        );
+        return;
+    };
+    let mut dirs: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
+    dirs.sort();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for dir in dirs {
+        let Ok(manifest) = Manifest::load(dir.join("manifest.json")) else {
+            continue;
+        };
+        let name = dir
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let bytes = std::fs::read(&manifest.model).expect("the model the oracle ran");
+        let graph = parse(&bytes).expect("a reference model parses");
+        for (lowering, options) in [
+            ("host", LowerOptions::default()),
+            (
+                "thumbv7em",
+                LowerOptions::for_target("thumbv7em-none-eabihf"),
+            ),
+        ] {
+            let lowered = lower_with(&graph, "model", options).expect("a reference model lowers");
+            let module = Module::parse(&lowered.built.bytes).expect("its module");
+            let plan = plan_program(&module, None).expect("a static program");
+            let kernels = plan.local_kernels().expect("every kernel is hal-local's");
+            let head = manifest.arena.head.unwrap_or(u64::MAX);
+            eprintln!(
+                "{name} ({lowering}): program arena {} B (inputs and outputs inside), the HAL \
+                 path's arena and separate inputs and outputs {} B, TFLM's activations {} B",
+                plan.arena_bytes,
+                plan.separate_bytes,
+                manifest.arena.head.unwrap_or(0)
+            );
+            if plan.arena_bytes > plan.separate_bytes {
+                failures.push(format!(
+                    "{name} ({lowering}): the program's arena is larger"
+                ));
+            }
+            if plan.arena_bytes > head {
+                failures.push(format!(
+                    "{name} ({lowering}): program arena {} B is above TFLM's {head} B",
+                    plan.arena_bytes
+                ));
+            }
+            for case in &manifest.cases {
+                let inputs = manifest.read_inputs(case).expect("oracle inputs");
+                let bytes: Vec<Vec<u8>> = inputs.iter().map(|a| a.data().to_le_bytes()).collect();
+                let refs: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+                let session = run_local(&lowered, &refs, 1, 1).expect("the HAL path runs");
+                match plan.run(&kernels, module.pool(), &refs) {
+                    Ok(outputs) if outputs == session.outputs => {}
+                    Ok(_) => failures.push(format!(
+                        "{name} ({lowering}) case {}: the outputs differ",
+                        case.name
+                    )),
+                    Err(e) => failures.push(format!("{name} ({lowering}) case {}: {e}", case.name)),
+                }
+                checked += 1;
+            }
+        }
+    }
+    eprintln!("{checked} cases run both ways");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
