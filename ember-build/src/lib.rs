@@ -760,9 +760,11 @@ fn render_program(
                 workgroups,
                 constants,
                 bindings,
+                scratch,
             } => line(&format!(
-                "        Step::Dispatch {{ executable: {executable}, workgroups: {workgroups:?}, constants: &{constants:?}, bindings: &[{}] }},",
-                spans(bindings)
+                "        Step::Dispatch {{ executable: {executable}, workgroups: {workgroups:?}, constants: &{constants:?}, bindings: &[{}], scratch: {} }},",
+                spans(bindings),
+                span(scratch)
             )),
             program::PlannedStep::Copy { source, target } => line(&format!(
                 "        Step::Copy {{ source: {}, target: {} }},",

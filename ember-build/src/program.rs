@@ -32,6 +32,9 @@ pub enum PlannedStep {
         constants: Vec<u32>,
         /// Bindings, in order.
         bindings: Vec<Span>,
+        /// Scratch lent to the kernel for this step ([`Span::NONE`] where it asks for
+        /// none).
+        scratch: Span,
     },
     /// A copy.
     Copy {
@@ -79,11 +82,13 @@ impl ProgramPlan {
                     workgroups,
                     constants,
                     bindings,
+                    scratch,
                 } => program::Step::Dispatch {
                     executable: *executable,
                     workgroups: *workgroups,
                     constants,
                     bindings,
+                    scratch: *scratch,
                 },
                 PlannedStep::Copy { source, target } => program::Step::Copy {
                     source: *source,
@@ -95,6 +100,16 @@ impl ProgramPlan {
                 },
             })
             .collect()
+    }
+
+    /// Bytes of the largest scratch a step lends its kernel (0 where none does): a kernel
+    /// that runs without it keeps that much on its stack instead.
+    pub fn largest_scratch(&self) -> u64 {
+        let lent = self.steps.iter().map(|step| match step {
+            PlannedStep::Dispatch { scratch, .. } => u64::from(scratch.length),
+            _ => 0,
+        });
+        lent.max().unwrap_or(0)
     }
 
     /// hal-local's kernel for each executable (its TFLite op set and built-ins, by name);
@@ -234,7 +249,31 @@ pub fn plan_program(module: &Module<'_>, function: Option<&str>) -> Result<Progr
         let first = life.map_or(end, |(first, _)| first);
         *life = Some((first, end));
     }
-    let sizes = arguments.iter().chain(&results).chain(&transients);
+    // Scratch a kernel asks to be lent lives for its own step only.
+    let executables: Vec<&str> = module.executables().iter().map(|e| e.kernel).collect();
+    let mut scratch = Vec::new();
+    for (at, step) in steps.iter().enumerate() {
+        if let Step::Dispatch {
+            executable,
+            constants,
+            ..
+        } = step
+        {
+            let kernel = executables.get(*executable as usize).copied().unwrap_or("");
+            let constants: Vec<u32> = constants.iter().collect();
+            let bytes = hal_local::kernels::tflite::scratch_bytes(kernel, &constants) as u64;
+            if bytes > 0 {
+                scratch.push((at, bytes));
+                lifetimes.push(Some((at as u32, at as u32)));
+            }
+        }
+    }
+    let scratch_sizes: Vec<u64> = scratch.iter().map(|&(_, bytes)| bytes).collect();
+    let sizes = arguments
+        .iter()
+        .chain(&results)
+        .chain(&transients)
+        .chain(&scratch_sizes);
     let values: Vec<Lifetime> = sizes
         .zip(&lifetimes)
         .map(|(&size, life)| {
@@ -269,6 +308,18 @@ pub fn plan_program(module: &Module<'_>, function: Option<&str>) -> Result<Progr
             Span::pool(offset, length)
         })
     };
+    let first_scratch = arguments.len() + results.len() + transients.len();
+    let scratch_of = |at: usize| -> Result<Span, PlanError> {
+        let Some(n) = scratch.iter().position(|&(step, _)| step == at) else {
+            return Ok(Span::NONE);
+        };
+        let offset = u32::try_from(planned.offsets[first_scratch + n]);
+        let length = u32::try_from(scratch[n].1);
+        match (offset, length) {
+            (Ok(offset), Ok(length)) => Ok(Span::arena(offset, length)),
+            _ => Err(PlanError::Malformed { step: at }),
+        }
+    };
     let mut planned_steps = Vec::with_capacity(steps.len());
     for (at, step) in steps.iter().enumerate() {
         planned_steps.push(match step {
@@ -288,6 +339,7 @@ pub fn plan_program(module: &Module<'_>, function: Option<&str>) -> Result<Progr
                     .iter()
                     .map(|b| span(b, at))
                     .collect::<Result<_, _>>()?,
+                scratch: scratch_of(at)?,
             },
             Step::Copy { source, target } => PlannedStep::Copy {
                 source: span(*source, at)?,

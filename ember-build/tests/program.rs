@@ -51,8 +51,12 @@ fn inputs_and_outputs_share_the_one_arena() {
     assert_eq!(plan.separate_bytes, 1664 + 128);
     // Inside one arena the input and output reuse bytes the hidden layer does not hold.
     assert_eq!(plan.arena_bytes, 1664);
-    let [input] = plan.inputs[..] else { panic!("one input") };
-    let [output] = plan.outputs[..] else { panic!("one output") };
+    let [input] = plan.inputs[..] else {
+        panic!("one input")
+    };
+    let [output] = plan.outputs[..] else {
+        panic!("one output")
+    };
     let binding = |step: usize, n: usize| match &plan.steps[step] {
         PlannedStep::Dispatch { bindings, .. } => bindings[n],
         other => panic!("{other:?}"),
@@ -152,6 +156,10 @@ fn the_program_s_arena_must_fit_the_board() {
         .expect_err("one byte short");
     assert!(matches!(
         err,
-        EmbedError::ArenaTooSmall { needed: 1664, available: 1663, .. }
+        EmbedError::ArenaTooSmall {
+            needed: 1664,
+            available: 1663,
+            ..
+        }
     ));
 }

@@ -4,7 +4,9 @@
 //! embeds), on every case of TensorFlow Lite Micro's oracle — the two paths give the same
 //! bytes. Also: the program's one arena (inputs and outputs inside it) is never above what
 //! the HAL path needs for the arena and separate inputs and outputs, and stays within TFLM's
-//! activation arena where TFLM reports one.
+//! activation arena where TFLM reports one — in each case but for the scratch the
+//! program lends the Cortex-M4 convolution for one step (on the HAL path, the kernel's
+//! stack holds it).
 //!
 //! The oracle's cases are under `target/oracle/<model>/` (`cargo xtask oracle --all`, which
 //! `cargo xtask test` runs first); without them this test says so loudly and checks
@@ -58,19 +60,21 @@ fn the_static_program_gives_the_session_s_bytes_on_every_reference_model() {
             let plan = plan_program(&module, None).expect("a static program");
             let kernels = plan.local_kernels().expect("every kernel is hal-local's");
             let head = manifest.arena.head.unwrap_or(u64::MAX);
+            let scratch = plan.largest_scratch();
             eprintln!(
-                "{name} ({lowering}): program arena {} B (inputs and outputs inside), the HAL \
-                 path's arena and separate inputs and outputs {} B, TFLM's activations {} B",
+                "{name} ({lowering}): program arena {} B (inputs and outputs inside, {scratch} B \
+                 of scratch at most), the HAL path's arena and separate inputs and outputs {} B, \
+                 TFLM's activations {} B",
                 plan.arena_bytes,
                 plan.separate_bytes,
                 manifest.arena.head.unwrap_or(0)
             );
-            if plan.arena_bytes > plan.separate_bytes {
+            if plan.arena_bytes > plan.separate_bytes + scratch {
                 failures.push(format!(
                     "{name} ({lowering}): the program's arena is larger"
                 ));
             }
-            if plan.arena_bytes > head {
+            if plan.arena_bytes > head.saturating_add(scratch) {
                 failures.push(format!(
                     "{name} ({lowering}): program arena {} B is above TFLM's {head} B",
                     plan.arena_bytes

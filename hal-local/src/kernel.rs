@@ -88,6 +88,11 @@ pub struct Exclusive<'w, 'b> {
     pub constants: &'w [u32],
     /// The dispatch's bindings, in order.
     pub bindings: &'w mut [Bytes<'b>],
+    /// Scratch the caller lends the kernel for this workgroup (16-byte aligned), or empty:
+    /// a static program plans it in its arena where a kernel asks for it
+    /// ([`kernels::tflite::scratch_bytes`](crate::kernels)); a kernel given none uses
+    /// its stack.
+    pub scratch: &'w mut [u8],
     /// Where the kernel's output tiles run.
     pub tiler: Tiler<'w>,
 }
@@ -235,6 +240,8 @@ impl Element for i32 {}
 impl Element for u32 {}
 #[cfg(feature = "exclusive")]
 impl Element for f32 {}
+#[cfg(feature = "exclusive")]
+impl Element for [u32; 4] {}
 
 #[cfg(feature = "exclusive")]
 mod private {
@@ -245,6 +252,7 @@ mod private {
     impl Sealed for i32 {}
     impl Sealed for u32 {}
     impl Sealed for f32 {}
+    impl Sealed for [u32; 4] {}
 }
 
 #[cfg(feature = "exclusive")]

@@ -22,6 +22,7 @@
 //!     workgroups: [1, 1, 1],
 //!     constants: &[],
 //!     bindings: &[Span::arena(0, 12), Span::pool(0, 12), Span::arena(16, 12)],
+//!     scratch: Span::NONE,
 //! }];
 //! let pool: Vec<u8> = [1.0f32, 2.0, 3.0].iter().flat_map(|v| v.to_le_bytes()).collect();
 //! #[repr(align(4))]
@@ -66,6 +67,9 @@ pub struct Span {
 }
 
 impl Span {
+    /// No bytes: the scratch of a dispatch that lends none.
+    pub const NONE: Span = Span::arena(0, 0);
+
     /// Bytes of the arena.
     pub const fn arena(offset: u32, length: u32) -> Self {
         Self {
@@ -90,6 +94,7 @@ impl Span {
     }
 
     /// Whether both are arena spans that share a byte.
+    #[cfg(feature = "exclusive")]
     fn overlaps(&self, other: &Span) -> bool {
         matches!((self.place, other.place), (Place::Arena, Place::Arena))
             && self.offset < other.offset.saturating_add(other.length)
@@ -110,6 +115,9 @@ pub enum Step<'p> {
         constants: &'p [u32],
         /// The bindings, in order.
         bindings: &'p [Span],
+        /// Scratch lent to the kernel (an arena span, empty where it asks for none):
+        /// [`kernels::tflite::scratch_bytes`](crate::kernels) bytes, alive for this step.
+        scratch: Span,
     },
     /// Copies `source` into `target` (an arena span of the same length; they may overlap).
     Copy {
@@ -184,8 +192,12 @@ pub fn run(
                 workgroups,
                 constants,
                 bindings,
+                scratch,
             } => {
                 let kernel = kernels.get(usize::from(executable)).ok_or(malformed)?;
+                // Only kernels over plain slices take scratch.
+                #[cfg(not(feature = "exclusive"))]
+                let _ = scratch;
                 if bindings.len() > MAX_BINDINGS {
                     return Err(malformed);
                 }
@@ -195,7 +207,7 @@ pub fn run(
                     }
                     #[cfg(feature = "exclusive")]
                     Entry::Exclusive(entry, writes) => dispatch_exclusive(
-                        entry, writes, workgroups, constants, bindings, arena, pool,
+                        entry, writes, workgroups, constants, bindings, scratch, arena, pool,
                     ),
                 };
                 ran.map_err(|failure| match failure {
@@ -301,14 +313,17 @@ fn dispatch_shared(
 }
 
 #[cfg(feature = "exclusive")]
-/// A dispatch of a kernel over plain slices: the arena cut around the written span, so it
-/// is the only `&mut` view and every other binding a shared one.
+/// A dispatch of a kernel over plain slices: the arena cut around the written span and the
+/// scratch, so each is the only `&mut` view of its bytes and every other binding a shared
+/// one.
+#[allow(clippy::too_many_arguments)]
 fn dispatch_exclusive(
     entry: ExclusiveFn,
     writes: Writes,
     count: [u32; 3],
     constants: &[u32],
     spans: &[Span],
+    scratch: Span,
     arena: &mut [u8],
     pool: &[u8],
 ) -> Result<(), Failure> {
@@ -318,9 +333,32 @@ fn dispatch_exclusive(
     };
     let out = *spans.get(written).ok_or(Failure::Malformed)?;
     let out_range = arena_range(&out, arena.len()).ok_or(Failure::Malformed)?;
-    let (before, rest) = arena.split_at_mut(out_range.start);
-    let (write, after) = rest.split_at_mut(out_range.len());
-    let (before, after): (&[u8], &[u8]) = (before, after);
+    // An empty scratch sits where the output ends.
+    let scratch_range = match scratch.length {
+        0 => out_range.end..out_range.end,
+        _ => arena_range(&scratch, arena.len()).ok_or(Failure::Malformed)?,
+    };
+    if scratch.overlaps(&out) {
+        return Err(Failure::Malformed);
+    }
+    // The arena as `gaps[0] | first | gaps[1] | second | gaps[2]`, the two written ranges
+    // in the order they lie.
+    let out_first = out_range.start <= scratch_range.start;
+    let (first, second) = if out_first {
+        (out_range.clone(), scratch_range)
+    } else {
+        (scratch_range, out_range.clone())
+    };
+    let (gap0, rest) = arena.split_at_mut(first.start);
+    let (first_bytes, rest) = rest.split_at_mut(first.len());
+    let (gap1, rest) = rest.split_at_mut(second.start - first.end);
+    let (second_bytes, gap2) = rest.split_at_mut(second.len());
+    let gaps: [(usize, &[u8]); 3] = [(0, gap0), (first.end, gap1), (second.end, gap2)];
+    let (write, lent) = if out_first {
+        (first_bytes, second_bytes)
+    } else {
+        (second_bytes, first_bytes)
+    };
     let mut write = Some(write);
     let mut bound: [Bytes<'_>; MAX_BINDINGS] = core::array::from_fn(|_| Bytes::Read(&[]));
     for (index, (binding, span)) in bound.iter_mut().zip(spans).enumerate() {
@@ -328,14 +366,16 @@ fn dispatch_exclusive(
             *binding = Bytes::Write(write.take().ok_or(Failure::Malformed)?);
             continue;
         }
-        if span.overlaps(&out) {
+        if span.overlaps(&out) || span.overlaps(&scratch) {
             return Err(Failure::Malformed);
         }
         let range = span.range();
         let bytes = match span.place {
             Place::Pool => pool.get(range),
-            Place::Arena if range.end <= out_range.start => before.get(range),
-            Place::Arena => after.get(range.start - out_range.end..range.end - out_range.end),
+            Place::Arena => gaps.iter().find_map(|&(start, gap)| {
+                let within = range.start.checked_sub(start)?;
+                gap.get(within..within + range.len())
+            }),
         };
         *binding = Bytes::Read(bytes.ok_or(Failure::Malformed)?);
     }
@@ -346,6 +386,7 @@ fn dispatch_exclusive(
             count,
             constants,
             bindings,
+            scratch: &mut *lent,
             tiler: Tiler::INLINE,
         };
         entry(&mut workgroup).map_err(Failure::Kernel)?;
@@ -397,12 +438,14 @@ mod tests {
                 workgroups: [2, 1, 1],
                 constants: &[],
                 bindings: &[Span::arena(0, 12), Span::pool(0, 12), Span::arena(0, 12)],
+                scratch: Span::NONE,
             },
             Step::Dispatch {
                 executable: 1,
                 workgroups: [1, 1, 1],
                 constants: &[],
                 bindings: &[Span::arena(0, 12), Span::arena(0, 12)],
+                scratch: Span::NONE,
             },
             Step::Fill {
                 target: Span::arena(12, 4),
@@ -435,6 +478,7 @@ mod tests {
             workgroups: [1, 1, 1],
             constants,
             bindings: &bindings,
+            scratch: Span::NONE,
         };
         let kernels = [QUANTIZE_F32_S8];
         run(&[step], &kernels, bytes, &[]).unwrap();
@@ -447,11 +491,67 @@ mod tests {
             workgroups: [1, 1, 1],
             constants,
             bindings: &overlapping,
+            scratch: Span::NONE,
         };
         assert_eq!(
             run(&[step], &kernels, bytes, &[]),
             Err(ProgramError::Malformed { step: 0 })
         );
+    }
+
+    /// A kernel that fills the scratch it is lent with 9s and writes its length and its
+    /// input's first byte to binding 1.
+    #[cfg(feature = "exclusive")]
+    fn uses_scratch(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+        wg.scratch.fill(9);
+        let len = wg.scratch.len() as u8;
+        let first = wg.bindings[0].bytes()[0];
+        let out = wg.bindings[1].bytes_mut(1)?;
+        out[0] = len;
+        out[1] = first;
+        Ok(())
+    }
+
+    #[cfg(feature = "exclusive")]
+    #[test]
+    fn a_dispatch_lends_its_scratch_apart_from_every_binding() {
+        let kernels = [Kernel {
+            name: "uses_scratch",
+            entry: Entry::Exclusive(uses_scratch, Writes::Binding(1)),
+        }];
+        let mut arena = Arena([0u8; 16]);
+        let bytes = arena.bytes();
+        bytes[12] = 5;
+        // Input at 12, output at 0, scratch between them; then the scratch before the
+        // output.
+        for (output, scratch) in [(0, 4), (8, 0)] {
+            let step = Step::Dispatch {
+                executable: 0,
+                workgroups: [1, 1, 1],
+                constants: &[],
+                bindings: &[Span::arena(12, 4), Span::arena(output, 2)],
+                scratch: Span::arena(scratch, 8),
+            };
+            bytes[..12].fill(0);
+            run(&[step], &kernels, bytes, &[]).unwrap();
+            assert_eq!(bytes[output as usize..output as usize + 2], [8, 5]);
+            let lent = &bytes[scratch as usize..scratch as usize + 8];
+            assert_eq!(lent, &[9; 8]);
+        }
+        // Scratch over the output, or over an input, is a malformed program.
+        for scratch in [Span::arena(0, 4), Span::arena(10, 4)] {
+            let step = Step::Dispatch {
+                executable: 0,
+                workgroups: [1, 1, 1],
+                constants: &[],
+                bindings: &[Span::arena(12, 4), Span::arena(0, 2)],
+                scratch,
+            };
+            assert_eq!(
+                run(&[step], &kernels, bytes, &[]),
+                Err(ProgramError::Malformed { step: 0 })
+            );
+        }
     }
 
     #[test]
@@ -464,18 +564,21 @@ mod tests {
                 workgroups: [1, 1, 1],
                 constants: &[],
                 bindings: &[],
+                scratch: Span::NONE,
             },
             Step::Dispatch {
                 executable: 0,
                 workgroups: [1, 1, 1],
                 constants: &[],
                 bindings: &[Span::arena(0, 8), Span::arena(12, 8)],
+                scratch: Span::NONE,
             },
             Step::Dispatch {
                 executable: 0,
                 workgroups: [1, 1, 1],
                 constants: &[],
                 bindings: &[Span::arena(2, 4), Span::arena(8, 4)],
+                scratch: Span::NONE,
             },
             Step::Copy {
                 source: Span::arena(0, 4),
@@ -499,6 +602,7 @@ mod tests {
             workgroups: [1, 1, 1],
             constants: &[],
             bindings: &[Span::arena(0, 4), Span::arena(4, 8)],
+            scratch: Span::NONE,
         };
         assert!(matches!(
             run(&[short], &[COPY_U32], bytes, &[]),

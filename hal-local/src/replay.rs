@@ -340,6 +340,7 @@ impl<A: DeviceAllocator> LocalDevice<'_, A> {
                         count,
                         constants,
                         bindings,
+                        scratch: &mut [],
                         tiler,
                     };
                     entry(&mut workgroup).map_err(Error::Kernel)?;

@@ -29,6 +29,7 @@ pub mod pooling;
 pub mod quant;
 mod row_major;
 mod row_tiles;
+pub mod scratch;
 pub mod separable_conv2d;
 mod shape;
 #[cfg(any(ember_dsp, test))]

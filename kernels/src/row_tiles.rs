@@ -7,8 +7,10 @@
 /// per-channel requantization whose bindings are input, filter, bias, multipliers, shifts
 /// and output, and whose `shape` has `rows()` and `row_len()`; `$channels` is its output
 /// channel count (from `$params` bound to `$this`). `$tuned` (`fn(&$params, input, filter,
-/// &OutputStageS8, rows, output) -> bool`) runs the tuned variant or returns `false`,
-/// having written nothing; `$portable` (the same arguments, no result) runs the loops.
+/// &OutputStageS8, rows, output, &mut Scratch) -> bool`) runs the tuned variant (in the
+/// scratch given where it is large enough, else on its stack) or returns `false`, having
+/// written nothing; `$portable` (the same arguments but the scratch, no result) runs the
+/// loops.
 macro_rules! per_channel_row_tiles {
     (
         $params:ty,
@@ -28,7 +30,17 @@ macro_rules! per_channel_row_tiles {
                 output: &mut [i8],
             ) -> Result<(), KernelError> {
                 let rows = 0..self.shape.rows()?;
-                self.run_rows_with(input, filter, bias, multipliers, shifts, rows, output, true)
+                let scratch = &mut Scratch::none();
+                self.run_rows_with(
+                    input,
+                    filter,
+                    bias,
+                    multipliers,
+                    shifts,
+                    rows,
+                    output,
+                    Some(scratch),
+                )
             }
 
             /// Runs output rows `rows` (one per batch and output row) into `output`, which
@@ -47,7 +59,44 @@ macro_rules! per_channel_row_tiles {
                 rows: Range<usize>,
                 output: &mut [i8],
             ) -> Result<(), KernelError> {
-                self.run_rows_with(input, filter, bias, multipliers, shifts, rows, output, true)
+                let scratch = &mut Scratch::none();
+                self.run_rows_with(
+                    input,
+                    filter,
+                    bias,
+                    multipliers,
+                    shifts,
+                    rows,
+                    output,
+                    Some(scratch),
+                )
+            }
+
+            /// [`run_rows`](Self::run_rows), the tuned kernel working in `scratch` where it
+            /// is large enough (its size from the params' `tuned_scratch` where the op has
+            /// one) rather than on its stack.
+            #[allow(clippy::too_many_arguments)]
+            pub fn run_rows_in(
+                &self,
+                input: &[i8],
+                filter: &[i8],
+                bias: &[i32],
+                multipliers: &[i32],
+                shifts: &[i32],
+                rows: Range<usize>,
+                output: &mut [i8],
+                scratch: &mut Scratch<'_>,
+            ) -> Result<(), KernelError> {
+                self.run_rows_with(
+                    input,
+                    filter,
+                    bias,
+                    multipliers,
+                    shifts,
+                    rows,
+                    output,
+                    Some(scratch),
+                )
             }
 
             /// [`run_rows`](Self::run_rows) with the portable loops only: the reference
@@ -63,7 +112,7 @@ macro_rules! per_channel_row_tiles {
                 rows: Range<usize>,
                 output: &mut [i8],
             ) -> Result<(), KernelError> {
-                let tuned = false;
+                let tuned = None;
                 self.run_rows_with(
                     input,
                     filter,
@@ -76,7 +125,8 @@ macro_rules! per_channel_row_tiles {
                 )
             }
 
-            /// [`run_rows`](Self::run_rows), with the tuned kernel allowed or not.
+            /// [`run_rows`](Self::run_rows), with the tuned kernel allowed (given its
+            /// scratch) or not (`None`).
             #[allow(clippy::too_many_arguments)]
             fn run_rows_with(
                 &self,
@@ -87,7 +137,7 @@ macro_rules! per_channel_row_tiles {
                 shifts: &[i32],
                 rows: Range<usize>,
                 output: &mut [i8],
-                tuned: bool,
+                tuned: Option<&mut Scratch<'_>>,
             ) -> Result<(), KernelError> {
                 let out_len = shape::tile_binding_len(
                     &rows,
@@ -120,8 +170,18 @@ macro_rules! per_channel_row_tiles {
                     act_max: self.act_max,
                 };
                 #[cfg(any(ember_dsp, test))]
-                if tuned && $tuned(self, input, filter, &requantize, rows.clone(), output) {
-                    return Ok(());
+                if let Some(scratch) = tuned {
+                    if $tuned(
+                        self,
+                        input,
+                        filter,
+                        &requantize,
+                        rows.clone(),
+                        output,
+                        scratch,
+                    ) {
+                        return Ok(());
+                    }
                 }
                 #[cfg(not(any(ember_dsp, test)))]
                 let _ = tuned;

@@ -28,6 +28,7 @@ use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8};
+use ember_kernels::scratch::Scratch;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
@@ -149,20 +150,40 @@ macro_rules! weighted_s8 {
 }
 
 /// A convolution in int8 (bindings as [`weighted_s8`]), its output rows in tiles: on the
-/// device's worker pool where it has one.
+/// device's worker pool where it has one. Where the caller lends the scratch `$scratch`
+/// (`(groups, bytes)` of [`Scratch`], from the params `$p`) asks for, the whole output
+/// runs at once in it (an error about the scratch names it binding 6, after the output).
 macro_rules! convolution_s8 {
     ($name:ident, $entry:ident, $params:ty) => {
+        convolution_s8!($name, $entry, $params, scratch: |_params| (0, 0));
+    };
+    ($name:ident, $entry:ident, $params:ty, scratch: |$p:ident| $scratch:expr) => {
         fn $entry(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
             const OUTPUT: usize = written_binding::<$params>();
+            const SCRATCH: u32 = OUTPUT as u32 + 1;
             let p: $params = params(wg)?;
             p.check(&wg.lens())?;
             let tiler = wg.tiler;
+            let lent = core::mem::take(&mut wg.scratch);
             let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
             let output =
                 elements_mut::<i8>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
             let (input, filter, bias) = (read(head, 0)?, read(head, 1)?, read(head, 2)?);
             let (multipliers, shifts) = (read(head, 3)?, read(head, 4)?);
             let (rows, row_len) = (p.shape.rows()?, p.shape.row_len()?);
+            let (groups, bytes) = {
+                let $p = &p;
+                $scratch
+            };
+            if groups + bytes > 0 && lent.len() >= groups * 16 + bytes {
+                let (group_bytes, rest) = lent.split_at_mut(groups * 16);
+                let scratch = &mut Scratch {
+                    groups: elements_mut(group_bytes, SCRATCH)?,
+                    bytes: elements_mut(&mut rest[..bytes], SCRATCH)?,
+                };
+                let all = 0..rows;
+                return p.run_rows_in(input, filter, bias, multipliers, shifts, all, output, scratch);
+            }
             tiler.run(output, rows, row_len, |rows, tile| {
                 p.run_rows(input, filter, bias, multipliers, shifts, rows, tile)
             })
@@ -250,9 +271,23 @@ macro_rules! binary {
     };
 }
 
-convolution_s8!(CONV2D_S8, conv2d_s8, Conv2dS8);
+convolution_s8!(CONV2D_S8, conv2d_s8, Conv2dS8, scratch: |p| p.tuned_scratch());
 convolution_f32!(CONV2D_F32, conv2d_f32, Conv2dF32);
 convolution_s8!(DEPTHWISE_CONV2D_S8, depthwise_conv2d_s8, DepthwiseConv2dS8);
+
+/// Bytes of scratch the kernel `kernel` asks a static program to lend it for a dispatch
+/// with push constants `constants` (its tuned variant's working memory, which it otherwise
+/// keeps on the stack): groups of 16 bytes then bytes, as [`Scratch`] lays them out; 0 for
+/// a kernel that asks for none or constants it would refuse.
+pub fn scratch_bytes(kernel: &str, constants: &[u32]) -> usize {
+    if kernel == Conv2dS8::KERNEL {
+        if let Ok(p) = Conv2dS8::decode(&mut Words::new(constants)) {
+            let (groups, bytes) = p.tuned_scratch();
+            return groups * 16 + bytes;
+        }
+    }
+    0
+}
 
 fn separable_conv2d_s8(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
     const OUTPUT: usize = written_binding::<SeparableConv2dS8>();

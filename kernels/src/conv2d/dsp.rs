@@ -1,33 +1,31 @@
 //! CONV_2D int8 over an OHWI filter with SMLAD, as CMSIS-NN's `arm_convolve_s8` with
 //! `arm_nn_mat_mult_kernel_s8_s16`: each output pixel's patch (its taps' input channels,
 //! in the filter row's order) is gathered (im2col) and widened to 16-bit lanes with the
-//! input offset added, two pixels at a time into scratch on the stack; then two pixels by
-//! two output channels accumulate in four registers, each filter word split once for
-//! both pixels (the two patches interleaved, so one pointer walks both). A 1×1 tap inside the image is its input pixel: it is widened straight
-//! from the input.
+//! input offset added, two pixels at a time into scratch (the caller's where it lends
+//! enough, [`Scratch`], else the stack's); then two pixels by two output channels
+//! accumulate in four registers, each filter word split once for both pixels (the two
+//! patches interleaved, so one pointer walks both). A 1×1 tap inside the image is its input
+//! pixel: it is widened straight from the input.
 
-use super::spec::Conv2dS8;
+use super::spec::{Conv2dS8, MAX_TUNED_PATCH as MAX_PATCH};
 use crate::quant::{narrow_offset, OutputStageS8};
+use crate::scratch::Scratch;
 use crate::simd::{lo, splat16, sxtab16, sxtab16_ror8, word};
 use core::ops::Range;
-
-/// The largest patch (`filter_height * filter_width * filter_depth`) the scratch holds;
-/// larger ones run the portable loops. The scratch is `MAX_PATCH * 5` bytes of stack: 256
-/// covers a 1×1 convolution over 256 channels and a 3×3 over 28, every convolution of the
-/// Cortex-M reference models, in 1.3 KB.
-pub(crate) const MAX_PATCH: usize = 256;
 
 /// Two output pixels' patches, widened and interleaved: per four patch values
 /// `[b0, b1, b2, b3]`, the words `[(b0, b2), (b1, b3)]` of pixel 0 then those of pixel 1
 /// (matching a filter word split by SXTB16 and SXTB16 ROR #8); then per remaining value
-/// (up to 3) pixel 0's and pixel 1's in the low lanes.
-struct Cols {
-    groups: [[u32; 4]; MAX_PATCH / 4],
+/// (up to 3) pixel 0's and pixel 1's in the low lanes; `groups` holds the patch's whole
+/// groups of four.
+struct Cols<'g> {
+    groups: &'g mut [[u32; 4]],
     tail: [[u32; 2]; 3],
 }
 
 /// Runs output rows `rows` of `p` (an OHWI filter without groups) into `output`, which
-/// holds just those rows, over bindings [`Conv2dS8::check`] has accepted; `false` (nothing
+/// holds just those rows, over bindings [`Conv2dS8::check`] has accepted, in `scratch`
+/// where it holds [`Conv2dS8::tuned_scratch`] and on the stack otherwise; `false` (nothing
 /// written) for an HWIO filter, groups, an input offset that does not fit 16-bit lanes or
 /// a patch over [`MAX_PATCH`]: the portable loops cover those.
 pub(crate) fn run_rows(
@@ -37,38 +35,92 @@ pub(crate) fn run_rows(
     stage: &OutputStageS8<'_>,
     rows: Range<usize>,
     output: &mut [i8],
+    scratch: &mut Scratch<'_>,
 ) -> bool {
-    let s = &p.shape;
-    if p.filter_hwio || s.filter_depth != s.input_depth {
-        return false;
-    }
+    let (groups, bytes) = p.tuned_scratch();
     let Some(offset) = narrow_offset(p.input_offset) else {
         return false;
     };
-    let patch = s.filter_height * s.filter_width * s.filter_depth;
-    if patch == 0 || patch > MAX_PATCH {
+    if bytes == 0 {
         return false;
     }
+    match (
+        scratch.groups.get_mut(..groups),
+        scratch.bytes.get_mut(..bytes),
+    ) {
+        (Some(groups), Some(staging)) => {
+            run_in(
+                p, input, filter, stage, rows, output, offset, groups, staging,
+            );
+        }
+        _ => run_on_stack(p, input, filter, stage, rows, output, offset),
+    }
+    true
+}
+
+/// [`run_in`] over scratch on the stack, for [`MAX_PATCH`]: kept out of line so that a
+/// call with scratch of its own has no such frame.
+#[inline(never)]
+fn run_on_stack(
+    p: &Conv2dS8,
+    input: &[i8],
+    filter: &[i8],
+    stage: &OutputStageS8<'_>,
+    rows: Range<usize>,
+    output: &mut [i8],
+    offset: i16,
+) {
+    let (groups, bytes) = p.tuned_scratch();
+    let mut group_words = [[0u32; 4]; MAX_PATCH / 4];
+    let mut staging = [0i8; MAX_PATCH];
+    run_in(
+        p,
+        input,
+        filter,
+        stage,
+        rows,
+        output,
+        offset,
+        &mut group_words[..groups],
+        &mut staging[..bytes],
+    );
+}
+
+/// The kernel proper, its widened patches in `groups` (the patch's whole groups of four)
+/// and its gathered taps in `staging` (the patch's length).
+#[allow(clippy::too_many_arguments)]
+fn run_in(
+    p: &Conv2dS8,
+    input: &[i8],
+    filter: &[i8],
+    stage: &OutputStageS8<'_>,
+    rows: Range<usize>,
+    output: &mut [i8],
+    offset: i16,
+    groups: &mut [[u32; 4]],
+    staging: &mut [i8],
+) {
+    let s = &p.shape;
+    let patch = staging.len();
     let od = s.output_depth;
     let pixels = rows.len() * s.output_width;
+    let group_count = groups.len();
     let mut cols = Cols {
-        groups: [[0; 4]; MAX_PATCH / 4],
+        groups,
         tail: [[0; 2]; 3],
     };
-    let mut staging = [0i8; MAX_PATCH];
-    let groups = patch / 4;
     let mut q = 0;
     while q < pixels {
         // A last pixel alone leaves pixel 1's lanes as they were: its sums are not written.
         let n = if q + 1 < pixels { 2 } else { 1 };
         for k in 0..n {
             let at = (rows.start, q + k);
-            im2col(p, at, input, offset, &mut staging[..patch], &mut cols, k);
+            im2col(p, at, input, offset, staging, &mut cols, k);
         }
         let out = &mut output[q * od..][..n * od];
         channels(
             &cols,
-            groups,
+            group_count,
             &filter[..od * patch],
             patch,
             stage,
@@ -77,7 +129,6 @@ pub(crate) fn run_rows(
         );
         q += n;
     }
-    true
 }
 
 /// Every output channel of one or two pixels (`both`) whose widened patches `cols` holds:
@@ -85,7 +136,7 @@ pub(crate) fn run_rows(
 /// row of channels after the other. Kept out of line, apart from the gathering's state.
 #[inline(never)]
 fn channels(
-    cols: &Cols,
+    cols: &Cols<'_>,
     groups: usize,
     filter: &[i8],
     patch: usize,
@@ -128,7 +179,7 @@ fn im2col(
     input: &[i8],
     offset: i16,
     staging: &mut [i8],
-    cols: &mut Cols,
+    cols: &mut Cols<'_>,
     k: usize,
 ) {
     let s = &p.shape;
@@ -214,9 +265,9 @@ fn im2col(
 
 /// `src` plus `offset`, widened into pixel `k`'s lanes of `cols` ([`Cols`]' layout).
 #[inline(always)]
-fn widen(src: &[i8], offset: i16, cols: &mut Cols, k: usize) {
+fn widen(src: &[i8], offset: i16, cols: &mut Cols<'_>, k: usize) {
     let whole = src.len() / 4 * 4;
-    widen_groups(&src[..whole], offset, &mut cols.groups, k);
+    widen_groups(&src[..whole], offset, cols.groups, k);
     for (&x, t) in src[whole..].iter().zip(cols.tail.iter_mut()) {
         t[k & 1] = u32::from((i16::from(x) + offset) as u16);
     }
@@ -238,7 +289,7 @@ fn widen_groups(src: &[i8], offset: i16, groups: &mut [[u32; 4]], k: usize) {
 /// The four sums of two widened patches (`groups` groups of four values and the tail) by
 /// two filter rows (each the patch's length): `[p0·w0, p0·w1, p1·w0, p1·w1]`.
 #[inline(always)]
-fn mac_2x2(cols: &Cols, groups: usize, w0: &[i8], w1: &[i8]) -> [i32; 4] {
+fn mac_2x2(cols: &Cols<'_>, groups: usize, w0: &[i8], w1: &[i8]) -> [i32; 4] {
     let g = cols.groups.get(..groups).unwrap_or_default();
     let mut a = mac_2x2_groups(g, w0, w1);
     let (t0, t1) = (&w0[w0.len() / 4 * 4..], &w1[w1.len() / 4 * 4..]);

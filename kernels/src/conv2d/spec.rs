@@ -282,7 +282,33 @@ pub fn per_channel_multipliers(
     Ok(())
 }
 
+/// The largest patch (`filter_height * filter_width * filter_depth`) the Cortex-M4 kernel
+/// takes; larger ones run the portable loops. Its stack scratch for that patch is 1.3 KB:
+/// 256 covers a 1×1 convolution over 256 channels and a 3×3 over 28, every convolution of
+/// the Cortex-M reference models.
+pub const MAX_TUNED_PATCH: usize = 256;
+
 impl Conv2dS8 {
+    /// The scratch the Cortex-M4 kernel (`dsp.rs`) uses for these parameters, as
+    /// [`Scratch`](crate::scratch::Scratch) groups and bytes: two pixels' widened patches
+    /// (`patch / 4` groups) and one patch of gathered taps (`patch` bytes); `(0, 0)` where
+    /// that kernel does not run (an HWIO filter, groups, a patch over [`MAX_TUNED_PATCH`],
+    /// an input offset outside 16-bit lanes). Given less, the kernel uses its stack.
+    pub fn tuned_scratch(&self) -> (usize, usize) {
+        let s = &self.shape;
+        let patch = s.filter_height * s.filter_width * s.filter_depth;
+        let tuned = !self.filter_hwio
+            && s.filter_depth == s.input_depth
+            && crate::quant::narrow_offset(self.input_offset).is_some()
+            && patch > 0
+            && patch <= MAX_TUNED_PATCH;
+        if tuned {
+            (patch / 4, patch)
+        } else {
+            (0, 0)
+        }
+    }
+
     /// Checks each binding's length in bytes against the parameters.
     pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
         hwio_fits(self.filter_hwio, &self.shape)?;

@@ -1,6 +1,7 @@
 //! CONV_2D: random cases run through the tuned kernel and the portable one ([`crate::tuned_check`]).
 
 use super::{Conv2dS8, Conv2dShape};
+use crate::scratch::Scratch;
 use crate::tuned_check::random::{output_size, window, Rng, Stage};
 use crate::tuned_check::run_rows::run_rows_s8;
 use crate::tuned_check::tally::Tally;
@@ -50,22 +51,47 @@ fn case(rng: &mut Rng) -> Option<(Conv2dS8, Vec<i8>, Vec<i8>, Stage)> {
     Some((p, input, filter, stage))
 }
 
-/// The case run over output rows `rows`, tuned or portable.
+/// The case run over output rows `rows`, tuned (in the caller's scratch, sized by
+/// `tuned_scratch`, or on the stack) or portable.
 fn run(
     params: &Conv2dS8,
     input: &[i8],
     filter: &[i8],
     stage: &Stage,
     rows: core::ops::Range<usize>,
-    tuned: bool,
+    tuned: Tuned,
 ) -> Result<Vec<i8>, KernelError> {
-    let run = if tuned {
-        Conv2dS8::run_rows
-    } else {
-        Conv2dS8::run_rows_portable
-    };
     let row_len = params.shape.row_len()?;
+    let run = match tuned {
+        Tuned::OnTheStack => Conv2dS8::run_rows,
+        Tuned::No => Conv2dS8::run_rows_portable,
+        Tuned::InScratch => {
+            let (groups, bytes) = params.tuned_scratch();
+            let mut groups = alloc::vec![[0u32; 4]; groups];
+            let mut bytes = alloc::vec![0i8; bytes];
+            let scratch = &mut Scratch {
+                groups: &mut groups,
+                bytes: &mut bytes,
+            };
+            let mut out = alloc::vec![0i8; rows.len() * row_len];
+            let (bias, m, s) = (&stage.bias, &stage.multipliers, &stage.shifts);
+            return params
+                .run_rows_in(input, filter, bias, m, s, rows, &mut out, scratch)
+                .map(|()| out);
+        }
+    };
     run_rows_s8(run, params, input, filter, stage, rows, row_len)
+}
+
+/// Which path a case runs.
+#[derive(Clone, Copy)]
+enum Tuned {
+    /// The tuned kernel in scratch the caller lends.
+    InScratch,
+    /// The tuned kernel on its own stack scratch.
+    OnTheStack,
+    /// The portable loops.
+    No,
 }
 
 /// `cases` random convolutions, each over its whole output and over a random tile of its
@@ -77,13 +103,22 @@ pub(crate) fn check(rng: &mut Rng, cases: usize, tally: &mut Tally<'_>) {
             continue;
         };
         let rows = params.shape.rows().unwrap_or(0);
-        let tuned = run(&params, &input, &filter, &stage, 0..rows, true);
-        let portable = run(&params, &input, &filter, &stage, 0..rows, false);
+        let tuned = run(&params, &input, &filter, &stage, 0..rows, Tuned::OnTheStack);
+        let portable = run(&params, &input, &filter, &stage, 0..rows, Tuned::No);
         tally.check("conv2d", case, &tuned, &portable);
+        let lent = run(&params, &input, &filter, &stage, 0..rows, Tuned::InScratch);
+        tally.check("conv2d in scratch", case, &lent, &portable);
         let start = rng.size(0, rows - 1);
         let end = rng.size(start + 1, rows);
-        let tuned = run(&params, &input, &filter, &stage, start..end, true);
-        let portable = run(&params, &input, &filter, &stage, start..end, false);
+        let tuned = run(
+            &params,
+            &input,
+            &filter,
+            &stage,
+            start..end,
+            Tuned::OnTheStack,
+        );
+        let portable = run(&params, &input, &filter, &stage, start..end, Tuned::No);
         tally.check("conv2d tile", case, &tuned, &portable);
         case += 1;
     }

@@ -13,7 +13,7 @@ use core::ops::Range;
 /// Runs output rows `rows` of `p` into `output`, which holds just those rows, over bindings
 /// [`DepthwiseConv2dS8::check`] has accepted; `false` (nothing written) for a depth
 /// multiplier other than 1 or an input offset that does not fit 16-bit lanes: the portable
-/// loops cover those.
+/// loops cover those. It needs no scratch.
 pub(crate) fn run_rows(
     p: &DepthwiseConv2dS8,
     input: &[i8],
@@ -21,6 +21,7 @@ pub(crate) fn run_rows(
     stage: &OutputStageS8<'_>,
     rows: Range<usize>,
     output: &mut [i8],
+    _scratch: &mut crate::scratch::Scratch<'_>,
 ) -> bool {
     let s = &p.shape;
     if s.depth_multiplier != 1 {

@@ -30,6 +30,7 @@ pub(crate) mod tuned_check;
 pub use spec::{DepthwiseConv2dF32, DepthwiseConv2dS8, DepthwiseConv2dShape};
 
 use crate::quant::OutputStageS8;
+use crate::scratch::Scratch;
 use crate::shape;
 use core::ops::Range;
 use hal_core::kernel::KernelError;
