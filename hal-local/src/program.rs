@@ -260,14 +260,26 @@ fn arena_range(span: &Span, len: usize) -> Option<Range<usize>> {
     (span.place == Place::Arena && range.end <= len).then_some(range)
 }
 
-/// Every workgroup id of a grid, x fastest.
-fn grid(count: [u32; 3]) -> impl Iterator<Item = [u32; 3]> {
-    (0..count[2])
-        .flat_map(move |z| (0..count[1]).flat_map(move |y| (0..count[0]).map(move |x| [x, y, z])))
+/// Calls `run` with every workgroup id of a grid, x fastest, until one fails.
+#[inline(always)]
+fn each_workgroup(
+    count: [u32; 3],
+    mut run: impl FnMut([u32; 3]) -> Result<(), KernelError>,
+) -> Result<(), Failure> {
+    for z in 0..count[2] {
+        for y in 0..count[1] {
+            for x in 0..count[0] {
+                run([x, y, z]).map_err(Failure::Kernel)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A dispatch of a kernel over shared bindings: arena spans as 32-bit atomic words (so a
-/// kernel may work in place), pool spans read-only.
+/// kernel may work in place), pool spans read-only. Out of line, as is
+/// [`dispatch_exclusive`], so a step's stack holds one kind's bindings only.
+#[inline(never)]
 fn dispatch_shared(
     entry: KernelFn,
     count: [u32; 3],
@@ -283,9 +295,9 @@ fn dispatch_shared(
     // no other view), and no access of another size or kind races with them.
     let words: &[AtomicU32] =
         unsafe { core::slice::from_raw_parts(arena.as_mut_ptr().cast(), arena.len() / 4) };
-    let mut bound = [Binding::read_only(&[]); MAX_BINDINGS];
-    for (binding, span) in bound.iter_mut().zip(spans) {
-        *binding = match span.place {
+    let mut bound = heapless::Vec::<Binding<'_>, MAX_BINDINGS>::new();
+    for span in spans {
+        let binding = match span.place {
             Place::Pool => Binding::read_only(pool.get(span.range()).ok_or(Failure::Malformed)?),
             Place::Arena => {
                 let range = span.range();
@@ -298,18 +310,17 @@ fn dispatch_shared(
                 Binding::words(covering, range.len(), true)
             }
         };
+        bound.push(binding).map_err(|_| Failure::Malformed)?;
     }
-    let bindings = &bound[..spans.len()];
-    for id in grid(count) {
+    let bindings = bound.as_slice();
+    each_workgroup(count, |id| {
         entry(&Workgroup {
             id,
             count,
             constants,
             bindings,
         })
-        .map_err(Failure::Kernel)?;
-    }
-    Ok(())
+    })
 }
 
 #[cfg(feature = "exclusive")]
@@ -317,6 +328,7 @@ fn dispatch_shared(
 /// scratch, so each is the only `&mut` view of its bytes and every other binding a shared
 /// one.
 #[allow(clippy::too_many_arguments)]
+#[inline(never)]
 fn dispatch_exclusive(
     entry: ExclusiveFn,
     writes: Writes,
@@ -360,10 +372,11 @@ fn dispatch_exclusive(
         (second_bytes, first_bytes)
     };
     let mut write = Some(write);
-    let mut bound: [Bytes<'_>; MAX_BINDINGS] = core::array::from_fn(|_| Bytes::Read(&[]));
-    for (index, (binding, span)) in bound.iter_mut().zip(spans).enumerate() {
+    let mut bound = heapless::Vec::<Bytes<'_>, MAX_BINDINGS>::new();
+    for (index, span) in spans.iter().enumerate() {
         if index == written {
-            *binding = Bytes::Write(write.take().ok_or(Failure::Malformed)?);
+            let output = Bytes::Write(write.take().ok_or(Failure::Malformed)?);
+            bound.push(output).map_err(|_| Failure::Malformed)?;
             continue;
         }
         if span.overlaps(&out) || span.overlaps(&scratch) {
@@ -377,21 +390,20 @@ fn dispatch_exclusive(
                 gap.get(within..within + range.len())
             }),
         };
-        *binding = Bytes::Read(bytes.ok_or(Failure::Malformed)?);
+        let input = Bytes::Read(bytes.ok_or(Failure::Malformed)?);
+        bound.push(input).map_err(|_| Failure::Malformed)?;
     }
-    let bindings = &mut bound[..spans.len()];
-    for id in grid(count) {
-        let mut workgroup = Exclusive {
+    let bindings = bound.as_mut_slice();
+    each_workgroup(count, |id| {
+        entry(&mut Exclusive {
             id,
             count,
             constants,
-            bindings,
+            bindings: &mut *bindings,
             scratch: &mut *lent,
             tiler: Tiler::INLINE,
-        };
-        entry(&mut workgroup).map_err(Failure::Kernel)?;
-    }
-    Ok(())
+        })
+    })
 }
 
 #[cfg(test)]

@@ -185,8 +185,22 @@ macro_rules! per_channel_row_tiles {
                 }
                 #[cfg(not(any(ember_dsp, test)))]
                 let _ = tuned;
-                $portable(self, input, filter, &requantize, rows, output);
+                self.run_portable_loops(input, filter, &requantize, rows, output);
                 Ok(())
+            }
+
+            /// The portable loops over checked bindings, out of line: a call the tuned
+            /// kernel serves keeps no stack frame for them.
+            #[inline(never)]
+            fn run_portable_loops(
+                &self,
+                input: &[i8],
+                filter: &[i8],
+                requantize: &OutputStageS8<'_>,
+                rows: Range<usize>,
+                output: &mut [i8],
+            ) {
+                $portable(self, input, filter, requantize, rows, output);
             }
         }
     };
