@@ -7,35 +7,21 @@
 //! `cargo xtask test` runs first); without them this test says so loudly and checks
 //! nothing.
 
+mod common;
+
 use ember_import::{lower_with, parse, LowerOptions};
 use ember_npy::compare::matches_tflm;
-use ember_npy::oracle::Manifest;
 use ember_npy::Data;
 use ember_run::run_local;
-use std::path::{Path, PathBuf};
-
-fn oracle_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracle")
-}
 
 #[test]
 fn reference_models_match_tflm() {
-    let root = oracle_root();
-    let Ok(entries) = std::fs::read_dir(&root) else {
-        eprintln!(
-            "\n*** SKIPPED: no oracle cases at {} — run `cargo xtask oracle --all` ***\n",
-            root.display()
-        );
+    let Some(oracles) = common::reference_oracles() else {
         return;
     };
-    let mut dirs: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
-    dirs.sort();
     let mut failures = Vec::new();
     let mut checked = 0;
-    for dir in dirs {
-        let Ok(manifest) = Manifest::load(dir.join("manifest.json")) else {
-            continue;
-        };
+    for (dir, manifest) in oracles {
         let bytes = std::fs::read(&manifest.model).expect("the model the oracle ran");
         let graph = parse(&bytes).expect("a reference model parses");
         // The host's lowering, then a GPU's (separable convolutions as one step).

@@ -88,9 +88,11 @@ impl Span {
         }
     }
 
-    /// The byte range.
+    /// The byte range (its end saturated, so a span past the address space is simply out
+    /// of range).
     pub const fn range(&self) -> Range<usize> {
-        self.offset as usize..self.offset as usize + self.length as usize
+        let start = self.offset as usize;
+        start..start.saturating_add(self.length as usize)
     }
 
     /// Whether both are arena spans that share a byte.
@@ -353,7 +355,7 @@ fn dispatch_exclusive(
     if scratch.overlaps(&out) {
         return Err(Failure::Malformed);
     }
-    // The arena as `gaps[0] | first | gaps[1] | second | gaps[2]`, the two written ranges
+    // The arena as `gap0 | first | gap1 | second | gap2`, the two written ranges
     // in the order they lie.
     let out_first = out_range.start <= scratch_range.start;
     let (first, second) = if out_first {
@@ -365,7 +367,7 @@ fn dispatch_exclusive(
     let (first_bytes, rest) = rest.split_at_mut(first.len());
     let (gap1, rest) = rest.split_at_mut(second.start - first.end);
     let (second_bytes, gap2) = rest.split_at_mut(second.len());
-    let gaps: [(usize, &[u8]); 3] = [(0, gap0), (first.end, gap1), (second.end, gap2)];
+    let (gap0, gap1, gap2): (&[u8], &[u8], &[u8]) = (gap0, gap1, gap2);
     let (write, lent) = if out_first {
         (first_bytes, second_bytes)
     } else {
@@ -379,16 +381,23 @@ fn dispatch_exclusive(
             bound.push(output).map_err(|_| Failure::Malformed)?;
             continue;
         }
-        if span.overlaps(&out) || span.overlaps(&scratch) {
-            return Err(Failure::Malformed);
-        }
+        // An arena binding lies wholly in one of the gaps around the written ranges, so it
+        // shares no byte with them.
         let range = span.range();
         let bytes = match span.place {
             Place::Pool => pool.get(range),
-            Place::Arena => gaps.iter().find_map(|&(start, gap)| {
-                let within = range.start.checked_sub(start)?;
-                gap.get(within..within + range.len())
-            }),
+            Place::Arena => {
+                let (start, gap) = if range.end <= first.start {
+                    (0, gap0)
+                } else if range.start >= first.end && range.end <= second.start {
+                    (first.end, gap1)
+                } else if range.start >= second.end {
+                    (second.end, gap2)
+                } else {
+                    return Err(Failure::Malformed);
+                };
+                gap.get(range.start - start..range.end - start)
+            }
         };
         let input = Bytes::Read(bytes.ok_or(Failure::Malformed)?);
         bound.push(input).map_err(|_| Failure::Malformed)?;
