@@ -8,8 +8,10 @@
 //! - `model` (feature `model`): the TFLite model whose TensorFlow Lite Micro oracle cases lie
 //!   in the directory `EMBER_MODEL_ORACLE` names (`cargo xtask oracle` writes them: the
 //!   model's path, each case's inputs and TFLM's outputs). The model is imported and embedded
-//!   with `ember-build`; every case's inputs and TFLM's outputs are embedded beside it, with
-//!   the table sizes its device and session need.
+//!   with `ember-build` as a static program whose arena is at most `EMBER_ARENA_LIMIT`
+//!   bytes where that is set (patch-based stages where the plain program would not fit;
+//!   feature `patches`: wherever they lower the arena); every case's inputs and TFLM's
+//!   outputs are embedded beside it, with the table sizes its device and session need.
 
 use ember_build::Embed;
 use ember_digits::{predict_f64, predictions, train, Digits, TrainConfig};
@@ -70,13 +72,27 @@ fn model(out: &Path) {
     println!("cargo:rerun-if-changed={}", manifest_path.display());
     let manifest = Manifest::load(&manifest_path)
         .unwrap_or_else(|e| fail(format!("{}: {e}", manifest_path.display())));
-    // Every function's arena must fit the board's: the firmware gives the device exactly
-    // the largest one, so any size the import needs is accepted here.
-    Embed::new(&manifest.model)
-        .arena_bytes(u64::from(u32::MAX))
+    // The static program's arena must fit what the board can give it (`cargo xtask` sets
+    // its RAM less what the stack and other statics keep): where the plain program does
+    // not, the build runs patch-based stages; where nothing fits, it fails naming the
+    // bytes. The HAL path's device is given exactly the arena the module needs.
+    println!("cargo:rerun-if-env-changed=EMBER_ARENA_LIMIT");
+    let arena_limit = match std::env::var("EMBER_ARENA_LIMIT") {
+        Ok(limit) => limit
+            .parse()
+            .unwrap_or_else(|_| fail(format!("EMBER_ARENA_LIMIT `{limit}` is not a byte count"))),
+        Err(_) => u64::from(u32::MAX),
+    };
+    let embed = Embed::new(&manifest.model)
+        .arena_bytes(arena_limit)
         .tflite_kernels()
-        .program()
-        .build_rs("model_module.rs");
+        .program();
+    let embed = if std::env::var_os("CARGO_FEATURE_PATCHES").is_some() {
+        embed.patches()
+    } else {
+        embed
+    };
+    embed.build_rs("model_module.rs");
     let module_file = out.join("model_module.rs.bin");
     let module_bytes = std::fs::read(&module_file)
         .unwrap_or_else(|e| fail(format!("{}: {e}", module_file.display())));

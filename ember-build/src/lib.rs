@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod patch;
 pub mod program;
 
 use hal_core::module::format::{pool_offset, PREAMBLE_BYTES};
@@ -21,6 +22,11 @@ pub struct Embed {
     target: Option<String>,
     /// Whether to emit the first function as a static program too.
     program: bool,
+    /// Whether the program may run stages patch by patch where it would not fit otherwise
+    /// ([`program::Patches::Off`]), or always runs the stages that lower its arena most.
+    patches: program::Patches,
+    /// Whether to print the patch-based stages chosen as Cargo warnings (a build script).
+    announce: bool,
 }
 
 /// Why a module cannot be embedded. Every message names the module file.
@@ -250,6 +256,8 @@ impl Embed {
             linked: BTreeMap::new(),
             target: None,
             program: false,
+            patches: program::Patches::Off,
+            announce: false,
         }
     }
 
@@ -275,8 +283,19 @@ impl Embed {
         self
     }
 
+    /// Plans the static program with the patch-based stages that lower its arena most
+    /// ([`program::Patches::Smallest`], [`patch`]) even where it fits without them. Without
+    /// this call they are used only where the program would not fit
+    /// [`Embed::arena_bytes`] otherwise. A build script prints each stage chosen, with
+    /// what it costs, as a Cargo warning.
+    pub fn patches(mut self) -> Self {
+        self.patches = program::Patches::Smallest;
+        self
+    }
+
     /// The board's arena in bytes (what it gives `LocalConfig::transient_bytes`): every
-    /// function's memory plan must fit. Required.
+    /// function's memory plan must fit; with [`Embed::program`], the static program's one
+    /// arena must (its inputs and outputs inside). Required.
     pub fn arena_bytes(mut self, n: u64) -> Self {
         self.arena_bytes = Some(n);
         self
@@ -366,7 +385,11 @@ impl Embed {
     /// stderr (`error: module …`) and exits with status 1, which fails the build with the
     /// message.
     pub fn build_rs(self, file_name: &str) {
-        if let Err(e) = self.write_to_out_dir(file_name) {
+        let embed = Embed {
+            announce: true,
+            ..self
+        };
+        if let Err(e) = embed.write_to_out_dir(file_name) {
             eprintln!("error: {e}");
             std::process::exit(1);
         }
@@ -451,10 +474,14 @@ impl Embed {
                 linked: self.linked.keys().cloned().collect(),
             });
         }
-        if let Err(ModuleError {
-            site: Site::Function(i),
-            ..
-        }) = module.check_arena(available)
+        // A static program's own arena is checked instead (`check_program`).
+        if let (
+            false,
+            Err(ModuleError {
+                site: Site::Function(i),
+                ..
+            }),
+        ) = (self.program, module.check_arena(available))
         {
             let function = module.functions().get(i);
             return Err(EmbedError::ArenaTooSmall {
@@ -479,10 +506,24 @@ impl Embed {
         module: &Module<'_>,
         available: u64,
     ) -> Result<program::ProgramPlan, EmbedError> {
-        let plan = program::plan_program(module, None).map_err(|e| EmbedError::Program {
-            module: self.module(),
-            message: e.to_string(),
-        })?;
+        let plan_with = |patches| {
+            program::plan_program_with(module, None, patches).map_err(|e| EmbedError::Program {
+                module: self.module(),
+                message: e.to_string(),
+            })
+        };
+        let mut plan = plan_with(self.patches)?;
+        if plan.arena_bytes > available && self.patches == program::Patches::Off {
+            plan = plan_with(program::Patches::Smallest)?;
+        }
+        if self.announce {
+            for stage in &plan.patches {
+                println!(
+                    "cargo:warning=module {}: {stage}",
+                    self.module_path.display()
+                );
+            }
+        }
         if plan.arena_bytes > available {
             return Err(EmbedError::ArenaTooSmall {
                 module: self.module(),
@@ -747,6 +788,9 @@ fn render_program(
         "/// Function `{}` as a static program: run it with `hal_local::program::run(&PROGRAM, &KERNELS, arena, &POOL.0)`.",
         program.function
     ));
+    for stage in &program.patches {
+        line(&format!("///\n/// A {stage}."));
+    }
     line(&format!(
         "pub static PROGRAM: [::hal_local::program::Step<'static>; {}] = {{",
         program.steps.len()

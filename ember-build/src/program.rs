@@ -9,6 +9,7 @@
 //! the caller needs no buffers of its own: it writes the inputs into the arena and reads
 //! the outputs from it.
 
+use crate::patch::PatchStage;
 use hal_core::module::plan::{plan, Lifetime};
 use hal_core::module::{Module, Operand, Step, Value};
 use hal_local::kernel::Kernel;
@@ -69,6 +70,9 @@ pub struct ProgramPlan {
     pub kernels: Vec<String>,
     /// What the module's own plan needs besides: its arena plus every input and output.
     pub separate_bytes: u64,
+    /// The stages computed patch by patch, in the order the planner chose them (each
+    /// lowered the arena further).
+    pub patches: Vec<PatchStage>,
 }
 
 impl ProgramPlan {
@@ -190,8 +194,19 @@ impl std::fmt::Display for PlanError {
 }
 
 /// Plans `module`'s function `function` (its first function where `None`) as a static
-/// program.
+/// program, every layer whole.
 pub fn plan_program(module: &Module<'_>, function: Option<&str>) -> Result<ProgramPlan, PlanError> {
+    plan_program_with(module, function, Patches::Off)
+}
+
+/// Plans `module`'s function `function` (its first function where `None`) as a static
+/// program; with [`Patches::Smallest`], with the patch-based stages
+/// ([`patch`](crate::patch)) that lower its arena most.
+pub fn plan_program_with(
+    module: &Module<'_>,
+    function: Option<&str>,
+    patches: Patches,
+) -> Result<ProgramPlan, PlanError> {
     let def = match function {
         Some(name) => module
             .function(name)
@@ -203,193 +218,377 @@ pub fn plan_program(module: &Module<'_>, function: Option<&str>) -> Result<Progr
             .next()
             .ok_or_else(|| PlanError::NoFunction(String::new()))?,
     };
-    let arguments: Vec<u64> = def.arguments.iter().collect();
-    let results: Vec<u64> = def.results.iter().collect();
-    let transients: Vec<u64> = def.transients.iter().map(|t| t.size).collect();
-    let steps: Vec<Step<'_>> = def.steps.iter().collect();
-    // Values in this order: arguments, results, transients.
-    let index = |value: Value| -> Option<usize> {
-        match value {
-            Value::Argument(n) => (n as usize) < arguments.len(),
-            Value::Result(n) => (n as usize) < results.len(),
-            Value::Transient(n) => (n as usize) < transients.len(),
-            Value::Constant(_) => false,
-        }
-        .then(|| match value {
-            Value::Argument(n) => n as usize,
-            Value::Result(n) => arguments.len() + n as usize,
-            Value::Transient(n) => arguments.len() + results.len() + n as usize,
-            Value::Constant(_) => 0,
-        })
+    let listing = Listing::of(module, &def)?;
+    let kernels: Vec<String> = module
+        .executables()
+        .iter()
+        .map(|e| e.kernel.to_owned())
+        .collect();
+    let plain = place(&listing, &kernels)?;
+    let aligned = |n: u64| n.div_ceil(ARENA_ALIGN) * ARENA_ALIGN;
+    let separate_bytes = aligned(def.arena_size)
+        + listing.values[..listing.arguments + listing.results]
+            .iter()
+            .map(|&n| aligned(n))
+            .sum::<u64>();
+    let finish = |placed: Placed, patches: Vec<PatchStage>| ProgramPlan {
+        function: def.name.to_owned(),
+        arena_bytes: placed.arena_bytes,
+        inputs: placed.inputs,
+        outputs: placed.outputs,
+        steps: placed.steps,
+        kernels: kernels.clone(),
+        separate_bytes,
+        patches,
     };
-    let end = steps.len() as u32;
-    let mut lifetimes: Vec<Option<(u32, u32)>> =
-        vec![None; arguments.len() + results.len() + transients.len()];
-    // Inputs are written before the first step; outputs are read after the last.
-    for life in lifetimes.iter_mut().take(arguments.len()) {
+    if patches == Patches::Off {
+        return Ok(finish(plain, Vec::new()));
+    }
+    // Greedy: the stage that lowers the arena most, then again on what is left, while
+    // the arena falls.
+    let plain_arena_bytes = plain.arena_bytes;
+    let (mut listing, mut placed, mut stages) = (listing, plain, Vec::new());
+    loop {
+        // Ranked by the arena, then by the most the stage's own steps need (so a later
+        // stage can lower the arena further), then by the steps it runs.
+        let mut best: Option<((u64, u64, usize), Placed, crate::patch::Candidate)> = None;
+        for candidate in crate::patch::candidates(&listing, &kernels) {
+            let trial = place(&candidate.listing, &kernels)?;
+            let stage = candidate.ops.clone();
+            let rank = (
+                trial.arena_bytes,
+                trial.step_peaks[stage].iter().copied().max().unwrap_or(0),
+                candidate.stage.steps,
+            );
+            let better = match &best {
+                Some((best_rank, _, _)) => rank < *best_rank,
+                None => trial.arena_bytes < placed.arena_bytes,
+            };
+            if better {
+                best = Some((rank, trial, candidate));
+            }
+        }
+        let Some((_, trial, mut candidate)) = best else {
+            break;
+        };
+        candidate.stage.plain_arena_bytes = plain_arena_bytes;
+        candidate.stage.arena_bytes = trial.arena_bytes;
+        stages.push(candidate.stage);
+        (listing, placed) = (candidate.listing, trial);
+    }
+    Ok(finish(placed, stages))
+}
+
+/// Whether a program may compute a stage of its layers patch by patch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Patches {
+    /// Every layer whole.
+    #[default]
+    Off,
+    /// The patch-based stages that lower the arena most, where any does.
+    Smallest,
+}
+
+/// Where an operand lies before planning: a value of the listing or the constant pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// Value `n` of [`Listing::values`].
+    Value(usize),
+    /// The constant pool, from this byte.
+    Pool(u64),
+}
+
+/// An operand before planning: `length` bytes from `offset` of its place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Ref {
+    pub place: Place,
+    pub offset: u64,
+    pub length: u64,
+}
+
+impl Ref {
+    /// The whole of value `value`, `size` bytes.
+    pub fn whole(value: usize, size: u64) -> Self {
+        Self {
+            place: Place::Value(value),
+            offset: 0,
+            length: size,
+        }
+    }
+
+    /// The value this operand lies in, if any.
+    pub fn value(&self) -> Option<usize> {
+        match self.place {
+            Place::Value(n) => Some(n),
+            Place::Pool(_) => None,
+        }
+    }
+}
+
+/// A step before planning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Op {
+    Dispatch {
+        executable: u16,
+        workgroups: [u32; 3],
+        constants: Vec<u32>,
+        bindings: Vec<Ref>,
+    },
+    Copy {
+        source: Ref,
+        target: Ref,
+    },
+    Fill {
+        target: Ref,
+        pattern: u32,
+    },
+}
+
+impl Op {
+    /// The operands the step reads or writes.
+    pub fn operands(&self) -> Vec<Ref> {
+        match self {
+            Op::Dispatch { bindings, .. } => bindings.clone(),
+            Op::Copy { source, target } => vec![*source, *target],
+            Op::Fill { target, .. } => vec![*target],
+        }
+    }
+}
+
+/// A function's steps over its values, before planning: values are the arguments, then
+/// the results, then every other value (the function's transients, and the buffers a
+/// patch-based stage adds), by size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Listing {
+    pub values: Vec<u64>,
+    pub arguments: usize,
+    pub results: usize,
+    pub ops: Vec<Op>,
+    /// The function's step (barriers counted) each op comes from.
+    pub origins: Vec<usize>,
+}
+
+impl Listing {
+    /// `def`'s steps, barriers dropped, over its values.
+    fn of(module: &Module<'_>, def: &hal_core::module::FunctionDef<'_>) -> Result<Self, PlanError> {
+        let arguments: Vec<u64> = def.arguments.iter().collect();
+        let results: Vec<u64> = def.results.iter().collect();
+        let transients = def.transients.iter().map(|t| t.size);
+        let values: Vec<u64> = arguments
+            .iter()
+            .chain(&results)
+            .copied()
+            .chain(transients)
+            .collect();
+        let pool: Vec<u64> = module.constants().iter().map(|c| c.data.offset).collect();
+        let (first_result, first_transient) = (arguments.len(), arguments.len() + results.len());
+        let operand = |operand: Operand, at: usize| -> Result<Ref, PlanError> {
+            let malformed = PlanError::Malformed { step: at };
+            let place = match operand.value {
+                Value::Constant(n) => Place::Pool(*pool.get(n as usize).ok_or(malformed.clone())?),
+                Value::Argument(n) => Place::Value(n as usize),
+                Value::Result(n) => Place::Value(first_result + n as usize),
+                Value::Transient(n) => Place::Value(first_transient + n as usize),
+            };
+            let in_range = match (operand.value, place) {
+                (Value::Argument(_), Place::Value(n)) => n < first_result,
+                (Value::Result(_), Place::Value(n)) => n < first_transient,
+                (Value::Transient(_), Place::Value(n)) => n < values.len(),
+                _ => true,
+            };
+            if !in_range {
+                return Err(malformed);
+            }
+            Ok(Ref {
+                place,
+                offset: operand.offset,
+                length: operand.length,
+            })
+        };
+        let (mut ops, mut origins) = (Vec::new(), Vec::new());
+        for (at, step) in def.steps.iter().enumerate() {
+            if !matches!(step, Step::Barrier) {
+                origins.push(at);
+            }
+            ops.push(match step {
+                Step::Dispatch {
+                    executable,
+                    workgroups,
+                    constants,
+                    bindings,
+                } => Op::Dispatch {
+                    executable: u16::try_from(executable)
+                        .ok()
+                        .filter(|&e| u32::from(e) < module.executables().len())
+                        .ok_or(PlanError::Malformed { step: at })?,
+                    workgroups,
+                    constants: constants.iter().collect(),
+                    bindings: bindings
+                        .iter()
+                        .map(|b| operand(b, at))
+                        .collect::<Result<_, _>>()?,
+                },
+                Step::Copy { source, target } => Op::Copy {
+                    source: operand(source, at)?,
+                    target: operand(target, at)?,
+                },
+                Step::Fill { target, pattern } => Op::Fill {
+                    target: operand(target, at)?,
+                    pattern,
+                },
+                Step::Barrier => continue,
+            });
+        }
+        Ok(Self {
+            values,
+            arguments: arguments.len(),
+            results: results.len(),
+            ops,
+            origins,
+        })
+    }
+}
+
+/// A listing placed in one arena.
+struct Placed {
+    arena_bytes: u64,
+    /// The end of the highest value live at each step.
+    step_peaks: Vec<u64>,
+    inputs: Vec<Span>,
+    outputs: Vec<Span>,
+    steps: Vec<PlannedStep>,
+}
+
+/// Gives every value of `listing` its offset in one arena (inputs live from before the
+/// first step to their last use, outputs from their first write to after the last step,
+/// a kernel's scratch for its own step) and resolves every operand to a span.
+fn place(listing: &Listing, kernels: &[String]) -> Result<Placed, PlanError> {
+    let end = listing.ops.len() as u32;
+    let mut lifetimes: Vec<Option<(u32, u32)>> = vec![None; listing.values.len()];
+    for life in lifetimes.iter_mut().take(listing.arguments) {
         *life = Some((0, 0));
     }
-    for (at, step) in steps.iter().enumerate() {
-        for operand in operands(step) {
-            if let Some(i) = index(operand.value) {
-                let at = at as u32;
-                let life = lifetimes[i].get_or_insert((at, at));
-                life.0 = life.0.min(at);
-                life.1 = life.1.max(at);
-            } else if !matches!(operand.value, Value::Constant(_)) {
-                return Err(PlanError::Malformed { step: at });
-            }
+    for (at, op) in listing.ops.iter().enumerate() {
+        for value in op.operands().iter().filter_map(Ref::value) {
+            let at = at as u32;
+            let life = lifetimes[value].get_or_insert((at, at));
+            life.0 = life.0.min(at);
+            life.1 = life.1.max(at);
         }
     }
     for life in lifetimes
         .iter_mut()
-        .skip(arguments.len())
-        .take(results.len())
+        .skip(listing.arguments)
+        .take(listing.results)
     {
         let first = life.map_or(end, |(first, _)| first);
         *life = Some((first, end));
     }
     // Scratch a kernel asks to be lent lives for its own step only.
-    let executables: Vec<&str> = module.executables().iter().map(|e| e.kernel).collect();
-    let mut scratch = Vec::new();
-    for (at, step) in steps.iter().enumerate() {
-        if let Step::Dispatch {
+    let mut sizes = listing.values.clone();
+    let mut scratch_value = vec![None; listing.ops.len()];
+    for (at, op) in listing.ops.iter().enumerate() {
+        if let Op::Dispatch {
             executable,
             constants,
             ..
-        } = step
+        } = op
         {
-            let kernel = executables.get(*executable as usize).copied().unwrap_or("");
-            let constants: Vec<u32> = constants.iter().collect();
-            let bytes = hal_local::kernels::tflite::scratch_bytes(kernel, &constants) as u64;
+            let kernel = kernels
+                .get(usize::from(*executable))
+                .map_or("", String::as_str);
+            let bytes = hal_local::kernels::tflite::scratch_bytes(kernel, constants) as u64;
             if bytes > 0 {
-                scratch.push((at, bytes));
+                scratch_value[at] = Some(sizes.len());
+                sizes.push(bytes);
                 lifetimes.push(Some((at as u32, at as u32)));
             }
         }
     }
-    let scratch_sizes: Vec<u64> = scratch.iter().map(|&(_, bytes)| bytes).collect();
-    let sizes = arguments
-        .iter()
-        .chain(&results)
-        .chain(&transients)
-        .chain(&scratch_sizes);
     let values: Vec<Lifetime> = sizes
+        .iter()
         .zip(&lifetimes)
-        .map(|(&size, life)| {
-            let (first, last) = life.unwrap_or((0, 0));
-            Lifetime {
+        .map(|(&size, life)| match life {
+            Some((first, last)) => Lifetime {
                 size: size.max(1),
-                first,
-                last,
-            }
+                first: *first,
+                last: *last,
+            },
+            // A value no step uses takes no bytes.
+            None => Lifetime {
+                size: 0,
+                first: 0,
+                last: 0,
+            },
         })
         .collect();
     let planned = plan(&values, ARENA_ALIGN);
-    let pool: Vec<(u64, u64)> = module
-        .constants()
-        .iter()
-        .map(|c| (c.data.offset, c.data.length))
-        .collect();
-    let span = |operand: Operand, at: usize| -> Result<Span, PlanError> {
-        let malformed = PlanError::Malformed { step: at };
-        let (place_offset, arena) = match operand.value {
-            Value::Constant(n) => (pool.get(n as usize).ok_or(malformed.clone())?.0, false),
-            value => (
-                planned.offsets[index(value).ok_or(malformed.clone())?],
-                true,
-            ),
+    let mut step_peaks = vec![0u64; listing.ops.len()];
+    for (value, offset) in values.iter().zip(&planned.offsets) {
+        let last = (value.last as usize).min(step_peaks.len().saturating_sub(1));
+        for peak in step_peaks
+            .iter_mut()
+            .take(last + 1)
+            .skip(value.first as usize)
+        {
+            *peak = (*peak).max(offset + value.size);
+        }
+    }
+    let span = |operand: Ref, at: usize| -> Result<Span, PlanError> {
+        let malformed = || PlanError::Malformed { step: at };
+        let (base, arena) = match operand.place {
+            Place::Pool(offset) => (offset, false),
+            Place::Value(n) => (planned.offsets[n], true),
         };
-        let offset = u32::try_from(place_offset + operand.offset).map_err(|_| malformed.clone())?;
-        let length = u32::try_from(operand.length).map_err(|_| malformed)?;
+        let offset = u32::try_from(base + operand.offset).map_err(|_| malformed())?;
+        let length = u32::try_from(operand.length).map_err(|_| malformed())?;
         Ok(if arena {
             Span::arena(offset, length)
         } else {
             Span::pool(offset, length)
         })
     };
-    let first_scratch = arguments.len() + results.len() + transients.len();
-    let scratch_of = |at: usize| -> Result<Span, PlanError> {
-        let Some(n) = scratch.iter().position(|&(step, _)| step == at) else {
-            return Ok(Span::NONE);
-        };
-        let offset = u32::try_from(planned.offsets[first_scratch + n]);
-        let length = u32::try_from(scratch[n].1);
-        match (offset, length) {
-            (Ok(offset), Ok(length)) => Ok(Span::arena(offset, length)),
-            _ => Err(PlanError::Malformed { step: at }),
-        }
-    };
-    let mut planned_steps = Vec::with_capacity(steps.len());
-    for (at, step) in steps.iter().enumerate() {
-        planned_steps.push(match step {
-            Step::Dispatch {
+    let mut steps = Vec::with_capacity(listing.ops.len());
+    for (at, op) in listing.ops.iter().enumerate() {
+        steps.push(match op {
+            Op::Dispatch {
                 executable,
                 workgroups,
                 constants,
                 bindings,
             } => PlannedStep::Dispatch {
-                executable: u16::try_from(*executable)
-                    .ok()
-                    .filter(|&e| u32::from(e) < module.executables().len())
-                    .ok_or(PlanError::Malformed { step: at })?,
+                executable: *executable,
                 workgroups: *workgroups,
-                constants: constants.iter().collect(),
+                constants: constants.clone(),
                 bindings: bindings
                     .iter()
-                    .map(|b| span(b, at))
+                    .map(|b| span(*b, at))
                     .collect::<Result<_, _>>()?,
-                scratch: scratch_of(at)?,
+                scratch: match scratch_value[at] {
+                    Some(n) => span(Ref::whole(n, sizes[n]), at)?,
+                    None => Span::NONE,
+                },
             },
-            Step::Copy { source, target } => PlannedStep::Copy {
+            Op::Copy { source, target } => PlannedStep::Copy {
                 source: span(*source, at)?,
                 target: span(*target, at)?,
             },
-            Step::Fill { target, pattern } => PlannedStep::Fill {
+            Op::Fill { target, pattern } => PlannedStep::Fill {
                 target: span(*target, at)?,
                 pattern: *pattern,
             },
-            Step::Barrier => continue,
         });
     }
-    let whole = |value: Value, size: u64| Operand {
-        value,
-        offset: 0,
-        length: size,
-    };
-    let inputs = (0..arguments.len())
-        .map(|n| span(whole(Value::Argument(n as u32), arguments[n]), 0))
-        .collect::<Result<_, _>>()?;
-    let outputs = (0..results.len())
-        .map(|n| span(whole(Value::Result(n as u32), results[n]), 0))
-        .collect::<Result<_, _>>()?;
-    let aligned = |n: u64| n.div_ceil(ARENA_ALIGN) * ARENA_ALIGN;
-    Ok(ProgramPlan {
-        function: def.name.to_owned(),
+    let whole = |n: usize| span(Ref::whole(n, listing.values[n]), 0);
+    Ok(Placed {
         arena_bytes: planned.peak,
-        inputs,
-        outputs,
-        steps: planned_steps,
-        kernels: module
-            .executables()
-            .iter()
-            .map(|e| e.kernel.to_owned())
-            .collect(),
-        separate_bytes: aligned(def.arena_size)
-            + arguments
-                .iter()
-                .chain(&results)
-                .map(|&n| aligned(n))
-                .sum::<u64>(),
+        step_peaks,
+        inputs: (0..listing.arguments)
+            .map(whole)
+            .collect::<Result<_, _>>()?,
+        outputs: (listing.arguments..listing.arguments + listing.results)
+            .map(whole)
+            .collect::<Result<_, _>>()?,
+        steps,
     })
-}
-
-/// The operands a step reads or writes.
-fn operands(step: &Step<'_>) -> Vec<Operand> {
-    match step {
-        Step::Dispatch { bindings, .. } => bindings.iter().collect(),
-        Step::Copy { source, target } => vec![*source, *target],
-        Step::Fill { target, .. } => vec![*target],
-        Step::Barrier => Vec::new(),
-    }
 }

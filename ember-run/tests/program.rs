@@ -14,7 +14,7 @@
 
 mod common;
 
-use ember_build::program::plan_program;
+use ember_build::program::{plan_program, plan_program_with, Patches};
 use ember_import::{lower_with, parse, LowerOptions};
 use ember_run::run_local;
 use hal_core::module::Module;
@@ -44,6 +44,21 @@ fn the_static_program_gives_the_session_s_bytes_on_every_reference_model() {
             let lowered = lower_with(&graph, "model", options).expect("a reference model lowers");
             let module = Module::parse(&lowered.built.bytes).expect("its module");
             let plan = plan_program(&module, None).expect("a static program");
+            let patched =
+                plan_program_with(&module, None, Patches::Smallest).expect("a patched program");
+            for stage in &patched.patches {
+                eprintln!("{name} ({lowering}): {stage}");
+            }
+            if patched.arena_bytes > plan.arena_bytes {
+                failures.push(format!("{name} ({lowering}): the patched arena is larger"));
+            }
+            if patched
+                .patches
+                .iter()
+                .any(|stage| stage.extra_multiply_adds != 0)
+            {
+                failures.push(format!("{name} ({lowering}): the patches recompute rows"));
+            }
             let kernels = plan.local_kernels().expect("every kernel is hal-local's");
             let head = manifest.arena.head.unwrap_or(u64::MAX);
             let scratch = plan.largest_scratch();
@@ -71,13 +86,18 @@ fn the_static_program_gives_the_session_s_bytes_on_every_reference_model() {
                 let bytes: Vec<Vec<u8>> = inputs.iter().map(|a| a.data().to_le_bytes()).collect();
                 let refs: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
                 let session = run_local(&lowered, &refs, 1, 1).expect("the HAL path runs");
-                match plan.run(&kernels, module.pool(), &refs) {
-                    Ok(outputs) if outputs == session.outputs => {}
-                    Ok(_) => failures.push(format!(
-                        "{name} ({lowering}) case {}: the outputs differ",
-                        case.name
-                    )),
-                    Err(e) => failures.push(format!("{name} ({lowering}) case {}: {e}", case.name)),
+                for (how, plan) in [("plain", &plan), ("patched", &patched)] {
+                    match plan.run(&kernels, module.pool(), &refs) {
+                        Ok(outputs) if outputs == session.outputs => {}
+                        Ok(_) => failures.push(format!(
+                            "{name} ({lowering}, {how}) case {}: the outputs differ",
+                            case.name
+                        )),
+                        Err(e) => failures.push(format!(
+                            "{name} ({lowering}, {how}) case {}: {e}",
+                            case.name
+                        )),
+                    }
                 }
                 checked += 1;
             }

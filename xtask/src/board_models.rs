@@ -125,11 +125,28 @@ pub enum ModelPath {
     Program,
     /// The HAL path: a `Session` over the local device (feature `session`).
     Session,
+    /// The static program with the patch-based stages that lower its arena most (feature
+    /// `patches`).
+    Patches,
 }
 
 /// Builds `board`'s `model` firmware for `model`, TFLM's cases embedded, the model run the
-/// way `path` says; returns the ELF.
+/// way `path` says, its arena at most the board's RAM less
+/// [`boards::RAM_KEPT_FROM_ARENA`]; returns the ELF.
 pub fn build_path(board: Board, model: &str, path: ModelPath) -> Result<PathBuf> {
+    let limit = boards::ram_bytes(board)?.saturating_sub(boards::RAM_KEPT_FROM_ARENA);
+    build_limited(board, model, path, limit)
+}
+
+/// [`build_path`] with the arena at most `arena_limit` bytes (`EMBER_ARENA_LIMIT`): the
+/// build runs patch-based stages where the plain program would not fit, and fails naming
+/// the bytes where nothing fits.
+pub fn build_limited(
+    board: Board,
+    model: &str,
+    path: ModelPath,
+    arena_limit: u64,
+) -> Result<PathBuf> {
     let file = model_file(model)?;
     let cases = oracle::cases_for(&file)?;
     boards::build_bin(
@@ -138,9 +155,10 @@ pub fn build_path(board: Board, model: &str, path: ModelPath) -> Result<PathBuf>
         match path {
             ModelPath::Program => "model",
             ModelPath::Session => "model,ember-firmware/session",
+            ModelPath::Patches => "model,ember-firmware/patches",
         },
         None,
-        Some(&cases),
+        Some((&cases, arena_limit)),
         &format!(
             "build {}'s model firmware for {}",
             board.name,
@@ -187,6 +205,12 @@ pub fn run_model(board: Board, model: &str) -> Result<Figures> {
 /// [`run_model`], the model run the way `path` says.
 pub fn run_model_path(board: Board, model: &str, path: ModelPath) -> Result<Figures> {
     let elf = build_path(board, model, path)?;
+    run_elf(board, model, &elf)
+}
+
+/// Runs `model`'s firmware `elf` on `board` as [`run_model`] does.
+fn run_elf(board: Board, model: &str, elf: &Path) -> Result<Figures> {
+    let elf = elf.to_path_buf();
     let size = footprint(&elf)?;
     let cases = cases_bytes(&oracle::cases_for(&model_file(model)?)?)?;
     let (outcome, log) =
@@ -204,10 +228,82 @@ pub fn run_model_path(board: Board, model: &str, path: ModelPath) -> Result<Figu
     })
 }
 
-/// `cargo xtask run --board B --model M`: one model on one QEMU board.
-pub fn run_one(board: &str, model: &str) -> Result {
+/// person_detect on mps2-an386 in an arena smaller than its plain program's (32 KiB
+/// against 55,344 B): the build runs patch-based stages and every output still equals
+/// TFLM's; in one smaller than even those need (16 KiB), the build fails naming the bytes
+/// needed and available.
+pub fn arena_limits() -> Result {
+    let (model, board) = ("person_detect", boards::find("mps2-an386")?);
+    let (fits, too_small) = (32 * 1024, 16 * 1024);
+    let elf = build_limited(board, model, ModelPath::Program, fits)?;
+    let figures = run_elf(board, model, &elf)?;
+    if figures.field("arena") > fits {
+        return Err(format!(
+            "{model} in a {fits}-byte arena: the firmware's arena is {} bytes",
+            figures.field("arena")
+        ));
+    }
+    println!(
+        "    ok: {model} in a {fits}-byte arena: patch-based stages, a {}-byte arena, every output TFLM's",
+        figures.field("arena")
+    );
+    let cases = oracle::cases_for(&model_file(model)?)?;
+    let target = board.target.ok_or("mps2-an386 has a target")?;
+    let mut build = boards::cargo(&[
+        "build",
+        "--release",
+        "-p",
+        board.name,
+        "--target",
+        target,
+        "--features",
+        "model",
+        "--bin",
+        "model",
+    ]);
+    build
+        .env("EMBER_MODEL_ORACLE", &cases)
+        .env("EMBER_ARENA_LIMIT", too_small.to_string());
+    let out = build
+        .output()
+        .map_err(|e| format!("could not start cargo: {e}"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let named = format!("arena; the board gives {too_small}");
+    if out.status.success() || !stderr.contains("needs a ") || !stderr.contains(&named) {
+        return Err(format!(
+            "{model} in a {too_small}-byte arena: the build should fail naming the bytes \
+             needed and available (`{named}`); it {}:\n{stderr}",
+            if out.status.success() {
+                "passed"
+            } else {
+                "failed otherwise"
+            }
+        ));
+    }
+    let line = stderr
+        .lines()
+        .find(|l| l.contains(&named))
+        .unwrap_or_default()
+        .trim();
+    println!("    ok: {model} in a {too_small}-byte arena fails the build: {line}");
+    Ok(())
+}
+
+/// `cargo xtask run --board B --model M [--patches] [--arena-limit N]`: one model on one
+/// QEMU board.
+pub fn run_one(board: &str, model: &str, patches: bool, arena_limit: Option<u64>) -> Result {
     let board = boards::find(board)?;
-    let f = run_model(board, model)?;
+    let path = if patches {
+        ModelPath::Patches
+    } else {
+        ModelPath::Program
+    };
+    let limit = match arena_limit {
+        Some(limit) => limit,
+        None => boards::ram_bytes(board)?.saturating_sub(boards::RAM_KEPT_FROM_ARENA),
+    };
+    let elf = build_limited(board, model, path, limit)?;
+    let f = run_elf(board, model, &elf)?;
     println!(
         "\n{model} on {}: every output equal to TFLM's; {} instructions per inference ({} of them the runtime's own), flash {} B ({} B without TFLM's embedded cases), static RAM {} B, peak stack {} B",
         board.name,
@@ -351,6 +447,10 @@ fn build_microflow(bin: &str, profile: &str) -> Result<PathBuf> {
     Ok(dir.join("target").join(target).join(profile).join(bin))
 }
 
+/// Models the bench also runs with the patch-based plan (`ember_patches`), on every board
+/// that runs them: those where it lowers the arena.
+const PATCHED_MODELS: &[&str] = &["person_detect"];
+
 /// Where the bench writes its figures.
 pub fn bench_json() -> PathBuf {
     root().join("target").join("bench").join("boards.json")
@@ -383,6 +483,13 @@ pub fn bench() -> Result {
         let rows: Vec<_> = runs.iter().filter(|(rb, _, _)| rb == board).collect();
         for (j, (_, model, f)) in rows.iter().enumerate() {
             let mut engines = vec![("ember", f.clone(), bare.clone())];
+            if PATCHED_MODELS.contains(model) {
+                engines.push((
+                    "ember_patches",
+                    run_model_path(b, model, ModelPath::Patches)?,
+                    bare.clone(),
+                ));
+            }
             if *board == "mps2-an386" && MICROFLOW_MODELS.contains(model) {
                 for ((profile, name), (_, harness)) in
                     MICROFLOW_PROFILES.iter().zip(&microflow_harness)

@@ -143,8 +143,8 @@ pub fn build(board: Board) -> Result {
 }
 
 /// Builds `bin` of a bare-metal `board` (release) with `features`, with
-/// `EMBER_MODEL_ORACLE` set to `oracle` where given (the `model` feature embeds those
-/// cases); `what` names the step. Returns the ELF: where cargo put it, or a copy in
+/// `EMBER_MODEL_ORACLE` set to the oracle folder `model` gives (the `model` feature embeds
+/// those cases) and `EMBER_ARENA_LIMIT` to its arena limit; `what` names the step. Returns the ELF: where cargo put it, or a copy in
 /// `keep_in` (relative to `boards/`) where given, which later builds of the same binary
 /// with other features do not replace. (One target folder for every build lets them share
 /// what they have in common.)
@@ -153,7 +153,7 @@ pub fn build_bin(
     bin: &str,
     features: &str,
     keep_in: Option<&str>,
-    oracle: Option<&std::path::Path>,
+    model: Option<(&std::path::Path, u64)>,
     what: &str,
 ) -> Result<PathBuf> {
     board.set_up()?;
@@ -172,8 +172,10 @@ pub fn build_bin(
         "--bin",
         bin,
     ]);
-    if let Some(dir) = oracle {
-        build.env("EMBER_MODEL_ORACLE", dir);
+    if let Some((dir, arena_limit)) = model {
+        build
+            .env("EMBER_MODEL_ORACLE", dir)
+            .env("EMBER_ARENA_LIMIT", arena_limit.to_string());
     }
     run(what, build)?;
     let built = elf(board, bin)?;
@@ -186,6 +188,44 @@ pub fn build_bin(
     std::fs::copy(&built, &kept)
         .map_err(|e| format!("copy {} to {}: {e}", built.display(), kept.display()))?;
     Ok(kept)
+}
+
+/// RAM a model firmware keeps outside its arena: the stack and the harness's other
+/// statics (every board's model firmware uses under 3 KiB of each).
+pub const RAM_KEPT_FROM_ARENA: u64 = 16 * 1024;
+
+/// Bytes of `board`'s RAM region, read from its linker script (`memory.x` or `link.x`:
+/// the `RAM` line's `LENGTH`, as `64K`, `4M` or hexadecimal).
+pub fn ram_bytes(board: Board) -> Result<u64> {
+    let dir = root().join("boards").join(board.name);
+    let script = ["memory.x", "link.x"]
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|path| path.exists())
+        .ok_or_else(|| format!("{}: no memory.x or link.x", dir.display()))?;
+    let text =
+        std::fs::read_to_string(&script).map_err(|e| format!("{}: {e}", script.display()))?;
+    let length = text
+        .lines()
+        .map(str::trim)
+        .filter(|line| line.starts_with("RAM") && line.contains(':'))
+        .find_map(|line| line.split("LENGTH").nth(1))
+        .map(|rest| {
+            rest.trim_start_matches([' ', '='])
+                .trim()
+                .trim_end_matches([',', ';'])
+        })
+        .ok_or_else(|| format!("{}: no RAM region with a LENGTH", script.display()))?;
+    let parsed = if let Some(hex) = length.strip_prefix("0x") {
+        u64::from_str_radix(hex, 16).ok()
+    } else if let Some(k) = length.strip_suffix('K') {
+        k.parse::<u64>().ok().map(|n| n * 1024)
+    } else if let Some(m) = length.strip_suffix('M') {
+        m.parse::<u64>().ok().map(|n| n * 1024 * 1024)
+    } else {
+        length.parse().ok()
+    };
+    parsed.ok_or_else(|| format!("{}: RAM LENGTH `{length}` not understood", script.display()))
 }
 
 /// Where `board`'s binary `bin` lands: under `boards/target`, or under `CARGO_TARGET_DIR`

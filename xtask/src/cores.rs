@@ -61,12 +61,13 @@ fn board() -> Result<Board> {
 fn build(bin: &str, features: &str, oracle_dir: Option<&std::path::Path>) -> Result<PathBuf> {
     let board = board()?;
     let features = format!("cores{features}");
+    let arena_limit = boards::ram_bytes(board)?.saturating_sub(boards::RAM_KEPT_FROM_ARENA);
     boards::build_bin(
         board,
         bin,
         &features,
         Some(TARGET_DIR),
-        oracle_dir,
+        oracle_dir.map(|dir| (dir, arena_limit)),
         &format!("build {}'s `{bin}` for two cores ({features})", board.name),
     )
 }

@@ -11,6 +11,7 @@
 //! cargo xtask run --board mps2-an386   # build a board's firmware, run it under QEMU, decode its logs
 //! cargo xtask run --model m.tflite [--input x.npy] [--output y.npy]   # a TFLite model on the host
 //! cargo xtask run --board mps2-an386 --model kws_ref_model   # a reference model on a board, checked against TFLM
+//! cargo xtask run --board mps2-an386 --model person_detect --patches   # with patch-based stages
 //! cargo xtask build --board lm3s6965evb
 //! cargo xtask size          # flash and RAM per board → target/bench/size.json; runtime alone ≤ 12 KiB
 //! cargo xtask bench alloc   # allocator benchmark → target/bench/alloc.json
@@ -97,6 +98,15 @@ enum Command {
         /// TCG); with `--model`, the model on one core and on two in one run.
         #[arg(long, default_value_t = 1)]
         cores: usize,
+        /// With `--model` on a QEMU board: the static program with the patch-based stages
+        /// that lower its arena most.
+        #[arg(long)]
+        patches: bool,
+        /// With `--model` on a QEMU board: the most bytes the static program's arena may
+        /// take (default: the board's RAM less 16 KiB); patch-based stages where the
+        /// plain program would not fit, a build error naming the bytes where nothing does.
+        #[arg(long)]
+        arena_limit: Option<u64>,
     },
     /// Builds a board's firmware (release, size-optimized) under boards/target.
     Build {
@@ -235,6 +245,8 @@ fn main() -> ExitCode {
             output,
             workers,
             cores,
+            patches,
+            arena_limit,
         } => match (model, cores) {
             (Some(model), 2) if board == cores::BOARD => cores::run_one(&model),
             (None, 2) if board == cores::BOARD => cores::firmware(),
@@ -246,7 +258,7 @@ fn main() -> ExitCode {
                 tasks::run_model(&model, &input, &output, workers)
             }
             (Some(model), _) if board != "host" && device == "local" => {
-                board_models::run_one(&board, &model)
+                board_models::run_one(&board, &model, patches, arena_limit)
             }
             (Some(_), _) => Err("--model runs on the local driver".to_string()),
             (None, _) => tasks::run_board(&board, &device),
