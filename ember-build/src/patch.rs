@@ -2,9 +2,10 @@
 //! the activations between its layers never exist whole.
 //!
 //! A *stage* is a run of consecutive dispatches of convolution kernels (CONV_2D and
-//! DEPTHWISE_CONV_2D, int8 and float, one batch), each reading the whole of the value the
-//! one before writes, which nothing else uses. Its first input and its last output stay
-//! whole values. Each value between two of its layers becomes a buffer of a few
+//! DEPTHWISE_CONV_2D, int8 and float, one batch) and int8 ADDs of two same-shaped tensors,
+//! each reading the whole of the value the one before writes, which nothing else uses. Its
+//! first input and its last output stay whole values, and so does an ADD's other input (a
+//! residual block's skip connection), read row by row as the band reaches it. Each value between two of its layers becomes a buffer of a few
 //! full-width rows — a patch: the rows of an NHWC tensor are contiguous, so every patch
 //! is one span, and each layer runs as its ordinary dispatch over it, with the input and
 //! output heights and the rows of padding above rewritten.
@@ -17,6 +18,7 @@
 //! the outputs are identical.
 
 use crate::program::{Listing, Op, Place, Ref};
+use ember_kernels::add::AddS8;
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::{KernelParams, Words};
@@ -91,16 +93,25 @@ pub(crate) fn candidates(listing: &Listing, kernels: &[String]) -> Vec<Candidate
         }
     }
     let first_transient = listing.arguments + listing.results;
-    // Whether layer `at + 1` continues a chain through layer `at`.
-    let links = |at: usize| -> bool {
+    // The binding through which layer `at + 1` continues a chain through layer `at`.
+    let links = |at: usize| -> Option<usize> {
         let (Some(Some(this)), Some(Some(next))) = (layers.get(at), layers.get(at + 1)) else {
-            return false;
+            return None;
         };
-        this.output == next.input
-            && this.output >= first_transient
+        let continues = this.output >= first_transient
             && uses[this.output] == 2
             && this.rows.output_rows == next.rows.input_rows
-            && this.rows.output_row_bytes == next.rows.input_row_bytes
+            && this.rows.output_row_bytes == next.rows.input_row_bytes;
+        let through: Vec<usize> = next
+            .inputs
+            .iter()
+            .copied()
+            .filter(|&b| next.bindings[b].value() == Some(this.output))
+            .collect();
+        match through[..] {
+            [binding] if continues => Some(binding),
+            _ => None,
+        }
     };
     let mut found = Vec::new();
     let mut at = 0;
@@ -109,12 +120,19 @@ pub(crate) fn candidates(listing: &Listing, kernels: &[String]) -> Vec<Candidate
             at += 1;
             continue;
         }
+        // Each layer with the binding it reads the one before through (the first layer's
+        // first row-read binding: its chain input).
+        let mut chain_of = vec![(at, layers[at].as_ref().map_or(0, |l| l.inputs[0]))];
         let mut last = at;
-        while links(last) {
+        while let Some(binding) = links(last) {
             last += 1;
+            chain_of.push((last, binding));
         }
         for end in at + 1..=last {
-            let chain: Vec<Layer> = (at..=end).filter_map(|i| layers[i].clone()).collect();
+            let chain: Vec<(Layer, usize)> = chain_of[..=end - at]
+                .iter()
+                .filter_map(|&(i, binding)| Some((layers[i].clone()?, binding)))
+                .collect();
             for band_rows in BAND_ROWS {
                 if let Some(candidate) = rewrite(listing, kernels, &chain, band_rows) {
                     found.push(candidate);
@@ -138,15 +156,16 @@ struct Layer {
     output_binding: usize,
     params: Params,
     rows: Rows,
-    /// The value it reads, whole.
-    input: usize,
+    /// The bindings it reads row by row, each a whole value of `rows.input_rows` rows: a
+    /// convolution's input, an ADD's two.
+    inputs: Vec<usize>,
     /// The value it writes, whole.
     output: usize,
 }
 
 impl Layer {
-    /// Op `at` of `listing`, where it is a convolution over one batch reading and writing
-    /// whole values and nothing else but constants.
+    /// Op `at` of `listing`, where it is a convolution or ADD over one batch reading and
+    /// writing whole values and nothing else but constants.
     fn of(listing: &Listing, kernels: &[String], at: usize) -> Option<Self> {
         let Op::Dispatch {
             executable,
@@ -171,16 +190,22 @@ impl Layer {
                 && binding.length == bytes as u64)
                 .then_some(value)
         };
-        let input = whole(&bindings[0], rows.input_rows * rows.input_row_bytes)?;
+        let inputs = params.row_inputs();
+        let mut read = Vec::new();
+        for &binding in inputs {
+            read.push(whole(
+                bindings.get(binding)?,
+                rows.input_rows * rows.input_row_bytes,
+            )?);
+        }
         let output = whole(
             &bindings[output_binding],
             rows.output_rows * rows.output_row_bytes,
         )?;
-        let constants_only = bindings
-            .iter()
-            .enumerate()
-            .all(|(n, b)| n == 0 || n == output_binding || matches!(b.place, Place::Pool(_)));
-        (constants_only && input != output).then(|| Self {
+        let constants_only = bindings.iter().enumerate().all(|(n, b)| {
+            inputs.contains(&n) || n == output_binding || matches!(b.place, Place::Pool(_))
+        });
+        (constants_only && !read.contains(&output)).then(|| Self {
             at,
             executable: *executable,
             workgroups: *workgroups,
@@ -188,7 +213,7 @@ impl Layer {
             output_binding,
             params,
             rows,
-            input,
+            inputs: inputs.to_vec(),
             output,
         })
     }
@@ -201,6 +226,8 @@ enum Params {
     ConvF32(Conv2dF32),
     DepthwiseS8(DepthwiseConv2dS8),
     DepthwiseF32(DepthwiseConv2dF32),
+    /// Two inputs of one shape (no broadcast).
+    AddS8(AddS8),
 }
 
 fn decoded<P: KernelParams>(constants: &[u32]) -> Option<P> {
@@ -220,8 +247,20 @@ impl Params {
             Conv2dF32::KERNEL => Params::ConvF32(decoded(constants)?),
             DepthwiseConv2dS8::KERNEL => Params::DepthwiseS8(decoded(constants)?),
             DepthwiseConv2dF32::KERNEL => Params::DepthwiseF32(decoded(constants)?),
+            AddS8::KERNEL => {
+                let add: AddS8 = decoded(constants)?;
+                (add.shape.input1 == add.shape.input2).then_some(Params::AddS8(add))?
+            }
             _ => return None,
         })
+    }
+
+    /// The bindings it reads row by row.
+    fn row_inputs(&self) -> &'static [usize] {
+        match self {
+            Params::AddS8(_) => &[0, 1],
+            _ => &[0],
+        }
     }
 
     fn output_binding(&self) -> usize {
@@ -230,6 +269,7 @@ impl Params {
             Params::ConvF32(_) => Conv2dF32::BINDINGS,
             Params::DepthwiseS8(_) => DepthwiseConv2dS8::BINDINGS,
             Params::DepthwiseF32(_) => DepthwiseConv2dF32::BINDINGS,
+            Params::AddS8(_) => AddS8::BINDINGS,
         };
         bindings.len() - 1
     }
@@ -237,7 +277,7 @@ impl Params {
     /// The rows it reads and writes; `None` over more than one batch.
     fn rows(&self) -> Option<Rows> {
         let element = match self {
-            Params::ConvS8(_) | Params::DepthwiseS8(_) => 1,
+            Params::ConvS8(_) | Params::DepthwiseS8(_) | Params::AddS8(_) => 1,
             Params::ConvF32(_) | Params::DepthwiseF32(_) => 4,
         };
         let rows = match self {
@@ -276,6 +316,22 @@ impl Params {
                         * shape.filter_width) as u64,
                 })?
             }
+            // Dimensions outermost first, rank 6: `[.., batch, height, width, depth]`.
+            Params::AddS8(AddS8 { shape, .. }) => {
+                let dims = shape.input1;
+                let row_bytes = dims[4] * dims[5];
+                (dims[..3].iter().all(|&d| d == 1)).then_some(Rows {
+                    input_rows: dims[3],
+                    output_rows: dims[3],
+                    input_row_bytes: row_bytes,
+                    output_row_bytes: row_bytes,
+                    stride: 1,
+                    dilation: 1,
+                    filter: 1,
+                    pad: 0,
+                    multiply_adds_per_row: 0,
+                })?
+            }
         };
         Some(rows)
     }
@@ -297,6 +353,12 @@ impl Params {
             Params::ConvF32(p) => rewritten!(p),
             Params::DepthwiseS8(p) => rewritten!(p),
             Params::DepthwiseF32(p) => rewritten!(p),
+            Params::AddS8(add) => {
+                let mut add = *add;
+                add.shape.input1[3] = output_rows;
+                add.shape.input2[3] = output_rows;
+                encoded(&add)
+            }
         }
     }
 }
@@ -332,9 +394,14 @@ impl Rows {
 fn rewrite(
     listing: &Listing,
     kernels: &[String],
-    chain: &[Layer],
+    chain: &[(Layer, usize)],
     band_rows: usize,
 ) -> Option<Candidate> {
+    // Each layer, with the binding it reads the layer before through.
+    let (chain, throughs): (Vec<&Layer>, Vec<usize>) = chain
+        .iter()
+        .map(|(layer, binding)| (layer, *binding))
+        .unzip();
     let layers = chain.len();
     let last = &chain[layers - 1];
     let mut values = listing.values.clone();
@@ -380,7 +447,7 @@ fn rewrite(
             if new[m].is_empty() {
                 continue;
             }
-            let layer = &chain[m];
+            let (layer, through) = (chain[m], throughs[m]);
             if m < layers - 1 {
                 let row_bytes = layer.rows.output_row_bytes as u64;
                 let kept = after[m].start..held[m].end.max(after[m].start);
@@ -410,23 +477,28 @@ fn rewrite(
                 return None;
             }
             let in_bytes = layer.rows.input_row_bytes as u64;
-            let input = if m == 0 {
-                Ref {
-                    place: Place::Value(layer.input),
-                    offset: reads.start as u64 * in_bytes,
-                    length: reads.len() as u64 * in_bytes,
-                }
-            } else {
-                let rows = &held[m - 1];
-                if reads.start < rows.start || reads.end > rows.end {
-                    return None;
-                }
-                Ref {
-                    place: Place::Value(first_buffer + m - 1),
-                    offset: (reads.start - rows.start) as u64 * in_bytes,
-                    length: reads.len() as u64 * in_bytes,
-                }
-            };
+            let mut bindings = layer.bindings.clone();
+            for &binding in &layer.inputs {
+                bindings[binding] = if m > 0 && binding == through {
+                    // The rows the layer before holds in its buffer.
+                    let rows = &held[m - 1];
+                    if reads.start < rows.start || reads.end > rows.end {
+                        return None;
+                    }
+                    Ref {
+                        place: Place::Value(first_buffer + m - 1),
+                        offset: (reads.start - rows.start) as u64 * in_bytes,
+                        length: reads.len() as u64 * in_bytes,
+                    }
+                } else {
+                    // The stage's input, or an ADD's other input: rows of a whole value.
+                    Ref {
+                        offset: reads.start as u64 * in_bytes,
+                        length: reads.len() as u64 * in_bytes,
+                        ..layer.bindings[binding]
+                    }
+                };
+            }
             let out_bytes = layer.rows.output_row_bytes as u64;
             let output = Ref {
                 place: Place::Value(if m == layers - 1 {
@@ -445,8 +517,6 @@ fn rewrite(
             // read (0 except where the patch starts at the input's first row).
             let pad =
                 (layer.rows.pad + reads.start).checked_sub(new[m].start * layer.rows.stride)?;
-            let mut bindings = layer.bindings.clone();
-            bindings[0] = input;
             bindings[layer.output_binding] = output;
             stage_origins.push(layer_origin(m));
             stage_ops.push(Op::Dispatch {

@@ -449,7 +449,7 @@ fn build_microflow(bin: &str, profile: &str) -> Result<PathBuf> {
 
 /// Models the bench also runs with the patch-based plan (`ember_patches`), on every board
 /// that runs them: those where it lowers the arena.
-const PATCHED_MODELS: &[&str] = &["person_detect"];
+const PATCHED_MODELS: &[&str] = &["person_detect", "pretrainedResnet_quant"];
 
 /// Where the bench writes its figures.
 pub fn bench_json() -> PathBuf {
