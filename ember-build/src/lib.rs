@@ -418,15 +418,70 @@ impl Embed {
             .file_stem()
             .and_then(|s| s.to_str())
             .unwrap_or("model");
-        let target = self
-            .target
-            .clone()
-            .or_else(|| std::env::var("TARGET").ok())
-            .unwrap_or_default();
-        let options = ember_import::LowerOptions::for_target(&target);
+        let options = ember_import::LowerOptions::for_target(&self.target_triple());
         let lowered =
             ember_import::lower_with(&graph, name, options).map_err(|e| import(e.to_string()))?;
         Ok(lowered.built.bytes)
+    }
+
+    /// The target the module is built for: [`Embed::target`], Cargo's `TARGET`, or empty.
+    fn target_triple(&self) -> String {
+        self.target
+            .clone()
+            .or_else(|| std::env::var("TARGET").ok())
+            .unwrap_or_default()
+    }
+
+    /// The path `KERNELS` names for executable `index`, kernel `kernel`: the linked one,
+    /// or — for a static program on a core with Armv7E-M's DSP extension, where every
+    /// dispatch of it (the program's and the module's) is one the tuned kernel takes —
+    /// hal-local's tuned kernel alone, so the portable loops are not linked.
+    fn kernel_path(
+        &self,
+        module: &Module<'_>,
+        program: Option<&program::ProgramPlan>,
+        index: usize,
+        kernel: &str,
+    ) -> String {
+        let linked = self.linked.get(kernel).cloned().unwrap_or_default();
+        let own = hal_local::kernels::TFLITE_PATHS
+            .iter()
+            .any(|k| k.name == kernel && k.path == linked);
+        let tuned = hal_local::kernels::tflite::TUNED_PATHS
+            .iter()
+            .find(|k| k.name == kernel);
+        let (Some(program), true, Some(tuned)) = (program, own, tuned) else {
+            return linked;
+        };
+        if !self.target_triple().starts_with("thumbv7em") {
+            return linked;
+        }
+        let takes = |executable: usize, constants: &[u32]| {
+            executable != index || hal_local::kernels::tflite::tuned_takes(kernel, constants)
+        };
+        let program_takes = program.steps.iter().all(|step| match step {
+            program::PlannedStep::Dispatch {
+                executable,
+                constants,
+                ..
+            } => takes(usize::from(*executable), constants),
+            _ => true,
+        });
+        let module_takes = module.functions().iter().all(|function| {
+            function.steps.iter().all(|step| match step {
+                hal_core::module::Step::Dispatch {
+                    executable,
+                    constants,
+                    ..
+                } => takes(executable as usize, &constants.iter().collect::<Vec<_>>()),
+                _ => true,
+            })
+        });
+        if program_takes && module_takes {
+            tuned.path.to_owned()
+        } else {
+            linked
+        }
     }
 
     fn write_file(&self, file: &Path, contents: &[u8]) -> Result<(), EmbedError> {
@@ -666,8 +721,9 @@ impl Embed {
         let executables: Vec<(String, String)> = module
             .executables()
             .iter()
-            .map(|e| {
-                let path = self.linked.get(e.kernel).cloned().unwrap_or_default();
+            .enumerate()
+            .map(|(i, e)| {
+                let path = self.kernel_path(module, program, i, e.kernel);
                 (e.kernel.to_owned(), path)
             })
             .collect();

@@ -31,7 +31,7 @@ macro_rules! per_channel_row_tiles {
             ) -> Result<(), KernelError> {
                 let rows = 0..self.shape.rows()?;
                 let scratch = &mut Scratch::none();
-                self.run_rows_with(
+                self.run_rows_with::<true>(
                     input,
                     filter,
                     bias,
@@ -60,7 +60,7 @@ macro_rules! per_channel_row_tiles {
                 output: &mut [i8],
             ) -> Result<(), KernelError> {
                 let scratch = &mut Scratch::none();
-                self.run_rows_with(
+                self.run_rows_with::<true>(
                     input,
                     filter,
                     bias,
@@ -87,7 +87,7 @@ macro_rules! per_channel_row_tiles {
                 output: &mut [i8],
                 scratch: &mut Scratch<'_>,
             ) -> Result<(), KernelError> {
-                self.run_rows_with(
+                self.run_rows_with::<true>(
                     input,
                     filter,
                     bias,
@@ -113,7 +113,7 @@ macro_rules! per_channel_row_tiles {
                 output: &mut [i8],
             ) -> Result<(), KernelError> {
                 let tuned = None;
-                self.run_rows_with(
+                self.run_rows_with::<true>(
                     input,
                     filter,
                     bias,
@@ -125,10 +125,44 @@ macro_rules! per_channel_row_tiles {
                 )
             }
 
-            /// [`run_rows`](Self::run_rows), with the tuned kernel allowed (given its
-            /// scratch) or not (`None`).
+            /// [`run_rows_in`](Self::run_rows_in) with only the kernel this core runs for
+            /// shapes the build has checked: on a core with a tuned kernel, that kernel
+            /// alone, a shape it does not take refused rather than run through the portable
+            /// loops (which a caller that needs no other is then linked without); on other
+            /// cores the portable loops.
             #[allow(clippy::too_many_arguments)]
-            fn run_rows_with(
+            pub fn run_rows_tuned_in(
+                &self,
+                input: &[i8],
+                filter: &[i8],
+                bias: &[i32],
+                multipliers: &[i32],
+                shifts: &[i32],
+                rows: Range<usize>,
+                output: &mut [i8],
+                scratch: &mut Scratch<'_>,
+            ) -> Result<(), KernelError> {
+                #[cfg(any(ember_dsp, test))]
+                const PORTABLE: bool = false;
+                #[cfg(not(any(ember_dsp, test)))]
+                const PORTABLE: bool = true;
+                self.run_rows_with::<PORTABLE>(
+                    input,
+                    filter,
+                    bias,
+                    multipliers,
+                    shifts,
+                    rows,
+                    output,
+                    Some(scratch),
+                )
+            }
+
+            /// [`run_rows`](Self::run_rows), with the tuned kernel allowed (given its
+            /// scratch) or not (`None`); where the tuned kernel declines, the portable
+            /// loops run if `PORTABLE`, and the dispatch is refused if not.
+            #[allow(clippy::too_many_arguments)]
+            fn run_rows_with<const PORTABLE: bool>(
                 &self,
                 input: &[i8],
                 filter: &[i8],
@@ -185,6 +219,11 @@ macro_rules! per_channel_row_tiles {
                 }
                 #[cfg(not(any(ember_dsp, test)))]
                 let _ = tuned;
+                if !PORTABLE {
+                    return Err(KernelError::Shape(
+                        "no tuned kernel for this shape (the build chose the tuned kernel alone)",
+                    ));
+                }
                 self.run_portable_loops(input, filter, &requantize, rows, output);
                 Ok(())
             }

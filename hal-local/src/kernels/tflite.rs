@@ -120,10 +120,17 @@ fn read<'s, T: Element>(bindings: &'s [Bytes<'_>], index: usize) -> Result<&'s [
     elements(b.bytes(), index as u32)
 }
 
-/// A weighted op (convolution, depthwise convolution, fully connected) in int8: bindings
-/// input, filter, bias, multipliers, shifts, output.
+/// A weighted op in int8 (fully connected): bindings input, filter, bias, multipliers,
+/// shifts, output; `$run` the params' method that runs it. Also `$tuned_name`: the core's
+/// tuned kernel alone (`run_tuned`), for a static program whose every dispatch of it the
+/// build has checked that kernel takes.
 macro_rules! weighted_s8 {
-    ($name:ident, $entry:ident, $params:ty) => {
+    ($name:ident, $entry:ident, $tuned_name:ident, $tuned_entry:ident, $params:ty) => {
+        weighted_s8!(@entry $name, $entry, $params, run, "");
+        weighted_s8!(@entry $tuned_name, $tuned_entry, $params, run_tuned,
+            ", the core's tuned kernel alone");
+    };
+    (@entry $name:ident, $entry:ident, $params:ty, $run:ident, $what:literal) => {
         fn $entry(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
             const OUTPUT: usize = written_binding::<$params>();
             let p: $params = params(wg)?;
@@ -131,7 +138,7 @@ macro_rules! weighted_s8 {
             let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
             let output =
                 elements_mut::<i8>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
-            p.run(
+            p.$run(
                 read(head, 0)?,
                 read(head, 1)?,
                 read(head, 2)?,
@@ -141,7 +148,7 @@ macro_rules! weighted_s8 {
             )
         }
 
-        #[doc = concat!("`", stringify!($params), "` (`ember-kernels`).")]
+        #[doc = concat!("`", stringify!($params), "` (`ember-kernels`)", $what, ".")]
         pub const $name: Kernel = Kernel {
             name: <$params>::KERNEL,
             entry: Entry::Exclusive($entry, Writes::of::<$params>()),
@@ -153,11 +160,25 @@ macro_rules! weighted_s8 {
 /// device's worker pool where it has one. Where the caller lends the scratch `$scratch`
 /// (`(groups, bytes)` of [`Scratch`], from the params `$p`) asks for, the whole output
 /// runs at once in it (an error about the scratch names it binding 6, after the output).
+///
+/// Also `$tuned_name`: the same kernel for a static program whose every dispatch of it the
+/// build has checked the core's tuned kernel takes (`$params::run_rows_tuned_in`): that
+/// kernel alone, on one thread, in the scratch lent or on its stack, so the portable loops
+/// are not linked for it; a dispatch it does not take is refused.
 macro_rules! convolution_s8 {
-    ($name:ident, $entry:ident, $params:ty) => {
-        convolution_s8!($name, $entry, $params, scratch: |_params| (0, 0));
+    ($name:ident, $entry:ident, $tuned_name:ident, $tuned_entry:ident, $params:ty) => {
+        convolution_s8!(
+            $name, $entry, $tuned_name, $tuned_entry, $params, scratch: |_params| (0, 0)
+        );
     };
-    ($name:ident, $entry:ident, $params:ty, scratch: |$p:ident| $scratch:expr) => {
+    (
+        $name:ident,
+        $entry:ident,
+        $tuned_name:ident,
+        $tuned_entry:ident,
+        $params:ty,
+        scratch: |$p:ident| $scratch:expr
+    ) => {
         fn $entry(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
             const OUTPUT: usize = written_binding::<$params>();
             const SCRATCH: u32 = OUTPUT as u32 + 1;
@@ -193,6 +214,42 @@ macro_rules! convolution_s8 {
         pub const $name: Kernel = Kernel {
             name: <$params>::KERNEL,
             entry: Entry::Exclusive($entry, Writes::of::<$params>()),
+        };
+
+        fn $tuned_entry(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+            const OUTPUT: usize = written_binding::<$params>();
+            const SCRATCH: u32 = OUTPUT as u32 + 1;
+            let p: $params = params(wg)?;
+            p.check(&wg.lens())?;
+            let lent = core::mem::take(&mut wg.scratch);
+            let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
+            let output =
+                elements_mut::<i8>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
+            let (input, filter, bias) = (read(head, 0)?, read(head, 1)?, read(head, 2)?);
+            let (multipliers, shifts) = (read(head, 3)?, read(head, 4)?);
+            let all = 0..p.shape.rows()?;
+            let (groups, bytes) = {
+                let $p = &p;
+                $scratch
+            };
+            let scratch = &mut if groups + bytes > 0 && lent.len() >= groups * 16 + bytes {
+                let (group_bytes, rest) = lent.split_at_mut(groups * 16);
+                Scratch {
+                    groups: elements_mut(group_bytes, SCRATCH)?,
+                    bytes: elements_mut(&mut rest[..bytes], SCRATCH)?,
+                }
+            } else {
+                Scratch::none()
+            };
+            p.run_rows_tuned_in(input, filter, bias, multipliers, shifts, all, output, scratch)
+        }
+
+        #[doc = concat!(
+            "`", stringify!($params), "` (`ember-kernels`), the core's tuned kernel alone."
+        )]
+        pub const $tuned_name: Kernel = Kernel {
+            name: <$params>::KERNEL,
+            entry: Entry::Exclusive($tuned_entry, Writes::of::<$params>()),
         };
     };
 }
@@ -271,9 +328,22 @@ macro_rules! binary {
     };
 }
 
-convolution_s8!(CONV2D_S8, conv2d_s8, Conv2dS8, scratch: |p| p.tuned_scratch());
+convolution_s8!(
+    CONV2D_S8,
+    conv2d_s8,
+    CONV2D_S8_TUNED,
+    conv2d_s8_tuned,
+    Conv2dS8,
+    scratch: |p| p.tuned_scratch()
+);
 convolution_f32!(CONV2D_F32, conv2d_f32, Conv2dF32);
-convolution_s8!(DEPTHWISE_CONV2D_S8, depthwise_conv2d_s8, DepthwiseConv2dS8);
+convolution_s8!(
+    DEPTHWISE_CONV2D_S8,
+    depthwise_conv2d_s8,
+    DEPTHWISE_CONV2D_S8_TUNED,
+    depthwise_conv2d_s8_tuned,
+    DepthwiseConv2dS8
+);
 
 /// Bytes of scratch the kernel `kernel` asks a static program to lend it for a dispatch
 /// with push constants `constants` (its tuned variant's working memory, which it otherwise
@@ -287,6 +357,38 @@ pub fn scratch_bytes(kernel: &str, constants: &[u32]) -> usize {
         }
     }
     0
+}
+
+/// The kernels whose core's tuned kernel a build can choose alone
+/// ([`tuned_takes`] for each dispatch): each a path to a [`Kernel`] with the name of the
+/// TFLite kernel it stands in for.
+pub static TUNED_PATHS: &[KernelPath] = &[
+    KernelPath {
+        name: Conv2dS8::KERNEL,
+        path: "::hal_local::kernels::tflite::CONV2D_S8_TUNED",
+    },
+    KernelPath {
+        name: DepthwiseConv2dS8::KERNEL,
+        path: "::hal_local::kernels::tflite::DEPTHWISE_CONV2D_S8_TUNED",
+    },
+    KernelPath {
+        name: FullyConnectedS8::KERNEL,
+        path: "::hal_local::kernels::tflite::FULLY_CONNECTED_S8_TUNED",
+    },
+];
+
+/// Whether the Cortex-M4 tuned kernel of `kernel` (one of [`TUNED_PATHS`]) takes a dispatch
+/// with push constants `constants`; `false` for any other kernel or constants it refuses.
+pub fn tuned_takes(kernel: &str, constants: &[u32]) -> bool {
+    let words = || Words::new(constants);
+    match kernel {
+        Conv2dS8::KERNEL => Conv2dS8::decode(&mut words()).is_ok_and(|p| p.tuned()),
+        DepthwiseConv2dS8::KERNEL => {
+            DepthwiseConv2dS8::decode(&mut words()).is_ok_and(|p| p.tuned())
+        }
+        FullyConnectedS8::KERNEL => FullyConnectedS8::decode(&mut words()).is_ok_and(|p| p.tuned()),
+        _ => false,
+    }
 }
 
 fn separable_conv2d_s8(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
@@ -315,7 +417,13 @@ convolution_f32!(
     depthwise_conv2d_f32,
     DepthwiseConv2dF32
 );
-weighted_s8!(FULLY_CONNECTED_S8, fully_connected_s8, FullyConnectedS8);
+weighted_s8!(
+    FULLY_CONNECTED_S8,
+    fully_connected_s8,
+    FULLY_CONNECTED_S8_TUNED,
+    fully_connected_s8_tuned,
+    FullyConnectedS8
+);
 weighted_f32!(FULLY_CONNECTED_F32, fully_connected_f32, FullyConnectedF32);
 unary!(
     AVERAGE_POOL2D_S8,

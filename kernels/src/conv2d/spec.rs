@@ -309,6 +309,12 @@ impl Conv2dS8 {
         }
     }
 
+    /// Whether the Cortex-M4 kernel (`dsp.rs`) takes these parameters: where it asks for
+    /// scratch ([`tuned_scratch`](Self::tuned_scratch)).
+    pub fn tuned(&self) -> bool {
+        self.tuned_scratch() != (0, 0)
+    }
+
     /// Checks each binding's length in bytes against the parameters.
     pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
         hwio_fits(self.filter_hwio, &self.shape)?;

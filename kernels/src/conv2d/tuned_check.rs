@@ -65,7 +65,7 @@ fn run(
     let run = match tuned {
         Tuned::OnTheStack => Conv2dS8::run_rows,
         Tuned::No => Conv2dS8::run_rows_portable,
-        Tuned::InScratch => {
+        Tuned::InScratch | Tuned::Alone => {
             let (groups, bytes) = params.tuned_scratch();
             let mut groups = alloc::vec![[0u32; 4]; groups];
             let mut bytes = alloc::vec![0i8; bytes];
@@ -75,9 +75,12 @@ fn run(
             };
             let mut out = alloc::vec![0i8; rows.len() * row_len];
             let (bias, m, s) = (&stage.bias, &stage.multipliers, &stage.shifts);
-            return params
-                .run_rows_in(input, filter, bias, m, s, rows, &mut out, scratch)
-                .map(|()| out);
+            let run = if matches!(tuned, Tuned::Alone) {
+                Conv2dS8::run_rows_tuned_in
+            } else {
+                Conv2dS8::run_rows_in
+            };
+            return run(params, input, filter, bias, m, s, rows, &mut out, scratch).map(|()| out);
         }
     };
     run_rows_s8(run, params, input, filter, stage, rows, row_len)
@@ -88,6 +91,8 @@ fn run(
 enum Tuned {
     /// The tuned kernel in scratch the caller lends.
     InScratch,
+    /// The tuned kernel alone (`run_rows_tuned_in`), in scratch the caller lends.
+    Alone,
     /// The tuned kernel on its own stack scratch.
     OnTheStack,
     /// The portable loops.
@@ -108,6 +113,10 @@ pub(crate) fn check(rng: &mut Rng, cases: usize, tally: &mut Tally<'_>) {
         tally.check("conv2d", case, &tuned, &portable);
         let lent = run(&params, &input, &filter, &stage, 0..rows, Tuned::InScratch);
         tally.check("conv2d in scratch", case, &lent, &portable);
+        if params.tuned() {
+            let alone = run(&params, &input, &filter, &stage, 0..rows, Tuned::Alone);
+            tally.check("conv2d tuned alone", case, &alone, &portable);
+        }
         let start = rng.size(0, rows - 1);
         let end = rng.size(start + 1, rows);
         let tuned = run(

@@ -24,10 +24,7 @@ pub(crate) fn run_rows(
     _scratch: &mut crate::scratch::Scratch<'_>,
 ) -> bool {
     let s = &p.shape;
-    if s.depth_multiplier != 1 {
-        return false;
-    }
-    let Some(offset) = narrow_offset(p.input_offset) else {
+    let (true, Some(offset)) = (p.tuned(), narrow_offset(p.input_offset)) else {
         return false;
     };
     let w = &s.window;

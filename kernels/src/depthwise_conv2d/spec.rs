@@ -177,6 +177,12 @@ impl KernelParams for DepthwiseConv2dS8 {
 }
 
 impl DepthwiseConv2dS8 {
+    /// Whether the Cortex-M4 kernel (`dsp.rs`) takes these parameters: a depth multiplier
+    /// of 1 and an input offset inside 16-bit lanes.
+    pub fn tuned(&self) -> bool {
+        self.shape.depth_multiplier == 1 && crate::quant::narrow_offset(self.input_offset).is_some()
+    }
+
     /// Checks each binding's length in bytes against the parameters.
     pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
         self.shape.check_common(binding_lens, 1, 5)?;

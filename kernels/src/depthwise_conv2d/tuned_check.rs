@@ -74,6 +74,16 @@ pub(crate) fn check(rng: &mut Rng, cases: usize, tally: &mut Tally<'_>) {
         let tuned = run(&params, &input, &filter, &stage, true);
         let portable = run(&params, &input, &filter, &stage, false);
         tally.check("depthwise_conv2d", case, &tuned, &portable);
+        if params.tuned() {
+            let rows = 0..params.shape.rows().unwrap_or(0);
+            let mut out = alloc::vec![0i8; portable.as_ref().map_or(0, alloc::vec::Vec::len)];
+            let (bias, m, s) = (&stage.bias, &stage.multipliers, &stage.shifts);
+            let none = &mut crate::scratch::Scratch::none();
+            let alone = params
+                .run_rows_tuned_in(&input, &filter, bias, m, s, rows, &mut out, none)
+                .map(|()| out);
+            tally.check("depthwise_conv2d tuned alone", case, &alone, &portable);
+        }
         case += 1;
     }
 }

@@ -16,12 +16,9 @@ pub(crate) fn run(
     stage: &OutputStageS8<'_>,
     output: &mut [i8],
 ) -> bool {
-    let Some(offset) = narrow_offset(p.input_offset) else {
+    let (true, Some(offset)) = (p.tuned(), narrow_offset(p.input_offset)) else {
         return false;
     };
-    if !p.per_channel && p.filter_offset != 0 {
-        return false;
-    }
     let (n, od) = (p.shape.accum_depth, p.shape.output_depth);
     let offsets = splat16(offset);
     for b in 0..p.shape.batches {

@@ -44,7 +44,35 @@ impl FullyConnectedS8 {
         shifts: &[i32],
         output: &mut [i8],
     ) -> Result<(), KernelError> {
-        self.run_with(input, weights, bias, multipliers, shifts, output, true)
+        self.run_with::<true, true>(input, weights, bias, multipliers, shifts, output)
+    }
+
+    /// [`run`](Self::run) with only the kernel this core runs for parameters the build has
+    /// checked ([`tuned`](Self::tuned)): on a core with a tuned kernel, that kernel alone,
+    /// parameters it does not take refused rather than run through the portable loops
+    /// (which a caller that needs no other is then linked without); on other cores the
+    /// portable loops.
+    pub fn run_tuned(
+        &self,
+        input: &[i8],
+        weights: &[i8],
+        bias: &[i32],
+        multipliers: &[i32],
+        shifts: &[i32],
+        output: &mut [i8],
+    ) -> Result<(), KernelError> {
+        #[cfg(any(ember_dsp, test))]
+        const PORTABLE: bool = false;
+        #[cfg(not(any(ember_dsp, test)))]
+        const PORTABLE: bool = true;
+        self.run_with::<true, PORTABLE>(input, weights, bias, multipliers, shifts, output)
+    }
+
+    /// Whether the Cortex-M4 kernel (`dsp.rs`) takes these parameters: an input offset
+    /// inside 16-bit lanes, and no filter offset (per-channel weights have none).
+    pub fn tuned(&self) -> bool {
+        crate::quant::narrow_offset(self.input_offset).is_some()
+            && (self.per_channel || self.filter_offset == 0)
     }
 
     /// Runs the layer with the portable loops only: the reference tuned kernels are
@@ -58,12 +86,12 @@ impl FullyConnectedS8 {
         shifts: &[i32],
         output: &mut [i8],
     ) -> Result<(), KernelError> {
-        self.run_with(input, weights, bias, multipliers, shifts, output, false)
+        self.run_with::<false, true>(input, weights, bias, multipliers, shifts, output)
     }
 
-    /// [`run`](Self::run), with the tuned kernel allowed or not.
-    #[allow(clippy::too_many_arguments)]
-    fn run_with(
+    /// [`run`](Self::run), with the tuned kernel allowed (`TUNED`) or not; where it
+    /// declines, the portable loops run if `PORTABLE`, and the dispatch is refused if not.
+    fn run_with<const TUNED: bool, const PORTABLE: bool>(
         &self,
         input: &[i8],
         weights: &[i8],
@@ -71,7 +99,6 @@ impl FullyConnectedS8 {
         multipliers: &[i32],
         shifts: &[i32],
         output: &mut [i8],
-        tuned: bool,
     ) -> Result<(), KernelError> {
         self.check(&[
             input.len(),
@@ -99,11 +126,14 @@ impl FullyConnectedS8 {
             act_max: self.act_max,
         };
         #[cfg(any(ember_dsp, test))]
-        if tuned && dsp::run(self, input, weights, &stage, output) {
+        if TUNED && dsp::run(self, input, weights, &stage, output) {
             return Ok(());
         }
-        #[cfg(not(any(ember_dsp, test)))]
-        let _ = tuned;
+        if !PORTABLE {
+            return Err(KernelError::Shape(
+                "no tuned kernel for these parameters (the build chose the tuned kernel alone)",
+            ));
+        }
         let in_off = self.input_offset;
         let f_off = if self.per_channel {
             0

@@ -45,19 +45,30 @@ fn case(rng: &mut Rng, big: bool) -> (FullyConnectedS8, Vec<i8>, Vec<i8>, Stage)
     (p, input, weights, stage)
 }
 
+/// Which path a case runs.
+#[derive(Clone, Copy)]
+enum Tuned {
+    /// The tuned kernel where it takes the case, else the portable loops.
+    Yes,
+    /// The tuned kernel alone (`run_tuned`).
+    Alone,
+    /// The portable loops.
+    No,
+}
+
 /// The case run, tuned or portable.
 fn run(
     params: &FullyConnectedS8,
     input: &[i8],
     weights: &[i8],
     stage: &Stage,
-    tuned: bool,
+    tuned: Tuned,
 ) -> Result<Vec<i8>, KernelError> {
     let mut out = vec![0i8; params.shape.batches * params.shape.output_depth];
-    let run = if tuned {
-        FullyConnectedS8::run
-    } else {
-        FullyConnectedS8::run_portable
+    let run = match tuned {
+        Tuned::Yes => FullyConnectedS8::run,
+        Tuned::Alone => FullyConnectedS8::run_tuned,
+        Tuned::No => FullyConnectedS8::run_portable,
     };
     run(
         params,
@@ -75,8 +86,12 @@ fn run(
 pub(crate) fn check(rng: &mut Rng, cases: usize, tally: &mut Tally<'_>) {
     for case in 0..cases {
         let (params, input, weights, stage) = self::case(rng, case % 2 == 0);
-        let tuned = run(&params, &input, &weights, &stage, true);
-        let portable = run(&params, &input, &weights, &stage, false);
+        let tuned = run(&params, &input, &weights, &stage, Tuned::Yes);
+        let portable = run(&params, &input, &weights, &stage, Tuned::No);
         tally.check("fully_connected", case, &tuned, &portable);
+        if params.tuned() {
+            let alone = run(&params, &input, &weights, &stage, Tuned::Alone);
+            tally.check("fully_connected tuned alone", case, &alone, &portable);
+        }
     }
 }

@@ -43,8 +43,11 @@ mod tests {
             first.get_or_insert(mismatch);
         });
         // A convolution three times (tuned on its stack, tuned in lent scratch, a tile of
-        // rows); a fully connected and a depthwise convolution once each.
-        assert_eq!(summary.cases, 5 * CASES);
+        // rows); a fully connected and a depthwise convolution once each; and each of the
+        // three once more through the tuned kernel alone, where it takes the case (most
+        // cases: 7,689 checks of 8,000 at 1,000 cases).
+        assert!(summary.cases > 5 * CASES + CASES, "{}", summary.cases);
+        assert!(summary.cases <= 8 * CASES, "{}", summary.cases);
         assert_eq!(summary.mismatched, 0, "first mismatch: {first:?}");
     }
 }
