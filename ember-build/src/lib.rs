@@ -90,6 +90,9 @@ pub enum EmbedError {
         needed: u64,
         /// The board's arena, in bytes.
         available: u64,
+        /// For a static program run patch by patch: the arena it needs with every layer
+        /// whole (`needed` is with its patch-based stages).
+        whole: Option<u64>,
     },
     /// The function cannot be a static program ([`program::plan_program`] refused it).
     Program {
@@ -185,11 +188,18 @@ impl fmt::Display for EmbedError {
                 function,
                 needed,
                 available,
+                whole,
             } => write!(
                 f,
                 "module {}: function `{function}` needs a {needed}-byte arena; the board gives \
-                 {available}",
-                module.display()
+                 {available}{}",
+                module.display(),
+                match whole {
+                    Some(whole) => {
+                        format!(" (with patch-based stages; {whole} with every layer whole)")
+                    }
+                    None => String::new(),
+                }
             ),
             EmbedError::Program { module, message } => write!(
                 f,
@@ -544,6 +554,7 @@ impl Embed {
                 function: function.map(|f| f.name.to_owned()).unwrap_or_default(),
                 needed: function.map_or(0, |f| f.arena_size),
                 available,
+                whole: None,
             });
         }
         let program = if self.program {
@@ -585,6 +596,7 @@ impl Embed {
                 function: plan.function.clone(),
                 needed: plan.arena_bytes,
                 available,
+                whole: plan.patches.first().map(|stage| stage.plain_arena_bytes),
             });
         }
         // hal-local's own kernel for each executable, where the linked path is hal-local's.

@@ -5,10 +5,11 @@
 //! DEPTHWISE_CONV_2D, int8 and float, one batch) and int8 ADDs of two same-shaped tensors,
 //! each reading the whole of the value the one before writes, which nothing else uses. Its
 //! first input and its last output stay whole values, and so does an ADD's other input (a
-//! residual block's skip connection), read row by row as the band reaches it. Each value between two of its layers becomes a buffer of a few
-//! full-width rows — a patch: the rows of an NHWC tensor are contiguous, so every patch
-//! is one span, and each layer runs as its ordinary dispatch over it, with the input and
-//! output heights and the rows of padding above rewritten.
+//! residual block's skip connection), read row by row as the band reaches it. Each value
+//! between two of its layers becomes a buffer of a few full-width rows — a patch: the rows
+//! of an NHWC tensor are contiguous, so every patch is one span, and each layer runs as its
+//! ordinary dispatch over it, with the input and output heights and the rows of padding
+//! above rewritten.
 //!
 //! The stage runs band by band, `band_rows` rows of its output at a time. Each layer
 //! computes only rows no band has computed yet and keeps the rows the next band still
@@ -80,8 +81,8 @@ pub(crate) struct Candidate {
     pub stage: PatchStage,
 }
 
-/// Every stage worth trying in `listing` (each chain of convolutions from its first layer
-/// to each later one, in each band height), rewritten.
+/// Every stage worth trying in `listing` (each chain from its first layer to each later
+/// one, in each band height), rewritten.
 pub(crate) fn candidates(listing: &Listing, kernels: &[String]) -> Vec<Candidate> {
     let layers: Vec<Option<Layer>> = (0..listing.ops.len())
         .map(|at| Layer::of(listing, kernels, at))
@@ -144,7 +145,7 @@ pub(crate) fn candidates(listing: &Listing, kernels: &[String]) -> Vec<Candidate
     found
 }
 
-/// A dispatch of a convolution the stage can run patch by patch.
+/// A dispatch a stage can run patch by patch: a convolution, or an ADD.
 #[derive(Debug, Clone)]
 struct Layer {
     /// Its index in the listing's ops.
@@ -219,7 +220,7 @@ impl Layer {
     }
 }
 
-/// A convolution's parameters, of the kernels a stage takes.
+/// The parameters of a layer, of the kernels a stage takes.
 #[derive(Debug, Clone, Copy)]
 enum Params {
     ConvS8(Conv2dS8),

@@ -220,8 +220,13 @@ fn the_build_runs_patches_where_the_plain_program_does_not_fit() {
     // One byte short of the patched program: the bytes needed and available.
     let err = embed(patched - 1).generate().expect_err("fits no way");
     assert!(
-        matches!(err, EmbedError::ArenaTooSmall { needed, available, .. }
-            if needed == patched && available == patched - 1),
+        matches!(err, EmbedError::ArenaTooSmall { needed, available, whole: Some(whole), .. }
+            if needed == patched && available == patched - 1 && whole == plain),
         "{err:?}"
     );
+    assert!(err.to_string().ends_with(&format!(
+        "needs a {patched}-byte arena; the board gives {} (with patch-based stages; {plain} \
+         with every layer whole)",
+        patched - 1
+    )));
 }
