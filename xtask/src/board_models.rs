@@ -32,8 +32,11 @@ pub const BOARD_MODELS: &[(&str, &[&str])] = &[
             "hello_world_int8",
             "sine",
             "micro_speech_quantized",
+            "magic_wand",
             "kws_ref_model",
+            "ad01_int8",
             "person_detect",
+            "pretrainedResnet_quant",
         ],
     ),
     (
