@@ -355,9 +355,9 @@ impl Op {
     }
 }
 
-/// A function's steps over its values, before planning: values are the arguments, then
-/// the results, then every other value (the function's transients, and the buffers a
-/// patch-based stage adds), by size.
+/// A function's steps over its values, before planning. Each value is its size in bytes:
+/// the arguments, then the results, then every other value (the function's transients,
+/// and the buffers a patch-based stage adds).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Listing {
     pub values: Vec<u64>,
