@@ -442,6 +442,17 @@ impl Embed {
             .unwrap_or_default()
     }
 
+    /// Whether the path linked for kernel `name` is hal-local's own kernel of that name (of
+    /// its TFLite op set or its built-ins).
+    fn links_hal_local(&self, name: &str) -> bool {
+        let paths = hal_local::kernels::TFLITE_PATHS
+            .iter()
+            .chain(hal_local::kernels::BUILTIN_PATHS);
+        paths
+            .filter(|k| k.name == name)
+            .any(|k| self.linked.get(name).is_some_and(|p| *p == k.path))
+    }
+
     /// The path `KERNELS` names for executable `index`, kernel `kernel`: the linked one,
     /// or — for a static program on a core with Armv7E-M's DSP extension, where every
     /// dispatch of it (the program's and the module's) is one the tuned kernel takes —
@@ -454,9 +465,7 @@ impl Embed {
         kernel: &str,
     ) -> String {
         let linked = self.linked.get(kernel).cloned().unwrap_or_default();
-        let own = hal_local::kernels::TFLITE_PATHS
-            .iter()
-            .any(|k| k.name == kernel && k.path == linked);
+        let own = self.links_hal_local(kernel);
         let tuned = hal_local::kernels::tflite::TUNED_PATHS
             .iter()
             .find(|k| k.name == kernel);
@@ -601,13 +610,9 @@ impl Embed {
         }
         // hal-local's own kernel for each executable, where the linked path is hal-local's.
         let own = |name: &str| {
-            let paths = hal_local::kernels::TFLITE_PATHS
-                .iter()
-                .chain(hal_local::kernels::BUILTIN_PATHS);
-            let linked_here = paths
-                .filter(|k| k.name == name)
-                .any(|k| self.linked.get(name).is_some_and(|p| *p == k.path));
-            linked_here.then(|| program::local_kernel(name)).flatten()
+            self.links_hal_local(name)
+                .then(|| program::local_kernel(name))
+                .flatten()
         };
         let kernels: Option<Vec<_>> = plan.kernels.iter().map(|name| own(name)).collect();
         if let Some(kernels) = kernels {

@@ -283,38 +283,36 @@ impl Params {
         };
         let rows = match self {
             Params::ConvS8(Conv2dS8 { shape, .. }) | Params::ConvF32(Conv2dF32 { shape, .. }) => {
-                (shape.batches == 1).then_some(Rows {
-                    input_rows: shape.input_height,
-                    output_rows: shape.output_height,
-                    input_row_bytes: shape.input_width * shape.input_depth * element,
-                    output_row_bytes: shape.output_width * shape.output_depth * element,
-                    stride: shape.window.stride_height,
-                    dilation: shape.window.dilation_height,
-                    filter: shape.filter_height,
-                    pad: shape.window.pad_height,
-                    multiply_adds_per_row: (shape.output_width
-                        * shape.output_depth
-                        * shape.filter_height
-                        * shape.filter_width
-                        * shape.filter_depth) as u64,
+                (shape.batches == 1).then(|| {
+                    Rows::of_window(
+                        (shape.input_height, shape.output_height),
+                        shape.input_width * shape.input_depth * element,
+                        shape.output_width * shape.output_depth * element,
+                        &shape.window,
+                        shape.filter_height,
+                        shape.output_width
+                            * shape.output_depth
+                            * shape.filter_height
+                            * shape.filter_width
+                            * shape.filter_depth,
+                    )
                 })?
             }
             Params::DepthwiseS8(DepthwiseConv2dS8 { shape, .. })
             | Params::DepthwiseF32(DepthwiseConv2dF32 { shape, .. }) => {
                 let output_depth = shape.input_depth * shape.depth_multiplier;
-                (shape.batches == 1).then_some(Rows {
-                    input_rows: shape.input_height,
-                    output_rows: shape.output_height,
-                    input_row_bytes: shape.input_width * shape.input_depth * element,
-                    output_row_bytes: shape.output_width * output_depth * element,
-                    stride: shape.window.stride_height,
-                    dilation: shape.window.dilation_height,
-                    filter: shape.filter_height,
-                    pad: shape.window.pad_height,
-                    multiply_adds_per_row: (shape.output_width
-                        * output_depth
-                        * shape.filter_height
-                        * shape.filter_width) as u64,
+                (shape.batches == 1).then(|| {
+                    Rows::of_window(
+                        (shape.input_height, shape.output_height),
+                        shape.input_width * shape.input_depth * element,
+                        shape.output_width * output_depth * element,
+                        &shape.window,
+                        shape.filter_height,
+                        shape.output_width
+                            * output_depth
+                            * shape.filter_height
+                            * shape.filter_width,
+                    )
                 })?
             }
             // Dimensions outermost first, rank 6: `[.., batch, height, width, depth]`.
@@ -380,6 +378,30 @@ struct Rows {
 }
 
 impl Rows {
+    /// A sliding window's rows: `(input, output)` rows of the given bytes, the window's
+    /// vertical stride, dilation and padding, a filter `filter` rows high, and the
+    /// multiply-adds of one output row.
+    fn of_window(
+        (input_rows, output_rows): (usize, usize),
+        input_row_bytes: usize,
+        output_row_bytes: usize,
+        window: &ember_kernels::padding::Window,
+        filter: usize,
+        multiply_adds_per_row: usize,
+    ) -> Self {
+        Self {
+            input_rows,
+            output_rows,
+            input_row_bytes,
+            output_row_bytes,
+            stride: window.stride_height,
+            dilation: window.dilation_height,
+            filter,
+            pad: window.pad_height,
+            multiply_adds_per_row: multiply_adds_per_row as u64,
+        }
+    }
+
     /// The input rows output rows `out` (not empty) read: the window's taps, clamped to
     /// the input (taps outside it are padding).
     fn reads(&self, out: &Range<usize>) -> Range<usize> {

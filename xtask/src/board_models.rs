@@ -134,11 +134,9 @@ pub enum ModelPath {
 }
 
 /// Builds `board`'s `model` firmware for `model`, TFLM's cases embedded, the model run the
-/// way `path` says, its arena at most the board's RAM less
-/// [`boards::RAM_KEPT_FROM_ARENA`]; returns the ELF.
+/// way `path` says, its arena at most [`boards::arena_limit`]; returns the ELF.
 pub fn build_path(board: Board, model: &str, path: ModelPath) -> Result<PathBuf> {
-    let limit = boards::ram_bytes(board)?.saturating_sub(boards::RAM_KEPT_FROM_ARENA);
-    build_limited(board, model, path, limit)
+    build_limited(board, model, path, boards::arena_limit(board)?)
 }
 
 /// [`build_path`] with the arena at most `arena_limit` bytes (`EMBER_ARENA_LIMIT`): the
@@ -303,7 +301,7 @@ pub fn run_one(board: &str, model: &str, patches: bool, arena_limit: Option<u64>
     };
     let limit = match arena_limit {
         Some(limit) => limit,
-        None => boards::ram_bytes(board)?.saturating_sub(boards::RAM_KEPT_FROM_ARENA),
+        None => boards::arena_limit(board)?,
     };
     let elf = build_limited(board, model, path, limit)?;
     let f = run_elf(board, model, &elf)?;

@@ -228,6 +228,12 @@ pub fn ram_bytes(board: Board) -> Result<u64> {
     parsed.ok_or_else(|| format!("{}: RAM LENGTH `{length}` not understood", script.display()))
 }
 
+/// The most bytes a model firmware's arena may take on `board`: its RAM less
+/// [`RAM_KEPT_FROM_ARENA`].
+pub fn arena_limit(board: Board) -> Result<u64> {
+    Ok(ram_bytes(board)?.saturating_sub(RAM_KEPT_FROM_ARENA))
+}
+
 /// Where `board`'s binary `bin` lands: under `boards/target`, or under `CARGO_TARGET_DIR`
 /// (relative to `boards/`, where [`cargo`] runs) when that is set.
 pub fn elf(board: Board, bin: &str) -> Result<PathBuf> {

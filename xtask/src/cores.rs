@@ -61,7 +61,7 @@ fn board() -> Result<Board> {
 fn build(bin: &str, features: &str, oracle_dir: Option<&std::path::Path>) -> Result<PathBuf> {
     let board = board()?;
     let features = format!("cores{features}");
-    let arena_limit = boards::ram_bytes(board)?.saturating_sub(boards::RAM_KEPT_FROM_ARENA);
+    let arena_limit = boards::arena_limit(board)?;
     boards::build_bin(
         board,
         bin,

@@ -120,6 +120,53 @@ fn read<'s, T: Element>(bindings: &'s [Bytes<'_>], index: usize) -> Result<&'s [
     elements(b.bytes(), index as u32)
 }
 
+/// The bindings of an int8 weighted op: input, filter, bias, multipliers and shifts read,
+/// binding `output` written.
+struct WeightedS8<'s> {
+    input: &'s [i8],
+    filter: &'s [i8],
+    bias: &'s [i32],
+    multipliers: &'s [i32],
+    shifts: &'s [i32],
+    output: &'s mut [i8],
+}
+
+/// `bindings` as an int8 weighted op's, its output binding `output`.
+#[inline(always)]
+fn weighted_s8_bindings<'s>(
+    bindings: &'s mut [Bytes<'_>],
+    output: usize,
+) -> Result<WeightedS8<'s>, KernelError> {
+    let (head, tail) = bindings.split_at_mut(output.min(bindings.len()));
+    let written = elements_mut::<i8>(binding(tail, 0)?.bytes_mut(output as u32)?, output as u32)?;
+    Ok(WeightedS8 {
+        input: read(head, 0)?,
+        filter: read(head, 1)?,
+        bias: read(head, 2)?,
+        multipliers: read(head, 3)?,
+        shifts: read(head, 4)?,
+        output: written,
+    })
+}
+
+/// The [`Scratch`] of `groups` groups and `bytes` bytes carved from `lent`, which an error
+/// names binding `index`; `None` where it asks for none or `lent` is shorter.
+#[inline(always)]
+fn lent_scratch(
+    lent: &mut [u8],
+    (groups, bytes): (usize, usize),
+    index: u32,
+) -> Result<Option<Scratch<'_>>, KernelError> {
+    if groups + bytes == 0 || lent.len() < groups * 16 + bytes {
+        return Ok(None);
+    }
+    let (group_bytes, rest) = lent.split_at_mut(groups * 16);
+    Ok(Some(Scratch {
+        groups: elements_mut(group_bytes, index)?,
+        bytes: elements_mut(&mut rest[..bytes], index)?,
+    }))
+}
+
 /// A weighted op in int8 (fully connected): bindings input, filter, bias, multipliers,
 /// shifts, output; `$run` the params' method that runs it. Also `$tuned_name`: the core's
 /// tuned kernel alone (`run_tuned`), for a static program whose every dispatch of it the
@@ -135,17 +182,8 @@ macro_rules! weighted_s8 {
             const OUTPUT: usize = written_binding::<$params>();
             let p: $params = params(wg)?;
             p.check(&wg.lens())?;
-            let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
-            let output =
-                elements_mut::<i8>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
-            p.$run(
-                read(head, 0)?,
-                read(head, 1)?,
-                read(head, 2)?,
-                read(head, 3)?,
-                read(head, 4)?,
-                output,
-            )
+            let b = weighted_s8_bindings(wg.bindings, OUTPUT)?;
+            p.$run(b.input, b.filter, b.bias, b.multipliers, b.shifts, b.output)
         }
 
         #[doc = concat!("`", stringify!($params), "` (`ember-kernels`)", $what, ".")]
@@ -186,22 +224,20 @@ macro_rules! convolution_s8 {
             p.check(&wg.lens())?;
             let tiler = wg.tiler;
             let lent = core::mem::take(&mut wg.scratch);
-            let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
-            let output =
-                elements_mut::<i8>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
-            let (input, filter, bias) = (read(head, 0)?, read(head, 1)?, read(head, 2)?);
-            let (multipliers, shifts) = (read(head, 3)?, read(head, 4)?);
+            let WeightedS8 {
+                input,
+                filter,
+                bias,
+                multipliers,
+                shifts,
+                output,
+            } = weighted_s8_bindings(wg.bindings, OUTPUT)?;
             let (rows, row_len) = (p.shape.rows()?, p.shape.row_len()?);
-            let (groups, bytes) = {
+            let asked = {
                 let $p = &p;
                 $scratch
             };
-            if groups + bytes > 0 && lent.len() >= groups * 16 + bytes {
-                let (group_bytes, rest) = lent.split_at_mut(groups * 16);
-                let scratch = &mut Scratch {
-                    groups: elements_mut(group_bytes, SCRATCH)?,
-                    bytes: elements_mut(&mut rest[..bytes], SCRATCH)?,
-                };
+            if let Some(scratch) = &mut lent_scratch(lent, asked, SCRATCH)? {
                 let all = 0..rows;
                 return p.run_rows_in(input, filter, bias, multipliers, shifts, all, output, scratch);
             }
@@ -222,26 +258,18 @@ macro_rules! convolution_s8 {
             let p: $params = params(wg)?;
             p.check(&wg.lens())?;
             let lent = core::mem::take(&mut wg.scratch);
-            let (head, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
-            let output =
-                elements_mut::<i8>(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
-            let (input, filter, bias) = (read(head, 0)?, read(head, 1)?, read(head, 2)?);
-            let (multipliers, shifts) = (read(head, 3)?, read(head, 4)?);
+            let b = weighted_s8_bindings(wg.bindings, OUTPUT)?;
             let all = 0..p.shape.rows()?;
-            let (groups, bytes) = {
+            let asked = {
                 let $p = &p;
                 $scratch
             };
-            let scratch = &mut if groups + bytes > 0 && lent.len() >= groups * 16 + bytes {
-                let (group_bytes, rest) = lent.split_at_mut(groups * 16);
-                Scratch {
-                    groups: elements_mut(group_bytes, SCRATCH)?,
-                    bytes: elements_mut(&mut rest[..bytes], SCRATCH)?,
-                }
-            } else {
-                Scratch::none()
+            let scratch = &mut match lent_scratch(lent, asked, SCRATCH)? {
+                Some(scratch) => scratch,
+                None => Scratch::none(),
             };
-            p.run_rows_tuned_in(input, filter, bias, multipliers, shifts, all, output, scratch)
+            let (input, filter, bias) = (b.input, b.filter, b.bias);
+            p.run_rows_tuned_in(input, filter, bias, b.multipliers, b.shifts, all, b.output, scratch)
         }
 
         #[doc = concat!(
