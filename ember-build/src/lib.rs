@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod direct;
 pub mod patch;
 pub mod program;
 
@@ -503,6 +504,23 @@ impl Embed {
         }
     }
 
+    /// Whether a static program calls kernel `kernel`, linked as `path`, directly
+    /// ([`direct`]): one of the kernels that may be, hal-local's own, and on a core with
+    /// Armv7E-M's DSP extension its tuned kernel alone (the one a direct call runs).
+    fn calls_directly(&self, kernel: &str, path: &str) -> bool {
+        if !direct::DIRECT_KERNELS.contains(&kernel) {
+            return false;
+        }
+        let tuned = hal_local::kernels::tflite::TUNED_PATHS
+            .iter()
+            .any(|k| k.name == kernel && k.path == path);
+        if self.target_triple().starts_with("thumbv7em") {
+            tuned
+        } else {
+            tuned || self.links_hal_local(kernel)
+        }
+    }
+
     fn write_file(&self, file: &Path, contents: &[u8]) -> Result<(), EmbedError> {
         if std::fs::read(file).is_ok_and(|old| old == contents) {
             return Ok(());
@@ -788,7 +806,11 @@ impl Embed {
             line("};");
         }
         if let Some(program) = program {
-            render_program(&mut out, name, program, module.pool(), held);
+            let direct: Vec<Option<&str>> = executables
+                .iter()
+                .map(|(kernel, path)| self.calls_directly(kernel, path).then_some(kernel.as_str()))
+                .collect();
+            render_program(&mut out, name, program, module.pool(), held, &direct);
         }
         out
     }
@@ -801,6 +823,7 @@ fn render_program(
     program: &program::ProgramPlan,
     pool: &[u8],
     held: Bytes<'_>,
+    direct: &[Option<&str>],
 ) {
     let mut line = |s: &str| {
         out.push_str(s);
@@ -858,19 +881,106 @@ fn render_program(
     ));
     line("");
     line(&format!(
-        "/// Function `{}` as a static program: run it with `hal_local::program::run(&PROGRAM, &KERNELS, arena, &POOL.0)`.",
+        "/// Function `{}` as a static program: run it with `hal_local::program::run(&PROGRAM, &PROGRAM_KERNELS, arena, &POOL.0)`.",
         program.function
     ));
     for stage in &program.patches {
         line(&format!("///\n/// A {stage}."));
     }
+    // Dispatches called directly, each a typed static the program's step points to:
+    // (step, static) pairs.
+    let mut calls: Vec<(usize, usize)> = Vec::new();
+    let mut statics: Vec<String> = Vec::new();
+    let mut params_statics: Vec<String> = Vec::new();
+    for (index, step) in program.steps.iter().enumerate() {
+        let program::PlannedStep::Dispatch {
+            executable,
+            workgroups,
+            constants,
+            bindings,
+            scratch,
+        } = step
+        else {
+            continue;
+        };
+        let Some(kernel) = direct.get(usize::from(*executable)).copied().flatten() else {
+            continue;
+        };
+        let Some(call) = direct::call(kernel, *workgroups, constants, bindings, *scratch, span)
+        else {
+            continue;
+        };
+        // Calls with the same parameters (the bands of a patch-based stage) share one
+        // static of them; the same calls, one static of the call.
+        let params = match params_statics.iter().position(|held| *held == call.params) {
+            Some(held) => held,
+            None => {
+                line(&format!(
+                    "static PARAMS_{}: {} = {};",
+                    params_statics.len(),
+                    call.params_type,
+                    call.params
+                ));
+                params_statics.push(call.params.clone());
+                params_statics.len() - 1
+            }
+        };
+        let value = call.call.replace("&PARAMS", &format!("&PARAMS_{params}"));
+        let static_index = match statics.iter().position(|held| *held == value) {
+            Some(held) => held,
+            None => {
+                line(&format!(
+                    "/// A `{kernel}` of the static program, called directly."
+                ));
+                line(&format!(
+                    "static CALL_{}: {} = {value};",
+                    statics.len(),
+                    call.call_type
+                ));
+                statics.push(value);
+                statics.len() - 1
+            }
+        };
+        calls.push((index, static_index));
+    }
+    if !calls.is_empty() {
+        line("");
+    }
+    // The program's kernel table: the module's, less the executables it only calls
+    // directly, so the firmware links no table entry for them.
+    let dispatched = |executable: usize| {
+        program.steps.iter().enumerate().any(|(index, step)| {
+            matches!(step, program::PlannedStep::Dispatch { executable: e, .. }
+                if usize::from(*e) == executable && !calls.iter().any(|c| c.0 == index))
+        })
+    };
+    line("/// The kernel table `PROGRAM` runs with: `KERNELS`, each executable the program only");
+    line("/// calls directly in its steps replaced by one that refuses any dispatch.");
+    line(&format!(
+        "pub static PROGRAM_KERNELS: [::hal_local::kernel::Kernel; {}] = [",
+        direct.len()
+    ));
+    for (executable, called) in direct.iter().enumerate() {
+        if called.is_some() && !dispatched(executable) {
+            line("    ::hal_local::direct::CALLED_DIRECTLY,");
+        } else {
+            line(&format!("    KERNELS[{executable}],"));
+        }
+    }
+    line("];");
+    line("");
     line(&format!(
         "pub static PROGRAM: [::hal_local::program::Step<'static>; {}] = {{",
         program.steps.len()
     ));
+    line("    #[allow(unused_imports)]");
     line("    use ::hal_local::program::{Span as S, Step};");
     line("    [");
-    for step in &program.steps {
+    for (index, step) in program.steps.iter().enumerate() {
+        if let Some((_, held)) = calls.iter().find(|c| c.0 == index) {
+            line(&format!("        Step::Call(&CALL_{held}),"));
+            continue;
+        }
         match step {
             program::PlannedStep::Dispatch {
                 executable,
@@ -896,6 +1006,25 @@ fn render_program(
     }
     line("    ]");
     line("};");
+    line("");
+    let only_calls = calls.len() == program.steps.len();
+    line(
+        "/// Every step of `PROGRAM` where each is a direct call (empty otherwise): run them with",
+    );
+    line("/// `hal_local::direct::run(&PROGRAM_CALLS, arena, &POOL.0)`, which links no dispatch code.");
+    line(&format!(
+        "pub static PROGRAM_CALLS: [&'static dyn ::hal_local::direct::Call; {}] = [{}];",
+        if only_calls { calls.len() } else { 0 },
+        if only_calls {
+            calls
+                .iter()
+                .map(|(_, held)| format!("&CALL_{held}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        } else {
+            String::new()
+        }
+    ));
 }
 
 /// `Seq::from_encoded` over the part of `bytes` that holds `seq` (a literal if, somehow, it

@@ -42,6 +42,8 @@ pub mod alloc;
 mod buffer;
 pub mod config;
 pub mod device;
+#[cfg(feature = "tflite")]
+pub mod direct;
 mod driver;
 pub mod kernel;
 pub mod kernels;

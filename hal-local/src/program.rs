@@ -135,6 +135,10 @@ pub enum Step<'p> {
         /// The word.
         pattern: u32,
     },
+    /// Calls a kernel straight, its parameters decoded and checked at build time into a
+    /// typed static ([`direct`](crate::direct)): no table entry, no words decoded.
+    #[cfg(feature = "tflite")]
+    Call(&'p dyn crate::direct::Call),
 }
 
 /// Why a program stopped. Steps before `step` have run; the arena holds what they wrote.
@@ -182,12 +186,38 @@ pub fn run(
     arena: &mut [u8],
     pool: &[u8],
 ) -> Result<(), ProgramError> {
+    run_steps(steps, kernels, arena, pool, true)
+}
+
+/// Runs `steps` as [`run`] does, except that each [`Step::Call`] cuts and checks its
+/// bindings without calling its kernel: given kernels that do nothing, the runtime's own
+/// work.
+pub fn run_without_calls(
+    steps: &[Step<'_>],
+    kernels: &[Kernel],
+    arena: &mut [u8],
+    pool: &[u8],
+) -> Result<(), ProgramError> {
+    run_steps(steps, kernels, arena, pool, false)
+}
+
+/// [`run`], each direct call's kernel called if `call`.
+fn run_steps(
+    steps: &[Step<'_>],
+    kernels: &[Kernel],
+    arena: &mut [u8],
+    pool: &[u8],
+    call: bool,
+) -> Result<(), ProgramError> {
+    #[cfg(not(feature = "tflite"))]
+    let _ = call;
     if arena.as_ptr().align_offset(4) != 0 {
         return Err(ProgramError::MisalignedArena);
     }
     for (index, step) in steps.iter().enumerate() {
         let step_index = index as u32;
         let malformed = ProgramError::Malformed { step: step_index };
+        let failed = |failure: Failure| failure.at(step_index);
         match *step {
             Step::Dispatch {
                 executable,
@@ -212,13 +242,7 @@ pub fn run(
                         entry, writes, workgroups, constants, bindings, scratch, arena, pool,
                     ),
                 };
-                ran.map_err(|failure| match failure {
-                    Failure::Malformed => malformed,
-                    Failure::Kernel(error) => ProgramError::Kernel {
-                        step: step_index,
-                        error,
-                    },
-                })?;
+                ran.map_err(failed)?;
             }
             Step::Copy { source, target } => {
                 let to = arena_range(&target, arena.len()).ok_or(malformed)?;
@@ -245,15 +269,32 @@ pub fn run(
                     word.copy_from_slice(&pattern.to_le_bytes());
                 }
             }
+            #[cfg(feature = "tflite")]
+            Step::Call(direct) => {
+                direct.call(arena, pool, call).map_err(failed)?;
+            }
         }
     }
     Ok(())
 }
 
-/// Why a dispatch did not run.
-enum Failure {
+/// Why a dispatch or a direct call did not run ([`ProgramError`] names its step).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// It breaks a program invariant.
     Malformed,
+    /// Its kernel refused it.
     Kernel(KernelError),
+}
+
+impl Failure {
+    /// The program's error for this failure of step `step`.
+    pub fn at(self, step: u32) -> ProgramError {
+        match self {
+            Failure::Malformed => ProgramError::Malformed { step },
+            Failure::Kernel(error) => ProgramError::Kernel { step, error },
+        }
+    }
 }
 
 /// `span`'s range if it is an arena span inside `len` bytes.
@@ -325,6 +366,91 @@ fn dispatch_shared(
     })
 }
 
+/// The arena cut around a dispatch's written span and its scratch: each the only `&mut`
+/// view of its bytes, every other arena binding read from the gaps around them.
+#[cfg(feature = "exclusive")]
+pub(crate) struct Cut<'a> {
+    /// The written span's bytes.
+    pub(crate) write: &'a mut [u8],
+    /// The scratch's bytes (empty where the dispatch is lent none).
+    pub(crate) lent: &'a mut [u8],
+    /// What the dispatch reads.
+    pub(crate) reads: Reads<'a>,
+}
+
+/// The bytes a dispatch may read: the constant pool, and the arena outside the ranges it
+/// writes, as three gaps, each with the arena offset it starts at.
+#[cfg(feature = "exclusive")]
+pub(crate) struct Reads<'a> {
+    gaps: [(usize, &'a [u8]); 3],
+    pool: &'a [u8],
+}
+
+#[cfg(feature = "exclusive")]
+impl<'a> Cut<'a> {
+    /// `arena` cut around `out` and `scratch` (arena spans inside it that share no byte);
+    /// `None` where they are not.
+    #[inline(always)]
+    pub(crate) fn new(
+        arena: &'a mut [u8],
+        pool: &'a [u8],
+        out: Span,
+        scratch: Span,
+    ) -> Option<Self> {
+        let out_range = arena_range(&out, arena.len())?;
+        // An empty scratch sits where the output ends.
+        let scratch_range = match scratch.length {
+            0 => out_range.end..out_range.end,
+            _ => arena_range(&scratch, arena.len())?,
+        };
+        if scratch.overlaps(&out) {
+            return None;
+        }
+        // The arena as `gap0 | first | gap1 | second | gap2`, the two written ranges in the
+        // order they lie.
+        let out_first = out_range.start <= scratch_range.start;
+        let (first, second) = if out_first {
+            (out_range, scratch_range)
+        } else {
+            (scratch_range, out_range)
+        };
+        let (gap0, rest) = arena.split_at_mut(first.start);
+        let (first_bytes, rest) = rest.split_at_mut(first.len());
+        let (gap1, rest) = rest.split_at_mut(second.start - first.end);
+        let (second_bytes, gap2) = rest.split_at_mut(second.len());
+        let (write, lent) = if out_first {
+            (first_bytes, second_bytes)
+        } else {
+            (second_bytes, first_bytes)
+        };
+        Some(Self {
+            write,
+            lent,
+            reads: Reads {
+                gaps: [(0, gap0), (first.end, gap1), (second.end, gap2)],
+                pool,
+            },
+        })
+    }
+}
+
+#[cfg(feature = "exclusive")]
+impl<'a> Reads<'a> {
+    /// `span`'s bytes: of the pool, or of the arena where they lie wholly in one gap (so
+    /// they share no byte with what the dispatch writes); `None` otherwise.
+    #[inline(always)]
+    pub(crate) fn get(&self, span: &Span) -> Option<&'a [u8]> {
+        let range = span.range();
+        match span.place {
+            Place::Pool => self.pool.get(range),
+            Place::Arena => self.gaps.iter().find_map(|&(start, gap)| {
+                let from = range.start.checked_sub(start)?;
+                gap.get(from..from + range.len())
+            }),
+        }
+    }
+}
+
 #[cfg(feature = "exclusive")]
 /// A dispatch of a kernel over plain slices: the arena cut around the written span and the
 /// scratch, so each is the only `&mut` view of its bytes and every other binding a shared
@@ -346,61 +472,17 @@ fn dispatch_exclusive(
         Writes::Last => spans.len().wrapping_sub(1),
     };
     let out = *spans.get(written).ok_or(Failure::Malformed)?;
-    let out_range = arena_range(&out, arena.len()).ok_or(Failure::Malformed)?;
-    // An empty scratch sits where the output ends.
-    let scratch_range = match scratch.length {
-        0 => out_range.end..out_range.end,
-        _ => arena_range(&scratch, arena.len()).ok_or(Failure::Malformed)?,
-    };
-    if scratch.overlaps(&out) {
-        return Err(Failure::Malformed);
-    }
-    // The arena as `gap0 | first | gap1 | second | gap2`, the two written ranges
-    // in the order they lie.
-    let out_first = out_range.start <= scratch_range.start;
-    let (first, second) = if out_first {
-        (out_range.clone(), scratch_range)
-    } else {
-        (scratch_range, out_range.clone())
-    };
-    let (gap0, rest) = arena.split_at_mut(first.start);
-    let (first_bytes, rest) = rest.split_at_mut(first.len());
-    let (gap1, rest) = rest.split_at_mut(second.start - first.end);
-    let (second_bytes, gap2) = rest.split_at_mut(second.len());
-    let (gap0, gap1, gap2): (&[u8], &[u8], &[u8]) = (gap0, gap1, gap2);
-    let (write, lent) = if out_first {
-        (first_bytes, second_bytes)
-    } else {
-        (second_bytes, first_bytes)
-    };
+    let Cut { write, lent, reads } =
+        Cut::new(arena, pool, out, scratch).ok_or(Failure::Malformed)?;
     let mut write = Some(write);
     let mut bound = heapless::Vec::<Bytes<'_>, MAX_BINDINGS>::new();
     for (index, span) in spans.iter().enumerate() {
-        if index == written {
-            let output = Bytes::Write(write.take().ok_or(Failure::Malformed)?);
-            bound.push(output).map_err(|_| Failure::Malformed)?;
-            continue;
-        }
-        // An arena binding lies wholly in one of the gaps around the written ranges, so it
-        // shares no byte with them.
-        let range = span.range();
-        let bytes = match span.place {
-            Place::Pool => pool.get(range),
-            Place::Arena => {
-                let (start, gap) = if range.end <= first.start {
-                    (0, gap0)
-                } else if range.start >= first.end && range.end <= second.start {
-                    (first.end, gap1)
-                } else if range.start >= second.end {
-                    (second.end, gap2)
-                } else {
-                    return Err(Failure::Malformed);
-                };
-                gap.get(range.start - start..range.end - start)
-            }
+        let binding = if index == written {
+            Bytes::Write(write.take().ok_or(Failure::Malformed)?)
+        } else {
+            Bytes::Read(reads.get(span).ok_or(Failure::Malformed)?)
         };
-        let input = Bytes::Read(bytes.ok_or(Failure::Malformed)?);
-        bound.push(input).map_err(|_| Failure::Malformed)?;
+        bound.push(binding).map_err(|_| Failure::Malformed)?;
     }
     let bindings = bound.as_mut_slice();
     each_workgroup(count, |id| {

@@ -152,7 +152,7 @@ fn weighted_s8_bindings<'s>(
 /// The [`Scratch`] of `groups` groups and `bytes` bytes carved from `lent`, which an error
 /// names binding `index`; `None` where it asks for none or `lent` is shorter.
 #[inline(always)]
-fn lent_scratch(
+pub(crate) fn lent_scratch(
     lent: &mut [u8],
     (groups, bytes): (usize, usize),
     index: u32,

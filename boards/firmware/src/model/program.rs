@@ -4,17 +4,29 @@
 //! object table, command buffer or queue is linked.
 
 use super::{cases, config, log_class, mismatches, module, step_failed, ModelReport, NOOP_KERNELS};
+use hal_local::direct;
 use hal_local::kernel::Kernel;
-use hal_local::program::{run, Span};
+use hal_local::program::{run, run_without_calls, Span};
 use static_cell::ConstStaticCell;
 
 /// The arena, 64-byte aligned (the plan aligns every value to 16 bytes within it).
 #[repr(C, align(64))]
 struct Arena([u8; module::PROGRAM_ARENA_BYTES]);
 
-/// One invocation over `arena` with `kernels`.
-fn invoke(arena: &mut [u8], kernels: &[Kernel]) -> Result<(), &'static str> {
-    run(&module::PROGRAM, kernels, arena, &module::POOL.0).map_err(step_failed("run the program"))
+/// One invocation over `arena` with `kernels`, each direct call's kernel called if
+/// `call` (without, and with kernels that do nothing, the runtime's own work). Where
+/// every step is a direct call, the calls alone run: a constant choice, so the firmware
+/// links only the loop it runs.
+fn invoke(arena: &mut [u8], call: bool, kernels: &[Kernel]) -> Result<(), &'static str> {
+    let pool = &module::POOL.0;
+    let calls = &module::PROGRAM_CALLS;
+    let ran = match (calls.len() == module::PROGRAM.len(), call) {
+        (true, true) => direct::run(calls, arena, pool),
+        (true, false) => direct::run_without_calls(calls, arena, pool),
+        (false, true) => run(&module::PROGRAM, kernels, arena, pool),
+        (false, false) => run_without_calls(&module::PROGRAM, kernels, arena, pool),
+    };
+    ran.map_err(step_failed("run the program"))
 }
 
 /// Writes a case's inputs into their spans of the arena.
@@ -31,10 +43,15 @@ fn write_inputs(arena: &mut [u8], case_inputs: &[u8]) -> Result<(), &'static str
 /// Instructions of one invocation on `case_inputs` (the median of 5 after a warm-up). The
 /// program reuses the inputs' bytes once they are read, so each round writes them again;
 /// the instructions of writing them alone, timed the same way, are taken off.
-fn time(arena: &mut [u8], kernels: &[Kernel], case_inputs: &[u8]) -> Result<u64, &'static str> {
+fn time(
+    arena: &mut [u8],
+    call: bool,
+    kernels: &[Kernel],
+    case_inputs: &[u8],
+) -> Result<u64, &'static str> {
     let mut failed = false;
     let with_inputs = icount::median(5, &mut || {
-        failed |= write_inputs(arena, case_inputs).is_err() || invoke(arena, kernels).is_err()
+        failed |= write_inputs(arena, case_inputs).is_err() || invoke(arena, call, kernels).is_err()
     });
     let inputs_alone = icount::median(5, &mut || {
         failed |= write_inputs(arena, case_inputs).is_err()
@@ -61,7 +78,7 @@ pub(super) fn measure() -> Result<(ModelReport, usize, usize), &'static str> {
     let mut report = ModelReport::default();
     for (case_inputs, case_outputs, name) in cases() {
         write_inputs(arena, case_inputs)?;
-        invoke(arena, &module::KERNELS)?;
+        invoke(arena, true, &module::PROGRAM_KERNELS)?;
         let mut at = 0;
         for ((span, &len), &float) in module::PROGRAM_OUTPUTS
             .iter()
@@ -81,8 +98,10 @@ pub(super) fn measure() -> Result<(ModelReport, usize, usize), &'static str> {
     }
     // Timed on the last case's inputs.
     let (last_inputs, _, _) = cases().last().ok_or("find a case")?;
-    report.instructions = time(arena, &module::KERNELS, last_inputs)?;
-    report.overhead = time(arena, &NOOP_KERNELS, last_inputs)?;
+    report.instructions = time(arena, true, &module::PROGRAM_KERNELS, last_inputs)?;
+    // Direct calls cut their bindings and call nothing; dispatches call kernels that do
+    // nothing.
+    report.overhead = time(arena, false, &NOOP_KERNELS, last_inputs)?;
     Ok((
         report,
         module::PROGRAM_ARENA_BYTES,
