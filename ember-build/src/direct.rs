@@ -11,7 +11,8 @@ use ember_kernels::conv2d::Conv2dS8;
 use ember_kernels::depthwise_conv2d::DepthwiseConv2dS8;
 use ember_kernels::fully_connected::FullyConnectedS8;
 use ember_kernels::{KernelParams, Words};
-use hal_local::program::Span;
+use hal_local::direct::{Call, WeightedS8};
+use hal_local::program::{Failure, Span};
 
 /// The kernels a dispatch of which may become a direct call.
 pub(crate) const DIRECT_KERNELS: [&str; 3] = [
@@ -20,63 +21,117 @@ pub(crate) const DIRECT_KERNELS: [&str; 3] = [
     FullyConnectedS8::KERNEL,
 ];
 
+/// A direct call's parameters, decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Params {
+    Conv2d(Conv2dS8),
+    Depthwise(DepthwiseConv2dS8),
+    FullyConnected(FullyConnectedS8),
+}
+
+/// A dispatch planned as a direct call: what the generated static holds, and a call the
+/// host runs (`ProgramPlan::run_direct`) through the same `hal_local::direct` code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PlannedCall {
+    params: Params,
+    reads: [Span; 5],
+    output: Span,
+    scratch: Span,
+}
+
 /// A direct call as generated code writes it.
 pub(crate) struct DirectCall {
     /// The parameters' type, a path.
     pub(crate) params_type: String,
     /// The parameters' literal.
     pub(crate) params: String,
-    /// The call's type, given the name of the parameters' static.
+    /// The call's type.
     pub(crate) call_type: String,
     /// The call's initializer, `PARAMS` standing for the parameters' static.
     pub(crate) call: String,
 }
 
 /// The direct call for a dispatch of `kernel` with `constants`, `bindings` and `scratch`
-/// over `workgroups`; `None` where it stays a dispatch. `span` renders a span as the
-/// generated code writes it.
-pub(crate) fn call(
+/// over `workgroups`; `None` where it stays a dispatch.
+pub(crate) fn plan(
     kernel: &str,
     workgroups: [u32; 3],
     constants: &[u32],
     bindings: &[Span],
     scratch: Span,
-    span: impl Fn(&Span) -> String,
-) -> Option<DirectCall> {
-    let [input, filter, bias, multipliers, shifts, output] = bindings else {
+) -> Option<PlannedCall> {
+    let &[input, filter, bias, multipliers, shifts, output] = bindings else {
         return None;
     };
     if workgroups != [1, 1, 1] {
         return None;
     }
     let words = &mut Words::new(constants);
-    let (name, params) = match kernel {
-        Conv2dS8::KERNEL => ("Conv2dS8", format!("{:?}", Conv2dS8::decode(words).ok()?)),
-        DepthwiseConv2dS8::KERNEL => (
-            "DepthwiseConv2dS8",
-            format!("{:?}", DepthwiseConv2dS8::decode(words).ok()?),
-        ),
-        FullyConnectedS8::KERNEL => (
-            "FullyConnectedS8",
-            format!("{:?}", FullyConnectedS8::decode(words).ok()?),
-        ),
+    let params = match kernel {
+        Conv2dS8::KERNEL => Params::Conv2d(Conv2dS8::decode(words).ok()?),
+        DepthwiseConv2dS8::KERNEL => Params::Depthwise(DepthwiseConv2dS8::decode(words).ok()?),
+        FullyConnectedS8::KERNEL => Params::FullyConnected(FullyConnectedS8::decode(words).ok()?),
         _ => return None,
     };
-    let reads = [input, filter, bias, multipliers, shifts]
-        .map(&span)
-        .join(", ");
-    let params_type = format!("::hal_local::direct::params::{name}");
-    Some(DirectCall {
-        call_type: format!("::hal_local::direct::WeightedS8<'static, {params_type}>"),
-        params: format!("{{ use ::hal_local::direct::params::*; {params} }}"),
-        params_type,
-        call: format!(
-            "{{ use ::hal_local::program::Span as S; ::hal_local::direct::WeightedS8 {{ \
-             params: &PARAMS, reads: [{reads}], output: {}, scratch: {} }} }}",
-            span(output),
-            span(&scratch)
-        ),
+    Some(PlannedCall {
+        params,
+        reads: [input, filter, bias, multipliers, shifts],
+        output,
+        scratch,
     })
+}
+
+impl PlannedCall {
+    /// The call as generated code writes it, `span` rendering a span.
+    pub(crate) fn literal(&self, span: impl Fn(&Span) -> String) -> DirectCall {
+        let (name, params) = match &self.params {
+            Params::Conv2d(p) => ("Conv2dS8", format!("{p:?}")),
+            Params::Depthwise(p) => ("DepthwiseConv2dS8", format!("{p:?}")),
+            Params::FullyConnected(p) => ("FullyConnectedS8", format!("{p:?}")),
+        };
+        let reads = self.reads.iter().map(&span).collect::<Vec<_>>().join(", ");
+        let params_type = format!("::hal_local::direct::params::{name}");
+        DirectCall {
+            call_type: format!("::hal_local::direct::WeightedS8<'static, {params_type}>"),
+            params: format!("{{ use ::hal_local::direct::params::*; {params} }}"),
+            params_type,
+            call: format!(
+                "{{ use ::hal_local::program::Span as S; ::hal_local::direct::WeightedS8 {{ \
+                 params: &PARAMS, reads: [{reads}], output: {}, scratch: {} }} }}",
+                span(&self.output),
+                span(&self.scratch)
+            ),
+        }
+    }
+}
+
+impl Call for PlannedCall {
+    fn call(&self, arena: &mut [u8], pool: &[u8], run: bool) -> Result<(), Failure> {
+        let (reads, output, scratch) = (self.reads, self.output, self.scratch);
+        match &self.params {
+            Params::Conv2d(params) => WeightedS8 {
+                params,
+                reads,
+                output,
+                scratch,
+            }
+            .call(arena, pool, run),
+            Params::Depthwise(params) => WeightedS8 {
+                params,
+                reads,
+                output,
+                scratch,
+            }
+            .call(arena, pool, run),
+            Params::FullyConnected(params) => WeightedS8 {
+                params,
+                reads,
+                output,
+                scratch,
+            }
+            .call(arena, pool, run),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -107,15 +162,15 @@ mod tests {
         let mut words = Vec::new();
         params.encode(&mut words);
         let bindings = [Span::arena(0, 4); 6];
-        let direct = call(
+        let direct = plan(
             FullyConnectedS8::KERNEL,
             [1, 1, 1],
             &words,
             &bindings,
             Span::NONE,
-            span,
         )
-        .unwrap();
+        .unwrap()
+        .literal(span);
         assert_eq!(
             direct.call_type,
             "::hal_local::direct::WeightedS8<'static, ::hal_local::direct::params::FullyConnectedS8>"
@@ -127,7 +182,7 @@ mod tests {
         ));
         // Several workgroups, other kernels, words that do not decode: a dispatch still.
         let stays = |kernel, workgroups, words: &[u32]| {
-            call(kernel, workgroups, words, &bindings, Span::NONE, span).is_none()
+            plan(kernel, workgroups, words, &bindings, Span::NONE).is_none()
         };
         assert!(stays(FullyConnectedS8::KERNEL, [2, 1, 1], &words));
         assert!(stays("add_s8", [1, 1, 1], &words));

@@ -634,7 +634,7 @@ impl Embed {
         };
         let kernels: Option<Vec<_>> = plan.kernels.iter().map(|name| own(name)).collect();
         if let Some(kernels) = kernels {
-            if let Err(error) = plan.run(&kernels, module.pool(), &[]) {
+            if let Err(error) = plan.run_direct(&kernels, module.pool(), &[]) {
                 let (step, message) = match error {
                     hal_local::program::ProgramError::Kernel { step, error } => {
                         (step, error.to_string())
@@ -906,10 +906,10 @@ fn render_program(
         let Some(kernel) = direct.get(usize::from(*executable)).copied().flatten() else {
             continue;
         };
-        let Some(call) = direct::call(kernel, *workgroups, constants, bindings, *scratch, span)
-        else {
+        let Some(planned) = direct::plan(kernel, *workgroups, constants, bindings, *scratch) else {
             continue;
         };
+        let call = planned.literal(span);
         // Calls with the same parameters (the bands of a patch-based stage) share one
         // static of them; the same calls, one static of the call.
         let params = match params_statics.iter().position(|held| *held == call.params) {

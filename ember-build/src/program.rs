@@ -132,6 +132,64 @@ impl ProgramPlan {
         pool: &[u8],
         inputs: &[&[u8]],
     ) -> Result<Vec<Vec<u8>>, program::ProgramError> {
+        self.run_steps(&self.steps(), kernels, pool, inputs)
+    }
+
+    /// [`run`](Self::run) with each dispatch that firmware may call directly (an int8
+    /// convolution, depthwise convolution or fully connected layer over one workgroup) a
+    /// direct call (`hal_local::direct`) instead, as the generated program makes it.
+    pub fn run_direct(
+        &self,
+        kernels: &[Kernel],
+        pool: &[u8],
+        inputs: &[&[u8]],
+    ) -> Result<Vec<Vec<u8>>, program::ProgramError> {
+        let calls = self.planned_calls();
+        let steps: Vec<program::Step<'_>> = self
+            .steps()
+            .into_iter()
+            .zip(&calls)
+            .map(|(step, call)| match call {
+                Some(call) => program::Step::Call(call),
+                None => step,
+            })
+            .collect();
+        self.run_steps(&steps, kernels, pool, inputs)
+    }
+
+    /// How many dispatches [`run_direct`](Self::run_direct) makes direct calls.
+    pub fn direct_calls(&self) -> usize {
+        self.planned_calls().iter().flatten().count()
+    }
+
+    /// Each step's direct call, where it may be one.
+    fn planned_calls(&self) -> Vec<Option<crate::direct::PlannedCall>> {
+        self.steps
+            .iter()
+            .map(|step| match step {
+                PlannedStep::Dispatch {
+                    executable,
+                    workgroups,
+                    constants,
+                    bindings,
+                    scratch,
+                } => {
+                    let kernel = self.kernels.get(usize::from(*executable))?;
+                    crate::direct::plan(kernel, *workgroups, constants, bindings, *scratch)
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// `steps` over a fresh arena holding `inputs`: the outputs.
+    fn run_steps(
+        &self,
+        steps: &[program::Step<'_>],
+        kernels: &[Kernel],
+        pool: &[u8],
+        inputs: &[&[u8]],
+    ) -> Result<Vec<Vec<u8>>, program::ProgramError> {
         // Three bytes more than the arena, so it can start 4-byte aligned.
         let bytes = self.arena_bytes as usize;
         let mut buffer = vec![0u8; bytes + 3];
@@ -142,7 +200,7 @@ impl ProgramPlan {
             let len = range.len().min(input.len());
             arena[range][..len].copy_from_slice(&input[..len]);
         }
-        program::run(&self.steps(), kernels, arena, pool)?;
+        program::run(steps, kernels, arena, pool)?;
         Ok(self
             .outputs
             .iter()

@@ -1,4 +1,5 @@
-//! The static program (`ember-build`'s plan, run by `hal_local::program`) against the HAL
+//! The static program (`ember-build`'s plan, run by `hal_local::program`, its dispatches
+//! as they are and with the int8 weighted ones as direct calls) against the HAL
 //! path (a `Session` over the local device, `ember_run::run_local`): every reference model,
 //! lowered for the host and for a Cortex-M4 (`thumbv7em`, the layout the boards' firmware
 //! embeds), on every case of TensorFlow Lite Micro's oracle — the two paths give the same
@@ -60,6 +61,15 @@ fn the_static_program_gives_the_session_s_bytes_on_every_reference_model() {
                 failures.push(format!("{name} ({lowering}): the patches recompute rows"));
             }
             let kernels = plan.local_kernels().expect("every kernel is hal-local's");
+            let int8_weighted = plan.kernels.iter().any(|kernel| {
+                ["conv2d_s8", "depthwise_conv2d_s8", "fully_connected_s8"]
+                    .contains(&kernel.as_str())
+            });
+            if int8_weighted && (plan.direct_calls() == 0 || patched.direct_calls() == 0) {
+                failures.push(format!(
+                    "{name} ({lowering}): no dispatch became a direct call"
+                ));
+            }
             let head = manifest.arena.head.unwrap_or(u64::MAX);
             let scratch = plan.largest_scratch();
             eprintln!(
@@ -86,8 +96,18 @@ fn the_static_program_gives_the_session_s_bytes_on_every_reference_model() {
                 let bytes: Vec<Vec<u8>> = inputs.iter().map(|a| a.data().to_le_bytes()).collect();
                 let refs: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
                 let session = run_local(&lowered, &refs, 1, 1).expect("the HAL path runs");
-                for (how, plan) in [("plain", &plan), ("patched", &patched)] {
-                    match plan.run(&kernels, module.pool(), &refs) {
+                for (how, plan, direct) in [
+                    ("plain", &plan, false),
+                    ("patched", &patched, false),
+                    ("plain, direct calls", &plan, true),
+                    ("patched, direct calls", &patched, true),
+                ] {
+                    let ran = if direct {
+                        plan.run_direct(&kernels, module.pool(), &refs)
+                    } else {
+                        plan.run(&kernels, module.pool(), &refs)
+                    };
+                    match ran {
                         Ok(outputs) if outputs == session.outputs => {}
                         Ok(_) => failures.push(format!(
                             "{name} ({lowering}, {how}) case {}: the outputs differ",
