@@ -84,8 +84,21 @@ pub(crate) struct OutputStageS8<'a> {
 }
 
 impl OutputStageS8<'_> {
+    /// Whether the tuned kernels' [`ChannelStageS8`] takes this stage for `channels` output
+    /// channels: no multiplier is `i32::MIN` (which TFLite's quantizer never gives: its
+    /// multipliers lie in `[2^30, 2^31)` or are 0), so the doubled high product never
+    /// saturates. The stage's slices hold the channels' entries (the kernel's check).
+    #[cfg_attr(not(ember_dsp), allow(dead_code))]
+    pub(crate) fn tuned_takes(&self, channels: usize) -> bool {
+        let n = if self.per_channel { channels } else { 1 };
+        self.multipliers
+            .get(..n)
+            .is_some_and(|m| !m.contains(&i32::MIN))
+    }
+
     /// Output channel `oc`'s stage with its parameters read, for the tuned kernels, which
-    /// apply one channel's to several pixels.
+    /// apply one channel's to several pixels: [`apply`](Self::apply)'s result where
+    /// [`tuned_takes`](Self::tuned_takes) holds.
     #[cfg_attr(not(ember_dsp), allow(dead_code))]
     #[inline(always)]
     pub(crate) fn channel(&self, oc: usize) -> ChannelStageS8 {
@@ -101,6 +114,38 @@ impl OutputStageS8<'_> {
             act_min: self.act_min,
             act_max: self.act_max,
         }
+    }
+
+    /// The stages of output channels `c..c + N` ([`channel`](Self::channel) of each), each
+    /// of the stage's slices read once: the kernels' check makes every slice hold them.
+    #[cfg_attr(not(ember_dsp), allow(dead_code))]
+    #[inline(always)]
+    pub(crate) fn stages<const N: usize>(&self, c: usize) -> [ChannelStageS8; N] {
+        let per_channel = |values: &[i32], own: bool| -> [i32; N] {
+            match values.get(c..c + N) {
+                Some(held) if own && held.len() == N => core::array::from_fn(|k| held[k]),
+                _ => [values.first().copied().unwrap_or(0); N],
+            }
+        };
+        let multipliers = per_channel(self.multipliers, self.per_channel);
+        let shifts = per_channel(self.shifts, self.per_channel);
+        let bias = match self.bias.get(c..c + N) {
+            Some(held) if self.has_bias && held.len() == N => core::array::from_fn(|k| held[k]),
+            _ => [0; N],
+        };
+        core::array::from_fn(|k| {
+            let (left, right) = split_shift(shifts[k]);
+            ChannelStageS8 {
+                bias: bias[k],
+                multiplier: multipliers[k],
+                left,
+                right,
+                mask: pot_mask(right),
+                output_offset: self.output_offset,
+                act_min: self.act_min,
+                act_max: self.act_max,
+            }
+        })
     }
 
     /// Output channel `oc`'s value for the accumulated products `acc`.
@@ -157,17 +202,33 @@ fn wide_mul(a: i32, b: i32) -> i64 {
 /// (flooring) shift for either sign of the product, whose only result outside `i32` is
 /// `2^31`, from `i32::MIN * i32::MIN`, which saturates (as `i32::MIN` after the cast,
 /// which no other product gives); and the rounding division's mask fits 32 bits.
-#[inline(always)]
+#[cfg(test)]
 fn high_mul_divide(x: i32, multiplier: i32, right: u32, mask: i32) -> i32 {
-    let high = ((wide_mul(x, multiplier) + (1 << 30)) >> 31) as i32;
+    let high = high_mul(x, multiplier);
     let high = if high == i32::MIN { i32::MAX } else { high };
-    let threshold = (mask >> 1) + i32::from(high < 0);
-    (high >> right) + i32::from(high & mask > threshold)
+    divide_by_pot(high, right, mask)
+}
+
+/// The nudged, truncating division of the doubled high product, `(x * multiplier + 2^30)
+/// >> 31` (see `high_mul_divide`): [`saturating_rounding_doubling_high_mul`] bit for bit
+/// wherever `multiplier` is not `i32::MIN` (the one product it saturates is
+/// `i32::MIN * i32::MIN`).
+#[inline(always)]
+fn high_mul(x: i32, multiplier: i32) -> i32 {
+    ((wide_mul(x, multiplier) + (1 << 30)) >> 31) as i32
+}
+
+/// [`rounding_divide_by_pot`] by `right`, `mask` being [`pot_mask`]`(right)`.
+#[inline(always)]
+fn divide_by_pot(x: i32, right: u32, mask: i32) -> i32 {
+    let threshold = (mask >> 1) + i32::from(x < 0);
+    (x >> right) + i32::from(x & mask > threshold)
 }
 
 /// One output channel's [`OutputStageS8`], its parameters read once:
 /// [`apply`](Self::apply) is bit for bit `OutputStageS8::apply` for that channel, over
-/// [`multiply_by_quantized_multiplier_32`] (a missing bias is 0, which adds nothing).
+/// [`multiply_by_quantized_multiplier_32`] without its saturation (a multiplier other than
+/// `i32::MIN` needs none; a missing bias is 0, which adds nothing).
 #[derive(Clone, Copy)]
 pub(crate) struct ChannelStageS8 {
     bias: i32,
@@ -189,7 +250,7 @@ impl ChannelStageS8 {
     #[inline(always)]
     pub(crate) fn apply(&self, acc: i32) -> i8 {
         let x = acc.wrapping_add(self.bias).wrapping_shl(self.left);
-        let v = high_mul_divide(x, self.multiplier, self.right, self.mask)
+        let v = divide_by_pot(high_mul(x, self.multiplier), self.right, self.mask)
             .wrapping_add(self.output_offset);
         crate::shape::clamp_s8(v, self.act_min, self.act_max)
     }
@@ -317,6 +378,14 @@ mod tests {
                     act_min: -100,
                     act_max: 110,
                 };
+                assert!(stage.tuned_takes(3));
+                for c in 0..2 {
+                    let [s0, s1] = stage.stages::<2>(c);
+                    for acc in [0, -1, 1 << 20, i32::MIN, 123_457] {
+                        assert_eq!(s0.apply(acc), stage.channel(c).apply(acc));
+                        assert_eq!(s1.apply(acc), stage.channel(c + 1).apply(acc));
+                    }
+                }
                 for oc in 0..3 {
                     for acc in [0, 1, -1, 1 << 20, -(1 << 24), i32::MAX, i32::MIN, 123_457] {
                         assert_eq!(stage.channel(oc).apply(acc), stage.apply(oc, acc));
@@ -324,6 +393,18 @@ mod tests {
                 }
             }
         }
+        // A multiplier of i32::MIN is the portable kernels' alone.
+        let stage = OutputStageS8 {
+            bias: &bias,
+            has_bias: true,
+            multipliers: &[1 << 30, i32::MIN, 1],
+            shifts: &shifts,
+            per_channel: true,
+            output_offset: 0,
+            act_min: -128,
+            act_max: 127,
+        };
+        assert!(stage.tuned_takes(1) && !stage.tuned_takes(2) && !stage.tuned_takes(4));
     }
 
     #[test]

@@ -26,8 +26,9 @@ struct Cols<'g> {
 /// Runs output rows `rows` of `p` (an OHWI filter without groups) into `output`, which
 /// holds just those rows, over bindings [`Conv2dS8::check`] has accepted, in `scratch`
 /// where it holds [`Conv2dS8::tuned_scratch`] and on the stack otherwise; `false` (nothing
-/// written) for an HWIO filter, groups, an input offset that does not fit 16-bit lanes or
-/// a patch over [`MAX_PATCH`]: the portable loops cover those.
+/// written) for an HWIO filter, groups, an input offset that does not fit 16-bit lanes, a
+/// patch over [`MAX_PATCH`] or a stage the tuned output stage does not take
+/// ([`OutputStageS8::tuned_takes`]): the portable loops cover those.
 pub(crate) fn run_rows(
     p: &Conv2dS8,
     input: &[i8],
@@ -41,7 +42,7 @@ pub(crate) fn run_rows(
     let Some(offset) = narrow_offset(p.input_offset) else {
         return false;
     };
-    if bytes == 0 {
+    if bytes == 0 || !stage.tuned_takes(p.shape.output_depth) {
         return false;
     }
     match (
@@ -152,16 +153,19 @@ fn channels(
         // An odd last channel takes its own row twice; the second sums are not written.
         let w1 = rows.next();
         let [a00, a01, a10, a11] = mac_2x2(cols, groups, w0, w1.unwrap_or(w0));
-        let s0 = stage.channel(oc);
-        out0[oc] = s0.apply(a00);
-        if both {
-            out1[oc] = s0.apply(a10);
-        }
         if w1.is_some() {
-            let s1 = stage.channel(oc + 1);
+            let [s0, s1] = stage.stages::<2>(oc);
+            out0[oc] = s0.apply(a00);
             out0[oc + 1] = s1.apply(a01);
             if both {
+                out1[oc] = s0.apply(a10);
                 out1[oc + 1] = s1.apply(a11);
+            }
+        } else {
+            let s0 = stage.channel(oc);
+            out0[oc] = s0.apply(a00);
+            if both {
+                out1[oc] = s0.apply(a10);
             }
         }
         oc += 2;

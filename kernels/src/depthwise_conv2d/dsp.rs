@@ -12,8 +12,9 @@ use core::ops::Range;
 
 /// Runs output rows `rows` of `p` into `output`, which holds just those rows, over bindings
 /// [`DepthwiseConv2dS8::check`] has accepted; `false` (nothing written) for a depth
-/// multiplier other than 1 or an input offset that does not fit 16-bit lanes: the portable
-/// loops cover those. It needs no scratch.
+/// multiplier other than 1, an input offset that does not fit 16-bit lanes or a stage the
+/// tuned output stage does not take ([`OutputStageS8::tuned_takes`]): the portable loops
+/// cover those. It needs no scratch.
 pub(crate) fn run_rows(
     p: &DepthwiseConv2dS8,
     input: &[i8],
@@ -27,6 +28,9 @@ pub(crate) fn run_rows(
     let (true, Some(offset)) = (p.tuned(), narrow_offset(p.input_offset)) else {
         return false;
     };
+    if !stage.tuned_takes(s.input_depth) {
+        return false;
+    }
     let w = &s.window;
     let (ih, iw, id) = (s.input_height, s.input_width, s.input_depth);
     let (fh, fw) = (s.filter_height, s.filter_width);
@@ -169,8 +173,11 @@ fn blocks(
             xr = xr.wrapping_add(taps.input_row);
             fr = fr.wrapping_add(taps.filter_row);
         }
-        for (k, (o, a)) in out.iter_mut().zip([a0, a1, a2, a3]).enumerate() {
-            *o = stage.channel(c + k).apply(a);
+        for (o, (a, channel)) in out
+            .iter_mut()
+            .zip([a0, a1, a2, a3].into_iter().zip(stage.stages::<4>(c)))
+        {
+            *o = channel.apply(a);
         }
     }
     out.len()

@@ -7,8 +7,9 @@ use crate::quant::{narrow_offset, OutputStageS8};
 use crate::simd::{smlad, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word};
 
 /// Runs `p` over bindings [`FullyConnectedS8::check`] has accepted; `false` (nothing
-/// written) where the input offset does not fit 16-bit lanes or a per-tensor filter offset
-/// is set (TFLM requires it 0): the portable loops cover those.
+/// written) where the input offset does not fit 16-bit lanes, a per-tensor filter offset
+/// is set (TFLM requires it 0) or the stage is one the tuned output stage does not take
+/// ([`OutputStageS8::tuned_takes`]): the portable loops cover those.
 pub(crate) fn run(
     p: &FullyConnectedS8,
     input: &[i8],
@@ -20,6 +21,9 @@ pub(crate) fn run(
         return false;
     };
     let (n, od) = (p.shape.accum_depth, p.shape.output_depth);
+    if !stage.tuned_takes(od) {
+        return false;
+    }
     let offsets = splat16(offset);
     for b in 0..p.shape.batches {
         let row = &input[b * n..][..n];
@@ -29,8 +33,9 @@ pub(crate) fn run(
             let w0 = &weights[oc * n..][..n];
             let w1 = &weights[(oc + 1) * n..][..n];
             let (a0, a1) = dot2(row, w0, w1, offsets, offset);
-            out[oc] = stage.channel(oc).apply(a0);
-            out[oc + 1] = stage.channel(oc + 1).apply(a1);
+            let [s0, s1] = stage.stages::<2>(oc);
+            out[oc] = s0.apply(a0);
+            out[oc + 1] = s1.apply(a1);
             oc += 2;
         }
         if oc < od {
