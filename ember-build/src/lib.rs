@@ -456,7 +456,8 @@ impl Embed {
 
     /// The path `KERNELS` names for executable `index`, kernel `kernel`: the linked one,
     /// or — for a static program on a core with Armv7E-M's DSP extension, where every
-    /// dispatch of it (the program's and the module's) is one the tuned kernel takes —
+    /// dispatch of it (the program's and the module's) is one the tuned kernel takes, its
+    /// parameters and, for the program's, its multipliers in the pool —
     /// hal-local's tuned kernel alone, so the portable loops are not linked.
     fn kernel_path(
         &self,
@@ -479,12 +480,26 @@ impl Embed {
         let takes = |executable: usize, constants: &[u32]| {
             executable != index || hal_local::kernels::tflite::tuned_takes(kernel, constants)
         };
+        // The tuned output stage's own condition, on the multipliers (binding 3) in the pool.
+        let stage_takes = |executable: usize, bindings: &[hal_local::program::Span]| {
+            let multipliers = bindings
+                .get(3)
+                .filter(|span| matches!(span.place, hal_local::program::Place::Pool));
+            executable != index
+                || multipliers
+                    .and_then(|span| module.pool().get(span.range()))
+                    .is_some_and(hal_local::kernels::tflite::tuned_stage_takes)
+        };
         let program_takes = program.steps.iter().all(|step| match step {
             program::PlannedStep::Dispatch {
                 executable,
                 constants,
+                bindings,
                 ..
-            } => takes(usize::from(*executable), constants),
+            } => {
+                let executable = usize::from(*executable);
+                takes(executable, constants) && stage_takes(executable, bindings)
+            }
             _ => true,
         });
         let module_takes = module.functions().iter().all(|function| {

@@ -11,8 +11,9 @@ use ember_kernels::KernelParams;
 use hal_core::module::ModuleBuilder;
 use std::path::{Path, PathBuf};
 
-/// A 1×1 int8 convolution over 4×4×4, its filter OHWI or (`hwio`) HWIO.
-fn conv(hwio: bool) -> Vec<u8> {
+/// A 1×1 int8 convolution over 4×4×4, its filter OHWI or (`hwio`) HWIO, its channels'
+/// multipliers `multiplier`.
+fn conv(hwio: bool, multiplier: i32) -> Vec<u8> {
     let params = Conv2dS8 {
         shape: Conv2dShape {
             batches: 1,
@@ -49,7 +50,7 @@ fn conv(hwio: bool) -> Vec<u8> {
         |values: [i32; 4]| -> Vec<u8> { values.iter().flat_map(|v| v.to_le_bytes()).collect() };
     let filter = b.constant("filter", &[1; 16]);
     let bias = b.constant("bias", &words32([1, 2, 3, 4]));
-    let multipliers = b.constant("multipliers", &words32([1 << 30; 4]));
+    let multipliers = b.constant("multipliers", &words32([1 << 30, multiplier, 1 << 30, 1]));
     let shifts = b.constant("shifts", &words32([0; 4]));
     let f = b.function("infer", &[64], &[64]);
     let (x, y) = (b.argument(f, 0), b.result(f, 0));
@@ -90,7 +91,7 @@ fn kernels_line(path: &Path, target: &str, program: bool) -> String {
 
 #[test]
 fn a_dsp_program_links_the_tuned_kernel_alone() {
-    let path = module_file("ohwi", &conv(false));
+    let path = module_file("ohwi", &conv(false, 1 << 30));
     let m4 = kernels_line(&path, "thumbv7em-none-eabihf", true);
     assert!(
         m4.contains("::hal_local::kernels::tflite::CONV2D_S8_TUNED"),
@@ -110,10 +111,16 @@ fn a_dsp_program_links_the_tuned_kernel_alone() {
 
 #[test]
 fn a_dispatch_the_tuned_kernel_does_not_take_keeps_the_full_kernel() {
-    let path = module_file("hwio", &conv(true));
-    let line = kernels_line(&path, "thumbv7em-none-eabihf", true);
-    assert!(
-        line.contains("::hal_local::kernels::tflite::CONV2D_S8,"),
-        "{line}"
-    );
+    // An HWIO filter (the parameters), or a multiplier of i32::MIN (the output stage).
+    for (test, module) in [
+        ("hwio", conv(true, 1 << 30)),
+        ("multiplier", conv(false, i32::MIN)),
+    ] {
+        let path = module_file(test, &module);
+        let line = kernels_line(&path, "thumbv7em-none-eabihf", true);
+        assert!(
+            line.contains("::hal_local::kernels::tflite::CONV2D_S8,"),
+            "{test}: {line}"
+        );
+    }
 }

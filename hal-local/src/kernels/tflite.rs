@@ -405,6 +405,16 @@ pub static TUNED_PATHS: &[KernelPath] = &[
     },
 ];
 
+/// Whether the Cortex-M4 tuned kernels' output stage takes a dispatch whose multipliers
+/// binding (binding 3 of [`TUNED_PATHS`]' kernels) holds `multipliers`, little-endian:
+/// none is `i32::MIN` (which TFLite's quantizer never gives), the one multiplier whose
+/// product the tuned stage does not saturate.
+pub fn tuned_stage_takes(multipliers: &[u8]) -> bool {
+    multipliers
+        .chunks_exact(4)
+        .all(|word| i32::from_le_bytes([word[0], word[1], word[2], word[3]]) != i32::MIN)
+}
+
 /// Whether the Cortex-M4 tuned kernel of `kernel` (one of [`TUNED_PATHS`]) takes a dispatch
 /// with push constants `constants`; `false` for any other kernel or constants it refuses.
 pub fn tuned_takes(kernel: &str, constants: &[u32]) -> bool {
