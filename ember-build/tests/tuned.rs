@@ -111,7 +111,7 @@ fn a_dsp_program_links_the_tuned_kernel_alone() {
 
 #[test]
 fn a_dispatch_the_tuned_kernel_does_not_take_keeps_the_full_kernel() {
-    // An HWIO filter (the parameters), or a multiplier of i32::MIN (the output stage).
+    // An HWIO filter (the parameters), or a negative multiplier (the output stage).
     for (test, module) in [
         ("hwio", conv(true, 1 << 30)),
         ("multiplier", conv(false, i32::MIN)),

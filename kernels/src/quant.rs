@@ -85,15 +85,14 @@ pub(crate) struct OutputStageS8<'a> {
 
 impl OutputStageS8<'_> {
     /// Whether the tuned kernels' [`ChannelStageS8`] takes this stage for `channels` output
-    /// channels: no multiplier is `i32::MIN` (which TFLite's quantizer never gives: its
-    /// multipliers lie in `[2^30, 2^31)` or are 0), so the doubled high product never
-    /// saturates. The stage's slices hold the channels' entries (the kernel's check).
+    /// channels: no multiplier is negative (TFLite's quantizer gives them in `[2^30, 2^31)`
+    /// or 0). The stage's slices hold the channels' entries (the kernel's check).
     #[cfg_attr(not(ember_dsp), allow(dead_code))]
     pub(crate) fn tuned_takes(&self, channels: usize) -> bool {
         let n = if self.per_channel { channels } else { 1 };
         self.multipliers
             .get(..n)
-            .is_some_and(|m| !m.contains(&i32::MIN))
+            .is_some_and(|m| m.iter().all(|&m| m >= 0))
     }
 
     /// Output channel `oc`'s stage with its parameters read, for the tuned kernels, which
@@ -103,17 +102,8 @@ impl OutputStageS8<'_> {
     #[inline(always)]
     pub(crate) fn channel(&self, oc: usize) -> ChannelStageS8 {
         let c = if self.per_channel { oc } else { 0 };
-        let (left, right) = split_shift(self.shifts[c]);
-        ChannelStageS8 {
-            bias: if self.has_bias { self.bias[oc] } else { 0 },
-            multiplier: self.multipliers[c],
-            left,
-            right,
-            mask: pot_mask(right),
-            output_offset: self.output_offset,
-            act_min: self.act_min,
-            act_max: self.act_max,
-        }
+        let bias = if self.has_bias { self.bias[oc] } else { 0 };
+        ChannelStageS8::new(self, bias, self.multipliers[c], self.shifts[c])
     }
 
     /// The stages of output channels `c..c + N` ([`channel`](Self::channel) of each), each
@@ -133,19 +123,7 @@ impl OutputStageS8<'_> {
             Some(held) if self.has_bias && held.len() == N => core::array::from_fn(|k| held[k]),
             _ => [0; N],
         };
-        core::array::from_fn(|k| {
-            let (left, right) = split_shift(shifts[k]);
-            ChannelStageS8 {
-                bias: bias[k],
-                multiplier: multipliers[k],
-                left,
-                right,
-                mask: pot_mask(right),
-                output_offset: self.output_offset,
-                act_min: self.act_min,
-                act_max: self.act_max,
-            }
-        })
+        core::array::from_fn(|k| ChannelStageS8::new(self, bias[k], multipliers[k], shifts[k]))
     }
 
     /// Output channel `oc`'s value for the accumulated products `acc`.
@@ -178,7 +156,7 @@ fn split_shift(shift: i32) -> (u32, u32) {
 }
 
 /// `2^right - 1`, `right` in `0..=31`.
-#[inline(always)]
+#[cfg(test)]
 fn pot_mask(right: u32) -> i32 {
     1u32.wrapping_shl(right).wrapping_sub(1) as i32
 }
@@ -219,40 +197,76 @@ fn high_mul(x: i32, multiplier: i32) -> i32 {
 }
 
 /// [`rounding_divide_by_pot`] by `right`, `mask` being [`pot_mask`]`(right)`.
-#[inline(always)]
+#[cfg(test)]
 fn divide_by_pot(x: i32, right: u32, mask: i32) -> i32 {
     let threshold = (mask >> 1) + i32::from(x < 0);
     (x >> right) + i32::from(x & mask > threshold)
 }
 
-/// One output channel's [`OutputStageS8`], its parameters read once:
-/// [`apply`](Self::apply) is bit for bit `OutputStageS8::apply` for that channel, over
-/// [`multiply_by_quantized_multiplier_32`] without its saturation (a multiplier other than
-/// `i32::MIN` needs none; a missing bias is 0, which adds nothing).
+/// One output channel's [`OutputStageS8`], its parameters read once, for a multiplier that
+/// is not negative ([`OutputStageS8::tuned_takes`]): [`apply`](Self::apply) is bit for bit
+/// `OutputStageS8::apply` for that channel in one 64-bit multiply-accumulate and a shift.
+///
+/// With `P = x * multiplier` (`x` the biased sum), the doubled high product is
+/// `h = floor((P + 2^30) / 2^31)` (see `high_mul_divide`; no saturation: the multiplier is
+/// not `i32::MIN`), and for a right shift `e >= 1` TFLite's rounding division of `h` is
+/// `floor((h + 2^(e-1) - [h < 0]) / 2^e)`, which (a floor of a floor by integers) is
+/// `floor((P + 2^30 + 2^(30+e) - 2^31 [h < 0]) / 2^(31+e))`. `[h < 0]` may be read as
+/// `[x < 0]`: they differ only where `-2^30 <= P < 0` (or the multiplier is 0), where
+/// `h = 0` and both corrections give 0. The sum stays inside `±2^63`, and its shift by
+/// `31 + e >= 32` is its high word's by `e - 1`. A shift `e = 0` (the left shifts) takes
+/// `h` itself.
 #[derive(Clone, Copy)]
 pub(crate) struct ChannelStageS8 {
     bias: i32,
     multiplier: i32,
-    /// The shift's left part.
+    /// The shift's left part (0 where `right` is not).
     left: u32,
     /// The shift's right part.
     right: u32,
-    /// `pot_mask(right)`.
-    mask: i32,
+    /// `2^30 + 2^(30 + right)` where `right >= 1`, else `2^30`.
+    rounding: i64,
     output_offset: i32,
     act_min: i32,
     act_max: i32,
 }
 
 impl ChannelStageS8 {
+    /// The stage of one channel of `stage`: its bias, multiplier and shift.
+    #[inline(always)]
+    fn new(stage: &OutputStageS8<'_>, bias: i32, multiplier: i32, shift: i32) -> Self {
+        let (left, right) = split_shift(shift);
+        // `2^30 + 2^(30 + right)` (or `2^30`) in 32-bit halves: with `t = 2^right`, the high
+        // word is `t / 4` and the low one `2^30 | (t << 30)` (the two terms' bits meet only
+        // where `right` is 0, and then `2^30` alone is meant).
+        let t = 1u32 << right;
+        let rounding = (i64::from(t >> 2) << 32) | i64::from((1 << 30) | (t << 30));
+        ChannelStageS8 {
+            bias,
+            multiplier,
+            left,
+            right,
+            rounding,
+            output_offset: stage.output_offset,
+            act_min: stage.act_min,
+            act_max: stage.act_max,
+        }
+    }
+
     /// The channel's value for the accumulated products `acc`.
     #[cfg_attr(not(ember_dsp), allow(dead_code))]
     #[inline(always)]
     pub(crate) fn apply(&self, acc: i32) -> i8 {
-        let x = acc.wrapping_add(self.bias).wrapping_shl(self.left);
-        let v = divide_by_pot(high_mul(x, self.multiplier), self.right, self.mask)
-            .wrapping_add(self.output_offset);
-        crate::shape::clamp_s8(v, self.act_min, self.act_max)
+        let x = acc.wrapping_add(self.bias);
+        let v = if self.right > 0 {
+            // The correction `-2^31 [x < 0]` is x's sign bit, as a signed 64-bit value.
+            let sign = i64::from(x & i32::MIN);
+            let q = wide_mul(x, self.multiplier) + self.rounding + sign;
+            ((q >> 32) as i32) >> (self.right - 1)
+        } else {
+            high_mul(x.wrapping_shl(self.left), self.multiplier)
+        };
+        crate::shape::clamp_s8(v.wrapping_add(self.output_offset), self.act_min, self.act_max)
     }
 }
 
@@ -393,11 +407,11 @@ mod tests {
                 }
             }
         }
-        // A multiplier of i32::MIN is the portable kernels' alone.
+        // A negative multiplier is the portable kernels' alone.
         let stage = OutputStageS8 {
             bias: &bias,
             has_bias: true,
-            multipliers: &[1 << 30, i32::MIN, 1],
+            multipliers: &[1 << 30, -7, 1],
             shifts: &shifts,
             per_channel: true,
             output_offset: 0,

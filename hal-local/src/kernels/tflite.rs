@@ -407,12 +407,11 @@ pub static TUNED_PATHS: &[KernelPath] = &[
 
 /// Whether the Cortex-M4 tuned kernels' output stage takes a dispatch whose multipliers
 /// binding (binding 3 of [`TUNED_PATHS`]' kernels) holds `multipliers`, little-endian:
-/// none is `i32::MIN` (which TFLite's quantizer never gives), the one multiplier whose
-/// product the tuned stage does not saturate.
+/// none is negative (TFLite's quantizer gives them in `[2^30, 2^31)` or 0).
 pub fn tuned_stage_takes(multipliers: &[u8]) -> bool {
     multipliers
         .chunks_exact(4)
-        .all(|word| i32::from_le_bytes([word[0], word[1], word[2], word[3]]) != i32::MIN)
+        .all(|word| i32::from_le_bytes([word[0], word[1], word[2], word[3]]) >= 0)
 }
 
 /// Whether the Cortex-M4 tuned kernel of `kernel` (one of [`TUNED_PATHS`]) takes a dispatch
