@@ -266,7 +266,11 @@ impl ChannelStageS8 {
         } else {
             high_mul(x.wrapping_shl(self.left), self.multiplier)
         };
-        crate::shape::clamp_s8(v.wrapping_add(self.output_offset), self.act_min, self.act_max)
+        crate::shape::clamp_s8(
+            v.wrapping_add(self.output_offset),
+            self.act_min,
+            self.act_max,
+        )
     }
 }
 
