@@ -5,7 +5,9 @@
 //! Every binding is a [`Span`] fixed at build time: bytes of the arena (where the inputs,
 //! the outputs and every intermediate value live) or of the constant pool. A dispatch calls
 //! its kernel from the table the program is run with (the module's own kernels, in
-//! executable order, so the linker keeps only those), once per workgroup, on this thread.
+//! executable order, so the linker keeps only those), once per workgroup, on this thread;
+//! a [`Step::Call`] calls its kernel straight, its parameters a typed static
+//! ([`direct`](crate::direct)).
 //!
 //! Invariants a well-formed program keeps (ember-build checks them at build time; [`run`]
 //! checks them again and answers a broken one with [`ProgramError::Malformed`], never a

@@ -1,7 +1,9 @@
-//! The model as a static program: the steps `ember-build` recorded at build time, run by
-//! `hal_local::program` over one static arena that holds the inputs, the outputs and every
-//! intermediate value, the constant pool read in place from flash. No device, allocator,
-//! object table, command buffer or queue is linked.
+//! The model as a static program: the steps `ember-build` recorded at build time (its int8
+//! convolutions and fully connected layers as direct calls), run by `hal_local::program`
+//! (or, where every step is a direct call, `hal_local::direct`) over one static arena that
+//! holds the inputs, the outputs and every intermediate value, the constant pool read in
+//! place from flash. No device, allocator, object table, command buffer or queue is
+//! linked.
 
 use super::{cases, config, log_class, mismatches, module, step_failed, ModelReport, NOOP_KERNELS};
 use hal_local::direct;
