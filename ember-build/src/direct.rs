@@ -14,6 +14,8 @@ use ember_kernels::{KernelParams, Words};
 use hal_local::direct::{Call, WeightedS8};
 use hal_local::program::{Failure, Span};
 
+use crate::program::{PlannedStep, ProgramPlan};
+
 /// The kernels a dispatch of which may become a direct call.
 pub(crate) const DIRECT_KERNELS: [&str; 3] = [
     Conv2dS8::KERNEL,
@@ -47,8 +49,87 @@ pub(crate) struct DirectCall {
     pub(crate) params: String,
     /// The call's type.
     pub(crate) call_type: String,
-    /// The call's initializer, `PARAMS` standing for the parameters' static.
-    pub(crate) call: String,
+    /// The call's initializer, given the name of the parameters' static.
+    pub(crate) call: Box<dyn Fn(&str) -> String>,
+}
+
+/// A static program's direct calls as generated code: the statics, and which static each
+/// step that is a call points to.
+pub(crate) struct Rendered {
+    /// The `PARAMS_n` and `CALL_n` statics, one per line.
+    pub(crate) items: String,
+    /// `(step, n)`: step `step` is `Step::Call(&CALL_n)`.
+    pub(crate) calls: Vec<(usize, usize)>,
+}
+
+/// The direct calls of `program`'s dispatches, `direct[e]` naming executable `e`'s kernel
+/// where the firmware may call it directly; `span` renders a span. Calls with the same
+/// parameters (the bands of a patch-based stage) share one static of them, and the same
+/// calls one static.
+pub(crate) fn render(
+    program: &ProgramPlan,
+    direct: &[Option<&str>],
+    span: impl Fn(&Span) -> String + Copy,
+) -> Rendered {
+    let mut items = String::new();
+    let mut calls = Vec::new();
+    let mut params_held: Vec<String> = Vec::new();
+    let mut calls_held: Vec<String> = Vec::new();
+    for (index, step) in program.steps.iter().enumerate() {
+        let PlannedStep::Dispatch {
+            executable,
+            workgroups,
+            constants,
+            bindings,
+            scratch,
+        } = step
+        else {
+            continue;
+        };
+        let Some(kernel) = direct.get(usize::from(*executable)).copied().flatten() else {
+            continue;
+        };
+        let Some(planned) = plan(kernel, *workgroups, constants, bindings, *scratch) else {
+            continue;
+        };
+        let call = planned.literal(span);
+        let params = held(
+            &mut params_held,
+            call.params.clone(),
+            |n, value| format!("static PARAMS_{n}: {} = {value};\n", call.params_type),
+            &mut items,
+        );
+        let value = (call.call)(&format!("PARAMS_{params}"));
+        let held_call = held(
+            &mut calls_held,
+            value,
+            |n, value| {
+                format!(
+                "/// A `{kernel}` of the static program, called directly.\nstatic CALL_{n}: {} = {value};\n",
+                call.call_type
+            )
+            },
+            &mut items,
+        );
+        calls.push((index, held_call));
+    }
+    Rendered { items, calls }
+}
+
+/// The index of `value` in `held`, appending it (and its item, written by `item` from its
+/// index and value, to `items`) where it is new.
+fn held(
+    held: &mut Vec<String>,
+    value: String,
+    item: impl Fn(usize, &str) -> String,
+    items: &mut String,
+) -> usize {
+    if let Some(at) = held.iter().position(|h| *h == value) {
+        return at;
+    }
+    items.push_str(&item(held.len(), &value));
+    held.push(value);
+    held.len() - 1
 }
 
 /// The direct call for a dispatch of `kernel` with `constants`, `bindings` and `scratch`
@@ -90,17 +171,18 @@ impl PlannedCall {
             Params::FullyConnected(p) => ("FullyConnectedS8", format!("{p:?}")),
         };
         let reads = self.reads.iter().map(&span).collect::<Vec<_>>().join(", ");
+        let (output, scratch) = (span(&self.output), span(&self.scratch));
         let params_type = format!("::hal_local::direct::params::{name}");
         DirectCall {
             call_type: format!("::hal_local::direct::WeightedS8<'static, {params_type}>"),
             params: format!("{{ use ::hal_local::direct::params::*; {params} }}"),
             params_type,
-            call: format!(
-                "{{ use ::hal_local::program::Span as S; ::hal_local::direct::WeightedS8 {{ \
-                 params: &PARAMS, reads: [{reads}], output: {}, scratch: {} }} }}",
-                span(&self.output),
-                span(&self.scratch)
-            ),
+            call: Box::new(move |params_static| {
+                format!(
+                    "{{ use ::hal_local::program::Span as S; ::hal_local::direct::WeightedS8 {{ \
+                     params: &{params_static}, reads: [{reads}], output: {output}, scratch: {scratch} }} }}"
+                )
+            }),
         }
     }
 }

@@ -902,61 +902,10 @@ fn render_program(
     for stage in &program.patches {
         line(&format!("///\n/// A {stage}."));
     }
-    // Dispatches called directly, each a typed static the program's step points to:
-    // (step, static) pairs.
-    let mut calls: Vec<(usize, usize)> = Vec::new();
-    let mut statics: Vec<String> = Vec::new();
-    let mut params_statics: Vec<String> = Vec::new();
-    for (index, step) in program.steps.iter().enumerate() {
-        let program::PlannedStep::Dispatch {
-            executable,
-            workgroups,
-            constants,
-            bindings,
-            scratch,
-        } = step
-        else {
-            continue;
-        };
-        let Some(kernel) = direct.get(usize::from(*executable)).copied().flatten() else {
-            continue;
-        };
-        let Some(planned) = direct::plan(kernel, *workgroups, constants, bindings, *scratch) else {
-            continue;
-        };
-        let call = planned.literal(span);
-        // Calls with the same parameters (the bands of a patch-based stage) share one
-        // static of them; the same calls, one static of the call.
-        let params = match params_statics.iter().position(|held| *held == call.params) {
-            Some(held) => held,
-            None => {
-                line(&format!(
-                    "static PARAMS_{}: {} = {};",
-                    params_statics.len(),
-                    call.params_type,
-                    call.params
-                ));
-                params_statics.push(call.params.clone());
-                params_statics.len() - 1
-            }
-        };
-        let value = call.call.replace("&PARAMS", &format!("&PARAMS_{params}"));
-        let static_index = match statics.iter().position(|held| *held == value) {
-            Some(held) => held,
-            None => {
-                line(&format!(
-                    "/// A `{kernel}` of the static program, called directly."
-                ));
-                line(&format!(
-                    "static CALL_{}: {} = {value};",
-                    statics.len(),
-                    call.call_type
-                ));
-                statics.push(value);
-                statics.len() - 1
-            }
-        };
-        calls.push((index, static_index));
+    // Dispatches called directly, each a typed static the program's step points to.
+    let direct::Rendered { items, calls } = direct::render(program, direct, span);
+    if !items.is_empty() {
+        line(items.trim_end());
     }
     if !calls.is_empty() {
         line("");
