@@ -11,7 +11,7 @@ use ember_kernels::conv2d::Conv2dS8;
 use ember_kernels::depthwise_conv2d::DepthwiseConv2dS8;
 use ember_kernels::fully_connected::FullyConnectedS8;
 use ember_kernels::{KernelParams, Words};
-use hal_local::direct::{Call, WeightedS8};
+use hal_local::direct::{Call, WeightedS8, WeightedS8Params};
 use hal_local::program::{Failure, Span};
 
 use crate::program::{PlannedStep, ProgramPlan};
@@ -189,29 +189,22 @@ impl PlannedCall {
 
 impl Call for PlannedCall {
     fn call(&self, arena: &mut [u8], pool: &[u8], run: bool) -> Result<(), Failure> {
-        let (reads, output, scratch) = (self.reads, self.output, self.scratch);
         match &self.params {
-            Params::Conv2d(params) => WeightedS8 {
-                params,
-                reads,
-                output,
-                scratch,
-            }
-            .call(arena, pool, run),
-            Params::Depthwise(params) => WeightedS8 {
-                params,
-                reads,
-                output,
-                scratch,
-            }
-            .call(arena, pool, run),
-            Params::FullyConnected(params) => WeightedS8 {
-                params,
-                reads,
-                output,
-                scratch,
-            }
-            .call(arena, pool, run),
+            Params::Conv2d(params) => self.with(params).call(arena, pool, run),
+            Params::Depthwise(params) => self.with(params).call(arena, pool, run),
+            Params::FullyConnected(params) => self.with(params).call(arena, pool, run),
+        }
+    }
+}
+
+impl PlannedCall {
+    /// The call as hal-local makes it, over `params`.
+    fn with<'p, P: WeightedS8Params>(&self, params: &'p P) -> WeightedS8<'p, P> {
+        WeightedS8 {
+            params,
+            reads: self.reads,
+            output: self.output,
+            scratch: self.scratch,
         }
     }
 }

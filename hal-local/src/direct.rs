@@ -46,11 +46,10 @@ use core::fmt::Debug;
 use ember_kernels::conv2d::Conv2dS8;
 use ember_kernels::depthwise_conv2d::DepthwiseConv2dS8;
 use ember_kernels::fully_connected::FullyConnectedS8;
-use ember_kernels::scratch::Scratch;
-use ember_kernels::{written_binding, KernelError, KernelParams};
+use ember_kernels::{written_binding, KernelError};
 
 use crate::kernel::{elements, elements_mut, Entry, Kernel, Workgroup};
-use crate::kernels::tflite::lent_scratch;
+pub use crate::kernels::tflite::WeightedS8Params;
 use crate::program::{Cut, Failure, ProgramError, Span};
 
 /// The parameter types a direct call holds, by the names their literals use.
@@ -138,81 +137,6 @@ pub struct WeightedS8<'p, P> {
     pub scratch: Span,
 }
 
-/// The parameters of an int8 weighted op, run as a direct call.
-pub trait WeightedS8Params: Debug + Sync + KernelParams {
-    /// Runs the whole op with the core's tuned kernel alone (the portable loops on a core
-    /// without one), `lent` the scratch the program lends it.
-    #[allow(clippy::too_many_arguments)]
-    fn run_tuned(
-        &self,
-        input: &[i8],
-        filter: &[i8],
-        bias: &[i32],
-        multipliers: &[i32],
-        shifts: &[i32],
-        output: &mut [i8],
-        lent: &mut [u8],
-    ) -> Result<(), KernelError>;
-}
-
-impl WeightedS8Params for FullyConnectedS8 {
-    fn run_tuned(
-        &self,
-        input: &[i8],
-        filter: &[i8],
-        bias: &[i32],
-        multipliers: &[i32],
-        shifts: &[i32],
-        output: &mut [i8],
-        _lent: &mut [u8],
-    ) -> Result<(), KernelError> {
-        FullyConnectedS8::run_tuned(self, input, filter, bias, multipliers, shifts, output)
-    }
-}
-
-/// A convolution's whole output with its tuned kernel, in the scratch `asked` of `lent` (or
-/// on its stack where `lent` is too short).
-macro_rules! convolution_run_tuned {
-    ($params:ty, |$p:ident| $asked:expr) => {
-        impl WeightedS8Params for $params {
-            fn run_tuned(
-                &self,
-                input: &[i8],
-                filter: &[i8],
-                bias: &[i32],
-                multipliers: &[i32],
-                shifts: &[i32],
-                output: &mut [i8],
-                lent: &mut [u8],
-            ) -> Result<(), KernelError> {
-                const SCRATCH: u32 = written_binding::<$params>() as u32 + 1;
-                let asked = {
-                    let $p = self;
-                    $asked
-                };
-                let scratch = &mut match lent_scratch(lent, asked, SCRATCH)? {
-                    Some(scratch) => scratch,
-                    None => Scratch::none(),
-                };
-                let all = 0..self.shape.rows()?;
-                self.run_rows_tuned_in(
-                    input,
-                    filter,
-                    bias,
-                    multipliers,
-                    shifts,
-                    all,
-                    output,
-                    scratch,
-                )
-            }
-        }
-    };
-}
-
-convolution_run_tuned!(Conv2dS8, |p| p.tuned_scratch());
-convolution_run_tuned!(DepthwiseConv2dS8, |_p| (0, 0));
-
 impl<P: WeightedS8Params> Call for WeightedS8<'_, P> {
     fn call(&self, arena: &mut [u8], pool: &[u8], run: bool) -> Result<(), Failure> {
         const OUTPUT: u32 = 5;
@@ -249,7 +173,7 @@ mod tests {
     use super::*;
     use crate::kernels::tflite::FULLY_CONNECTED_S8;
     use crate::program::{run, run_without_calls, Step};
-    use ember_kernels::Words;
+    use ember_kernels::{KernelParams, Words};
 
     #[repr(align(4))]
     struct Aligned<const N: usize>([u8; N]);

@@ -200,7 +200,7 @@ macro_rules! weighted_s8 {
 /// runs at once in it (an error about the scratch names it binding 6, after the output).
 ///
 /// Also `$tuned_name`: the same kernel for a static program whose every dispatch of it the
-/// build has checked the core's tuned kernel takes (`$params::run_rows_tuned_in`): that
+/// build has checked the core's tuned kernel takes ([`WeightedS8Params::run_tuned`]): that
 /// kernel alone, on one thread, in the scratch lent or on its stack, so the portable loops
 /// are not linked for it; a dispatch it does not take is refused.
 macro_rules! convolution_s8 {
@@ -254,22 +254,12 @@ macro_rules! convolution_s8 {
 
         fn $tuned_entry(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
             const OUTPUT: usize = written_binding::<$params>();
-            const SCRATCH: u32 = OUTPUT as u32 + 1;
             let p: $params = params(wg)?;
             p.check(&wg.lens())?;
             let lent = core::mem::take(&mut wg.scratch);
             let b = weighted_s8_bindings(wg.bindings, OUTPUT)?;
-            let all = 0..p.shape.rows()?;
-            let asked = {
-                let $p = &p;
-                $scratch
-            };
-            let scratch = &mut match lent_scratch(lent, asked, SCRATCH)? {
-                Some(scratch) => scratch,
-                None => Scratch::none(),
-            };
             let (input, filter, bias) = (b.input, b.filter, b.bias);
-            p.run_rows_tuned_in(input, filter, bias, b.multipliers, b.shifts, all, b.output, scratch)
+            WeightedS8Params::run_tuned(&p, input, filter, bias, b.multipliers, b.shifts, b.output, lent)
         }
 
         #[doc = concat!(
@@ -355,6 +345,83 @@ macro_rules! binary {
         };
     };
 }
+
+/// The parameters of an int8 weighted op, run with the core's tuned kernel alone: by the
+/// `*_TUNED` kernels' entries and by a static program's direct calls
+/// ([`direct`](crate::direct)).
+pub trait WeightedS8Params: core::fmt::Debug + Sync + KernelParams {
+    /// Runs the whole op with the core's tuned kernel alone (the portable loops on a core
+    /// without one), `lent` the scratch the program lends it.
+    #[allow(clippy::too_many_arguments)]
+    fn run_tuned(
+        &self,
+        input: &[i8],
+        filter: &[i8],
+        bias: &[i32],
+        multipliers: &[i32],
+        shifts: &[i32],
+        output: &mut [i8],
+        lent: &mut [u8],
+    ) -> Result<(), KernelError>;
+}
+
+impl WeightedS8Params for FullyConnectedS8 {
+    fn run_tuned(
+        &self,
+        input: &[i8],
+        filter: &[i8],
+        bias: &[i32],
+        multipliers: &[i32],
+        shifts: &[i32],
+        output: &mut [i8],
+        _lent: &mut [u8],
+    ) -> Result<(), KernelError> {
+        FullyConnectedS8::run_tuned(self, input, filter, bias, multipliers, shifts, output)
+    }
+}
+
+/// A convolution's whole output with its tuned kernel, in the scratch `asked` of `lent` (or
+/// on its stack where `lent` is too short).
+macro_rules! convolution_run_tuned {
+    ($params:ty, |$p:ident| $asked:expr) => {
+        impl WeightedS8Params for $params {
+            fn run_tuned(
+                &self,
+                input: &[i8],
+                filter: &[i8],
+                bias: &[i32],
+                multipliers: &[i32],
+                shifts: &[i32],
+                output: &mut [i8],
+                lent: &mut [u8],
+            ) -> Result<(), KernelError> {
+                const SCRATCH: u32 = written_binding::<$params>() as u32 + 1;
+                let asked = {
+                    let $p = self;
+                    $asked
+                };
+                let scratch = &mut match lent_scratch(lent, asked, SCRATCH)? {
+                    Some(scratch) => scratch,
+                    None => Scratch::none(),
+                };
+                let all = 0..self.shape.rows()?;
+                self.run_rows_tuned_in(
+                    input,
+                    filter,
+                    bias,
+                    multipliers,
+                    shifts,
+                    all,
+                    output,
+                    scratch,
+                )
+            }
+        }
+    };
+}
+
+convolution_run_tuned!(Conv2dS8, |p| p.tuned_scratch());
+convolution_run_tuned!(DepthwiseConv2dS8, |_p| (0, 0));
 
 convolution_s8!(
     CONV2D_S8,
