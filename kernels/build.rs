@@ -1,17 +1,33 @@
-//! Turns on the `ember_dsp` cfg for targets whose cores all have Armv7E-M's DSP extension
-//! (`thumbv7em-*`: Cortex-M4 and Cortex-M7), where each op folder's `dsp.rs` replaces
-//! the portable inner loops. Stable Rust does not expose Arm's `dsp` target feature to `cfg`,
-//! so the target name decides; a `target_feature` list that names `dsp` (a toolchain that
-//! exposes it) turns it on too.
+//! Picks the tuned kernels a target's cores run (`src/tuned_variant.rs`, the rule the
+//! crate also exposes as `TunedVariant::for_target`), as cfgs:
+//! - `ember_dsp` (Armv7E-M's DSP extension: Cortex-M4 and Cortex-M7): each op folder's
+//!   `dsp.rs`. Stable Rust does not expose Arm's `dsp` target feature to `cfg`, so the
+//!   target name decides; a `target_feature` list that names `dsp` (a toolchain that
+//!   exposes it) turns it on too.
+//! - `ember_blocked` (Cortex-M3 and the other M-profile cores without it, RV32IMAC,
+//!   AArch64): each op folder's `blocked.rs`; not with the `portable-only` feature, which
+//!   trades their speed for flash.
+//! - `ember_tuned` where either is on.
+
+include!("src/tuned_variant.rs");
 
 fn main() {
-    println!("cargo::rustc-check-cfg=cfg(ember_dsp)");
+    for cfg in ["ember_dsp", "ember_blocked", "ember_tuned"] {
+        println!("cargo::rustc-check-cfg=cfg({cfg})");
+    }
     println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-changed=src/tuned_variant.rs");
     let target = std::env::var("TARGET").unwrap_or_default();
-    let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     let features = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
-    let dsp_feature = features.split(',').any(|f| f == "dsp");
-    if arch == "arm" && (target.starts_with("thumbv7em") || dsp_feature) {
-        println!("cargo::rustc-cfg=ember_dsp");
+    let features: Vec<&str> = features.split(',').collect();
+    let portable_only = std::env::var_os("CARGO_FEATURE_PORTABLE_ONLY").is_some();
+    let cfg = match tuned_variant_name(&target, &features) {
+        Some("dsp") => Some("ember_dsp"),
+        Some("blocked") if !portable_only => Some("ember_blocked"),
+        _ => None,
+    };
+    if let Some(cfg) = cfg {
+        println!("cargo::rustc-cfg={cfg}");
+        println!("cargo::rustc-cfg=ember_tuned");
     }
 }

@@ -6,6 +6,7 @@ pub mod program;
 
 use hal_core::module::format::{pool_offset, PREAMBLE_BYTES};
 use hal_core::module::{Module, ModuleError, Seq, Site};
+use hal_local::kernels::tflite::TunedVariant;
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
 use std::io;
@@ -455,9 +456,10 @@ impl Embed {
     }
 
     /// The path `KERNELS` names for executable `index`, kernel `kernel`: the linked one,
-    /// or — for a static program on a core with Armv7E-M's DSP extension, where every
-    /// dispatch of it (the program's and the module's) is one the tuned kernel takes, its
-    /// parameters and, for the program's, its multipliers in the pool —
+    /// or — for a static program on a core with tuned kernels
+    /// ([`TunedVariant::for_target`](hal_local::kernels::tflite::TunedVariant::for_target)),
+    /// where every dispatch of it (the program's and the module's) is one the core's tuned
+    /// kernel takes, its parameters and, for the program's, its multipliers in the pool —
     /// hal-local's tuned kernel alone, so the portable loops are not linked.
     fn kernel_path(
         &self,
@@ -474,11 +476,12 @@ impl Embed {
         let (Some(program), true, Some(tuned)) = (program, own, tuned) else {
             return linked;
         };
-        if !self.target_triple().starts_with("thumbv7em") {
+        let Some(variant) = TunedVariant::for_target(&self.target_triple()) else {
             return linked;
-        }
+        };
         let takes = |executable: usize, constants: &[u32]| {
-            executable != index || hal_local::kernels::tflite::tuned_takes(kernel, constants)
+            executable != index
+                || hal_local::kernels::tflite::tuned_takes(variant, kernel, constants)
         };
         // The tuned output stage's own condition, on the multipliers (binding 3) in the pool.
         let stage_takes = |executable: usize, bindings: &[hal_local::program::Span]| {
@@ -521,7 +524,8 @@ impl Embed {
 
     /// Whether a static program calls kernel `kernel`, linked as `path`, directly
     /// ([`direct`]): one of the kernels that may be, hal-local's own, and on a core with
-    /// Armv7E-M's DSP extension its tuned kernel alone (the one a direct call runs).
+    /// tuned kernels its tuned kernel alone (the one a direct call runs, refusing what it
+    /// does not take).
     fn calls_directly(&self, kernel: &str, path: &str) -> bool {
         if !direct::DIRECT_KERNELS.contains(&kernel) {
             return false;
@@ -529,7 +533,7 @@ impl Embed {
         let tuned = hal_local::kernels::tflite::TUNED_PATHS
             .iter()
             .any(|k| k.name == kernel && k.path == path);
-        if self.target_triple().starts_with("thumbv7em") {
+        if TunedVariant::for_target(&self.target_triple()).is_some() {
             tuned
         } else {
             tuned || self.links_hal_local(kernel)

@@ -1,8 +1,9 @@
 //! The kernel variant chosen at build time: for a static program built for a core with
-//! Armv7E-M's DSP extension, `KERNELS` names hal-local's tuned kernel alone for an
-//! executable every dispatch of which that kernel takes — so the portable loops are not
-//! linked — and the full kernel otherwise (another target, or a dispatch the tuned kernel
-//! does not take).
+//! tuned kernels (Armv7E-M's DSP extension; the register-blocked ones of the Cortex-M3,
+//! RV32 and AArch64), `KERNELS` names hal-local's tuned kernel alone for an executable
+//! every dispatch of which that core's kernel takes — so the portable loops are not
+//! linked — and the full kernel otherwise (a core without tuned kernels, or a dispatch the
+//! tuned kernel does not take).
 
 use ember_build::Embed;
 use ember_kernels::conv2d::{Conv2dS8, Conv2dShape};
@@ -97,7 +98,8 @@ fn a_dsp_program_links_the_tuned_kernel_alone() {
         m4.contains("::hal_local::kernels::tflite::CONV2D_S8_TUNED"),
         "{m4}"
     );
-    // Another core, or no static program: the full kernel.
+    // An OHWI filter on a register-blocked core (which reads HWIO ones), or no static
+    // program: the full kernel.
     for line in [
         kernels_line(&path, "riscv32imac-unknown-none-elf", true),
         kernels_line(&path, "thumbv7em-none-eabihf", false),
@@ -107,6 +109,28 @@ fn a_dsp_program_links_the_tuned_kernel_alone() {
             "{line}"
         );
     }
+}
+
+#[test]
+fn a_blocked_program_links_the_tuned_kernel_alone() {
+    let path = module_file("blocked", &conv(true, 1 << 30));
+    for target in [
+        "thumbv7m-none-eabi",
+        "riscv32imac-unknown-none-elf",
+        "aarch64-unknown-none",
+    ] {
+        let line = kernels_line(&path, target, true);
+        assert!(
+            line.contains("::hal_local::kernels::tflite::CONV2D_S8_TUNED"),
+            "{target}: {line}"
+        );
+    }
+    // A core without tuned kernels: the full kernel.
+    let host = kernels_line(&path, "x86_64-unknown-linux-gnu", true);
+    assert!(
+        host.contains("::hal_local::kernels::tflite::CONV2D_S8,"),
+        "{host}"
+    );
 }
 
 #[test]

@@ -35,12 +35,38 @@ mod shape;
 #[cfg(any(ember_dsp, test))]
 mod simd;
 pub mod strided_slice;
+#[cfg(any(ember_blocked, test))]
+mod taps;
 pub mod transpose;
 #[cfg(any(test, feature = "tuned-check"))]
 pub mod tuned_check;
+mod tuned_variant;
 
 pub use hal_core::kernel::KernelError;
 pub use params::{written_binding, BindingUse, KernelParams, Words};
+
+/// The tuned kernels a core runs beside the portable loops (which stay the reference).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TunedVariant {
+    /// Armv7E-M's DSP extension (Cortex-M4, Cortex-M7): each op folder's `dsp.rs`.
+    Dsp,
+    /// The register-blocked loops (Cortex-M3, RV32IMAC, AArch64): each op folder's
+    /// `blocked.rs`.
+    Blocked,
+}
+
+impl TunedVariant {
+    /// The variant a target triple's build runs (its build script's rule, without target
+    /// features beyond the triple's own); `None` for the portable loops alone. A build with
+    /// the `portable-only` feature runs the portable loops on `Blocked` targets.
+    pub fn for_target(target: &str) -> Option<Self> {
+        match tuned_variant::tuned_variant_name(target, &[]) {
+            Some("dsp") => Some(Self::Dsp),
+            Some(_) => Some(Self::Blocked),
+            None => None,
+        }
+    }
+}
 pub mod binding_len;
 pub mod dequantize;
 mod elementwise_map;

@@ -4,6 +4,7 @@
 
 use crate::params::Words;
 use crate::shape;
+use core::ops::Range;
 use hal_core::kernel::KernelError;
 
 /// A padding scheme, as TFLite's schema names it.
@@ -189,6 +190,37 @@ impl Window {
         })
     }
 
+    /// Output row `oy`'s first input row (negative in the padding) and the filter rows
+    /// `fy` whose input row `first + dilation_height * fy` lies in `0..input_height`: a
+    /// range, since the rows increase with `fy`.
+    #[cfg_attr(not(any(ember_tuned, test)), allow(dead_code))]
+    #[inline(always)]
+    pub(crate) fn rows_in_image(
+        &self,
+        oy: usize,
+        input_height: usize,
+        filter_height: usize,
+    ) -> (isize, Range<usize>) {
+        let first = (oy * self.stride_height) as isize - self.pad_height as isize;
+        let taps = taps_in_image(first, self.dilation_height, filter_height, input_height);
+        (first, taps)
+    }
+
+    /// [`rows_in_image`](Self::rows_in_image) across: output column `ox`'s first input
+    /// column and the filter columns inside the input's width.
+    #[cfg_attr(not(any(ember_tuned, test)), allow(dead_code))]
+    #[inline(always)]
+    pub(crate) fn cols_in_image(
+        &self,
+        ox: usize,
+        input_width: usize,
+        filter_width: usize,
+    ) -> (isize, Range<usize>) {
+        let first = (ox * self.stride_width) as isize - self.pad_width as isize;
+        let taps = taps_in_image(first, self.dilation_width, filter_width, input_width);
+        (first, taps)
+    }
+
     /// Refuses windows whose input coordinates leave `i32` for an output of
     /// `out_h × out_w` and a filter of `filter_h × filter_w`.
     pub(crate) fn fits(
@@ -210,9 +242,44 @@ impl Window {
     }
 }
 
+/// The filter positions `f` in `0..filter` whose coordinate `first + dilation * f` lies in
+/// `0..input` (`dilation >= 1`).
+#[cfg_attr(not(any(ember_tuned, test)), allow(dead_code))]
+#[inline(always)]
+fn taps_in_image(first: isize, dilation: usize, filter: usize, input: usize) -> Range<usize> {
+    let dilation = dilation as isize;
+    let ceil_div = |n: isize| ((n + dilation - 1) / dilation).max(0) as usize;
+    let start = ceil_div(-first).min(filter);
+    let end = ceil_div(input as isize - first).clamp(start, filter);
+    start..end
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn taps_in_image_are_those_inside() {
+        for first in -9isize..9 {
+            for dilation in 1..4 {
+                for filter in 0..6 {
+                    for input in 0..7 {
+                        let inside: alloc::vec::Vec<usize> = (0..filter)
+                            .filter(|&f| {
+                                (0..input as isize).contains(&(first + (dilation * f) as isize))
+                            })
+                            .collect();
+                        let taps = taps_in_image(first, dilation, filter, input);
+                        assert_eq!(
+                            taps.collect::<alloc::vec::Vec<_>>(),
+                            inside,
+                            "{first} {dilation} {filter} {input}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn same_and_valid() {

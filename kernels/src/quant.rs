@@ -87,7 +87,7 @@ impl OutputStageS8<'_> {
     /// Whether the tuned kernels' [`ChannelStageS8`] takes this stage for `channels` output
     /// channels: no multiplier is negative (TFLite's quantizer gives them in `[2^30, 2^31)`
     /// or 0). The stage's slices hold the channels' entries (the kernel's check).
-    #[cfg_attr(not(ember_dsp), allow(dead_code))]
+    #[cfg_attr(not(ember_tuned), allow(dead_code))]
     pub(crate) fn tuned_takes(&self, channels: usize) -> bool {
         let n = if self.per_channel { channels } else { 1 };
         self.multipliers
@@ -108,7 +108,7 @@ impl OutputStageS8<'_> {
 
     /// The stages of output channels `c..c + N` ([`channel`](Self::channel) of each), each
     /// of the stage's slices read once: the kernels' check makes every slice hold them.
-    #[cfg_attr(not(ember_dsp), allow(dead_code))]
+    #[cfg_attr(not(ember_tuned), allow(dead_code))]
     #[inline(always)]
     pub(crate) fn stages<const N: usize>(&self, c: usize) -> [ChannelStageS8; N] {
         let per_channel = |values: &[i32], own: bool| -> [i32; N] {
@@ -124,6 +124,16 @@ impl OutputStageS8<'_> {
             _ => [0; N],
         };
         core::array::from_fn(|k| ChannelStageS8::new(self, bias[k], multipliers[k], shifts[k]))
+    }
+
+    /// [`apply`](Self::apply) to each of `acc` into `out`, output channels `c` on; out of
+    /// line, for tuned kernels' rare stages ([`tuned_takes`](Self::tuned_takes) false).
+    #[cfg_attr(not(ember_blocked), allow(dead_code))]
+    #[inline(never)]
+    pub(crate) fn apply_each(&self, c: usize, acc: &[i32], out: &mut [i8]) {
+        for (k, (o, &a)) in out.iter_mut().zip(acc).enumerate() {
+            *o = self.apply(c + k, a);
+        }
     }
 
     /// Output channel `oc`'s value for the accumulated products `acc`.
@@ -254,7 +264,7 @@ impl ChannelStageS8 {
     }
 
     /// The channel's value for the accumulated products `acc`.
-    #[cfg_attr(not(ember_dsp), allow(dead_code))]
+    #[cfg_attr(not(ember_tuned), allow(dead_code))]
     #[inline(always)]
     pub(crate) fn apply(&self, acc: i32) -> i8 {
         let x = acc.wrapping_add(self.bias);

@@ -6,16 +6,18 @@
 /// Writes `run`, `run_rows` and `run_rows_portable` for `$params`, an int8 kernel with
 /// per-channel requantization whose bindings are input, filter, bias, multipliers, shifts
 /// and output, and whose `shape` has `rows()` and `row_len()`; `$channels` is its output
-/// channel count (from `$params` bound to `$this`). `$tuned` (`fn(&$params, input, filter,
-/// &OutputStageS8, rows, output, &mut Scratch) -> bool`) runs the tuned variant (in the
-/// scratch given where it is large enough, else on its stack) or returns `false`, having
-/// written nothing; `$portable` (the same arguments but the scratch, no result) runs the
-/// loops.
+/// channel count (from `$params` bound to `$this`). `$tuned_dsp` (on Armv7E-M's DSP
+/// extension) and `$tuned_blocked` (the register-blocked variant elsewhere), each `fn(&$params, input,
+/// filter, &OutputStageS8, rows, output, &mut Scratch) -> bool`, run a tuned variant (in
+/// the scratch given where it is large enough, else on its stack) or return `false`,
+/// having written nothing; the crate's tests try both, in that order. `$portable` (the
+/// same arguments but the scratch, no result) runs the loops.
 macro_rules! per_channel_row_tiles {
     (
         $params:ty,
         channels: |$this:ident| $channels:expr,
-        tuned: $tuned:path,
+        tuned_dsp: $tuned_dsp:path,
+        tuned_blocked: $tuned_blocked:path,
         portable: $portable:path $(,)?
     ) => {
         impl $params {
@@ -142,9 +144,9 @@ macro_rules! per_channel_row_tiles {
                 output: &mut [i8],
                 scratch: &mut Scratch<'_>,
             ) -> Result<(), KernelError> {
-                #[cfg(any(ember_dsp, test))]
+                #[cfg(any(ember_tuned, test))]
                 const PORTABLE: bool = false;
-                #[cfg(not(any(ember_dsp, test)))]
+                #[cfg(not(any(ember_tuned, test)))]
                 const PORTABLE: bool = true;
                 self.run_rows_with::<PORTABLE>(
                     input,
@@ -203,9 +205,22 @@ macro_rules! per_channel_row_tiles {
                     act_min: self.act_min,
                     act_max: self.act_max,
                 };
-                #[cfg(any(ember_dsp, test))]
+                #[cfg(any(ember_tuned, test))]
                 if let Some(scratch) = tuned {
-                    if $tuned(
+                    #[cfg(any(ember_dsp, test))]
+                    if $tuned_dsp(
+                        self,
+                        input,
+                        filter,
+                        &requantize,
+                        rows.clone(),
+                        output,
+                        scratch,
+                    ) {
+                        return Ok(());
+                    }
+                    #[cfg(any(ember_blocked, test))]
+                    if $tuned_blocked(
                         self,
                         input,
                         filter,
@@ -217,7 +232,7 @@ macro_rules! per_channel_row_tiles {
                         return Ok(());
                     }
                 }
-                #[cfg(not(any(ember_dsp, test)))]
+                #[cfg(not(any(ember_tuned, test)))]
                 let _ = tuned;
                 if !PORTABLE {
                     return Err(KernelError::Shape(

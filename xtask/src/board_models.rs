@@ -331,12 +331,29 @@ pub fn run_all(only: Option<&[&str]>) -> Result<Vec<(&'static str, &'static str,
     Ok(all)
 }
 
-/// The tuned kernels against the portable ones on mps2-an386 (Cortex-M4, DSP): its
+/// The boards whose cores have tuned kernels and a heap for the check's cases: mps2-an386
+/// (Cortex-M4, the DSP extension), qemu-virt-riscv32 (RV32IMAC) and qemu-virt-aarch64
+/// (Cortex-A53), the last two with the register-blocked kernels (lm3s6965evb's Cortex-M3
+/// runs them too, but has no heap).
+pub const KERNEL_CHECK_BOARDS: &[&str] = &["mps2-an386", "qemu-virt-riscv32", "qemu-virt-aarch64"];
+
+/// The tuned kernels against the portable ones on each of [`KERNEL_CHECK_BOARDS`]: its
 /// `kernel-check` binary runs random cases through both, fails on any difference, and times
-/// each on layer shapes of the reference models. Returns (shape, tuned, portable)
+/// each on layer shapes of the reference models. Returns (board, shape, tuned, portable)
 /// instructions.
-pub fn kernel_check() -> Result<Vec<(String, u64, u64)>> {
-    let board = boards::find("mps2-an386")?;
+pub fn kernel_check() -> Result<Vec<(&'static str, String, u64, u64)>> {
+    let mut rows = Vec::new();
+    for &name in KERNEL_CHECK_BOARDS {
+        for (shape, tuned, portable) in kernel_check_on(name)? {
+            rows.push((name, shape, tuned, portable));
+        }
+    }
+    Ok(rows)
+}
+
+/// [`kernel_check`] on one board.
+fn kernel_check_on(name: &str) -> Result<Vec<(String, u64, u64)>> {
+    let board = boards::find(name)?;
     boards::build(board)?;
     let elf = boards::elf(board, "kernel-check")?;
     let (outcome, log) = boards::run_qemu_logged(
@@ -348,7 +365,7 @@ pub fn kernel_check() -> Result<Vec<(String, u64, u64)>> {
     )?;
     if outcome != Outcome::Exited(0) {
         return Err(format!(
-            "the tuned kernels differ from the portable ones on mps2-an386: {}",
+            "the tuned kernels differ from the portable ones on {name}: {}",
             outcome.describe()
         ));
     }
@@ -539,19 +556,19 @@ pub fn bench() -> Result {
             if i + 1 < BOARD_MODELS.len() { "," } else { "" }
         ));
     }
-    json.push_str("  },\n  \"kernels_mps2_an386\": [\n");
+    json.push_str("  },\n  \"kernels\": [\n");
     table.push_str(
-        "\n| kernel on mps2-an386 | tuned | portable | tuned/portable |\n|---|---:|---:|---:|\n",
+        "\n| board | kernel | tuned | portable | tuned/portable |\n|---|---|---:|---:|---:|\n",
     );
     let kernels = kernel_check()?;
-    for (i, (shape, tuned, portable)) in kernels.iter().enumerate() {
+    for (i, (board, shape, tuned, portable)) in kernels.iter().enumerate() {
         let ratio = *tuned as f64 / (*portable).max(1) as f64;
         json.push_str(&format!(
-            "    {{\"kernel\": \"{shape}\", \"tuned\": {tuned}, \"portable\": {portable}, \"ratio\": {ratio:.3}}}{}\n",
+            "    {{\"board\": \"{board}\", \"kernel\": \"{shape}\", \"tuned\": {tuned}, \"portable\": {portable}, \"ratio\": {ratio:.3}}}{}\n",
             if i + 1 < kernels.len() { "," } else { "" }
         ));
         table.push_str(&format!(
-            "| {shape} | {tuned} | {portable} | {ratio:.3} |\n"
+            "| {board} | {shape} | {tuned} | {portable} | {ratio:.3} |\n"
         ));
     }
     json.push_str("  ]\n}\n");

@@ -77,7 +77,7 @@ pub const MIRI_TESTS: &[(&str, usize, &[&str])] = &[
         &["-p", "ember-bench-vulkan"],
     ),
     (
-        "the tuned kernels against the portable ones (emulated DSP instructions)",
+        "the tuned kernels against the portable ones (emulated DSP instructions; the register-blocked kernels)",
         1,
         &["-p", "ember-kernels", "--lib", "--", "tuned", "simd"],
     ),

@@ -32,6 +32,10 @@ mod say;
 pub mod bare;
 #[doc(hidden)]
 pub mod board_memory;
+#[cfg(feature = "kernel-check")]
+extern crate alloc;
+#[cfg(feature = "kernel-check")]
+pub mod kernel_check;
 #[cfg(feature = "cores")]
 pub mod cores;
 pub mod device;

@@ -34,6 +34,7 @@ use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
 use ember_kernels::tanh::{TanhF32, TanhS8};
 use ember_kernels::transpose::Transpose;
+pub use ember_kernels::TunedVariant;
 use ember_kernels::{written_binding, KernelError, KernelParams, Words};
 
 /// Parameters decoded from a dispatch's push constants.
@@ -481,16 +482,18 @@ pub fn tuned_stage_takes(multipliers: &[u8]) -> bool {
         .all(|word| i32::from_le_bytes([word[0], word[1], word[2], word[3]]) >= 0)
 }
 
-/// Whether the Cortex-M4 tuned kernel of `kernel` (one of [`TUNED_PATHS`]) takes a dispatch
+/// Whether `variant`'s tuned kernel of `kernel` (one of [`TUNED_PATHS`]) takes a dispatch
 /// with push constants `constants`; `false` for any other kernel or constants it refuses.
-pub fn tuned_takes(kernel: &str, constants: &[u32]) -> bool {
+pub fn tuned_takes(variant: TunedVariant, kernel: &str, constants: &[u32]) -> bool {
     let words = || Words::new(constants);
     match kernel {
-        Conv2dS8::KERNEL => Conv2dS8::decode(&mut words()).is_ok_and(|p| p.tuned()),
+        Conv2dS8::KERNEL => Conv2dS8::decode(&mut words()).is_ok_and(|p| p.takes_tuned(variant)),
         DepthwiseConv2dS8::KERNEL => {
-            DepthwiseConv2dS8::decode(&mut words()).is_ok_and(|p| p.tuned())
+            DepthwiseConv2dS8::decode(&mut words()).is_ok_and(|p| p.takes_tuned(variant))
         }
-        FullyConnectedS8::KERNEL => FullyConnectedS8::decode(&mut words()).is_ok_and(|p| p.tuned()),
+        FullyConnectedS8::KERNEL => {
+            FullyConnectedS8::decode(&mut words()).is_ok_and(|p| p.takes_tuned(variant))
+        }
         _ => false,
     }
 }

@@ -18,6 +18,8 @@
 //! Bindings of `conv2d_f32` ([`Conv2dF32`]): 0 input, 1 filter, 2 bias (`out_depth`, or
 //! unread), 3 output, all `f32`.
 
+#[cfg(any(ember_blocked, test))]
+mod blocked;
 #[cfg(any(ember_dsp, test))]
 mod dsp;
 mod portable;
@@ -38,7 +40,8 @@ use hal_core::kernel::KernelError;
 crate::row_tiles::per_channel_row_tiles!(
     Conv2dS8,
     channels: |params| params.shape.output_depth,
-    tuned: dsp::run_rows,
+    tuned_dsp: dsp::run_rows,
+    tuned_blocked: blocked::run_rows,
     portable: portable::run_rows_s8,
 );
 

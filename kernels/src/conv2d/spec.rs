@@ -315,6 +315,15 @@ impl Conv2dS8 {
         self.tuned_scratch() != (0, 0)
     }
 
+    /// Whether `variant`'s kernel takes these parameters: the Cortex-M4's where
+    /// [`tuned`](Self::tuned), the register-blocked one over an HWIO filter.
+    pub fn takes_tuned(&self, variant: crate::TunedVariant) -> bool {
+        match variant {
+            crate::TunedVariant::Dsp => self.tuned(),
+            crate::TunedVariant::Blocked => self.filter_hwio,
+        }
+    }
+
     /// Checks each binding's length in bytes against the parameters.
     pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
         hwio_fits(self.filter_hwio, &self.shape)?;

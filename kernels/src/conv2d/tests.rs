@@ -41,15 +41,16 @@ fn taps_inside_the_input() {
 fn the_tuned_kernel_alone_refuses_what_it_does_not_take() {
     use super::Conv2dS8;
     use crate::scratch::Scratch;
-    // An HWIO filter: the portable loops' layout, which the tuned kernel does not take.
+    // An input offset wider than the Cortex-M4 kernel's 16-bit lanes: it does not take it
+    // (nor, over an OHWI filter, does the register-blocked kernel).
     let p = Conv2dS8 {
         shape: Conv2dShape {
             input_depth: 2,
             filter_depth: 2,
             ..shape(4, 1, 4, 1, 0)
         },
-        filter_hwio: true,
-        input_offset: 3,
+        filter_hwio: false,
+        input_offset: 200,
         output_offset: 0,
         act_min: -128,
         act_max: 127,
@@ -80,9 +81,9 @@ fn the_tuned_kernel_alone_refuses_what_it_does_not_take() {
         &mut Scratch::none(),
     );
     assert!(refused.is_err());
-    // Without the HWIO filter the tuned kernel takes it, alone, with the same result.
+    // With a narrow offset the tuned kernel takes it, alone, with the same result.
     let ohwi = Conv2dS8 {
-        filter_hwio: false,
+        input_offset: 3,
         ..p
     };
     assert!(ohwi.tuned());
@@ -110,4 +111,72 @@ fn the_tuned_kernel_alone_refuses_what_it_does_not_take() {
     )
     .expect("runs");
     assert_eq!(alone, portable);
+}
+
+/// The register-blocked kernel takes an HWIO filter, with and without an input
+/// offset (its two block widths) and with channels past the last whole block, and equals
+/// the portable loops: the host's tuned check would pass on the portable loops alone had
+/// it declined.
+#[test]
+fn the_blocked_kernel_takes_hwio_filters() {
+    use super::{blocked, Conv2dS8};
+    use crate::quant::OutputStageS8;
+    use crate::scratch::Scratch;
+    let od = 11;
+    for input_offset in [0, 7] {
+        let p = Conv2dS8 {
+            shape: Conv2dShape {
+                input_depth: 3,
+                filter_depth: 3,
+                output_depth: od,
+                has_bias: true,
+                ..shape(5, 3, 5, 1, 1)
+            },
+            filter_hwio: true,
+            input_offset,
+            output_offset: -3,
+            act_min: -100,
+            act_max: 120,
+        };
+        let input: alloc::vec::Vec<i8> = (0..75).map(|i| (i * 37 % 251) as i8).collect();
+        let filter: alloc::vec::Vec<i8> = (0..27 * od).map(|i| (i * 91 % 253) as i8).collect();
+        let bias: alloc::vec::Vec<i32> = (0..od as i32).map(|k| k * 1000 - 4000).collect();
+        let multipliers: alloc::vec::Vec<i32> =
+            (0..od as i32).map(|k| (1 << 30) + k * 9_999_991).collect();
+        let shifts: alloc::vec::Vec<i32> = (0..od as i32).map(|k| k % 3 - 9).collect();
+        let stage = OutputStageS8 {
+            bias: &bias,
+            has_bias: true,
+            multipliers: &multipliers,
+            shifts: &shifts,
+            per_channel: true,
+            output_offset: -3,
+            act_min: -100,
+            act_max: 120,
+        };
+        let mut tuned = alloc::vec![0i8; 25 * od];
+        let taken = blocked::run_rows(
+            &p,
+            &input,
+            &filter,
+            &stage,
+            0..5,
+            &mut tuned,
+            &mut Scratch::none(),
+        );
+        assert!(taken);
+        let mut portable = alloc::vec![0i8; 25 * od];
+        p.run_rows_portable(
+            &input,
+            &filter,
+            &bias,
+            &multipliers,
+            &shifts,
+            0..5,
+            &mut portable,
+        )
+        .expect("runs");
+        assert_eq!(tuned, portable, "input offset {input_offset}");
+        assert!(tuned.iter().any(|&v| v != tuned[0]));
+    }
 }

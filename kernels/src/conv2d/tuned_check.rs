@@ -38,9 +38,16 @@ fn case(rng: &mut Rng) -> Option<(Conv2dS8, Vec<i8>, Vec<i8>, Stage)> {
         has_bias: !rng.one_in(4),
     };
     let stage = rng.stage(shape.output_depth, 1 << 16);
+    // The layout the core's tuned kernel reads: OHWI with the DSP extension, HWIO without
+    // SIMD; the crate's own tests draw both.
+    let hwio = rng.one_in(2);
     let p = Conv2dS8 {
         shape,
-        filter_hwio: false,
+        filter_hwio: if cfg!(test) {
+            hwio
+        } else {
+            crate::tuned_check::CONV_FILTER_HWIO
+        },
         input_offset: rng.input_offset(),
         output_offset: stage.output_offset,
         act_min: stage.act_min,

@@ -35,31 +35,14 @@ pub(crate) fn run_rows(
     let (ih, iw, id) = (s.input_height, s.input_width, s.input_depth);
     let (fh, fw) = (s.filter_height, s.filter_width);
     let offsets = splat16(offset);
-    // The filter taps `lo..hi` (of `n`) whose input coordinate `origin + dilation * tap`
-    // lies in `0..size`: a contiguous range, the coordinate rising with the tap.
-    let taps = |origin: isize, dilation: usize, n: usize, size: usize| {
-        let d = dilation as isize;
-        let lo = if origin >= 0 {
-            0
-        } else {
-            (-origin + d - 1) / d
-        };
-        let hi = if origin >= size as isize {
-            0
-        } else {
-            (size as isize - origin + d - 1) / d
-        };
-        let lo = (lo as usize).min(n);
-        (lo, (hi as usize).clamp(lo, n))
-    };
     let mut o = 0;
     for row in rows {
         let (b, oy) = (row / s.output_height, row % s.output_height);
-        let y0 = (oy * w.stride_height) as isize - w.pad_height as isize;
-        let (fy0, fy1) = taps(y0, w.dilation_height, fh, ih);
+        let (y0, ys) = w.rows_in_image(oy, ih, fh);
+        let (fy0, fy1) = (ys.start, ys.end);
         for ox in 0..s.output_width {
-            let x0 = (ox * w.stride_width) as isize - w.pad_width as isize;
-            let (fx0, fx1) = taps(x0, w.dilation_width, fw, iw);
+            let (x0, xs) = w.cols_in_image(ox, iw, fw);
+            let (fx0, fx1) = (xs.start, xs.end);
             // Input index of tap (fy, fx), channel 0; filter index of the same.
             let at = |fy: usize, fx: usize| {
                 let y = (y0 + (w.dilation_height * fy) as isize) as usize;

@@ -183,6 +183,15 @@ impl DepthwiseConv2dS8 {
         self.shape.depth_multiplier == 1 && crate::quant::narrow_offset(self.input_offset).is_some()
     }
 
+    /// Whether `variant`'s kernel takes these parameters: the Cortex-M4's where
+    /// [`tuned`](Self::tuned), the register-blocked one always.
+    pub fn takes_tuned(&self, variant: crate::TunedVariant) -> bool {
+        match variant {
+            crate::TunedVariant::Dsp => self.tuned(),
+            crate::TunedVariant::Blocked => true,
+        }
+    }
+
     /// Checks each binding's length in bytes against the parameters.
     pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
         self.shape.check_common(binding_lens, 1, 5)?;

@@ -70,3 +70,87 @@ fn windows_wholly_in_the_padding_write_the_bias() {
     });
     assert_eq!(tuned[16..20], centre);
 }
+
+/// The register-blocked kernel takes every depth multiplier (1: blocks of four channels
+/// and single channels after them; 4: blocks sharing an input value; 3: single channels),
+/// windows past the image's edges included, and equals the portable loops: the host's tuned
+/// check would pass on the portable loops alone had it declined.
+#[test]
+fn the_blocked_kernel_takes_every_depth_multiplier() {
+    use super::blocked;
+    use crate::quant::OutputStageS8;
+    use crate::scratch::Scratch;
+    for (depth, multiplier) in [(7, 1), (2, 4), (3, 3)] {
+        let channels = depth * multiplier;
+        let params = DepthwiseConv2dS8 {
+            shape: DepthwiseConv2dShape {
+                batches: 1,
+                input_height: 5,
+                input_width: 4,
+                input_depth: depth,
+                depth_multiplier: multiplier,
+                filter_height: 3,
+                filter_width: 3,
+                output_height: 3,
+                output_width: 2,
+                window: Window {
+                    stride_height: 2,
+                    stride_width: 2,
+                    dilation_height: 1,
+                    dilation_width: 1,
+                    pad_height: 1,
+                    pad_width: 1,
+                },
+                has_bias: true,
+            },
+            input_offset: 5,
+            output_offset: 4,
+            act_min: -128,
+            act_max: 127,
+        };
+        let input: alloc::vec::Vec<i8> = (0..5 * 4 * depth).map(|i| (i * 53 % 249) as i8).collect();
+        let filter: alloc::vec::Vec<i8> = (0..9 * channels).map(|i| (i * 29 % 241) as i8).collect();
+        let bias: alloc::vec::Vec<i32> = (0..channels as i32).map(|k| 300 * k - 900).collect();
+        let multipliers: alloc::vec::Vec<i32> = (0..channels as i32)
+            .map(|k| (1 << 30) + k * 7_777_777)
+            .collect();
+        let shifts: alloc::vec::Vec<i32> = (0..channels as i32).map(|k| k % 2 - 7).collect();
+        let stage = OutputStageS8 {
+            bias: &bias,
+            has_bias: true,
+            multipliers: &multipliers,
+            shifts: &shifts,
+            per_channel: true,
+            output_offset: 4,
+            act_min: -128,
+            act_max: 127,
+        };
+        let mut tuned = alloc::vec![0i8; 6 * channels];
+        let rows = 0..3;
+        let mut scratch = Scratch::none();
+        let taken = blocked::run_rows(
+            &params,
+            &input,
+            &filter,
+            &stage,
+            rows.clone(),
+            &mut tuned,
+            &mut scratch,
+        );
+        assert!(taken);
+        let mut portable = alloc::vec![0i8; 6 * channels];
+        params
+            .run_rows_portable(
+                &input,
+                &filter,
+                &bias,
+                &multipliers,
+                &shifts,
+                rows,
+                &mut portable,
+            )
+            .expect("runs");
+        assert_eq!(tuned, portable, "multiplier {multiplier}");
+        assert!(tuned.iter().any(|&v| v != tuned[0]));
+    }
+}

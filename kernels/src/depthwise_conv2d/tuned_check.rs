@@ -25,7 +25,7 @@ fn case(rng: &mut Rng) -> Option<(DepthwiseConv2dS8, Vec<i8>, Vec<i8>, Stage)> {
         } else {
             rng.size(1, 13)
         },
-        depth_multiplier: if rng.one_in(4) { rng.size(2, 3) } else { 1 },
+        depth_multiplier: if rng.one_in(4) { rng.size(2, 4) } else { 1 },
         filter_height: fh,
         filter_width: fw,
         output_height: oh,

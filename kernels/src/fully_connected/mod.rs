@@ -75,6 +75,16 @@ impl FullyConnectedS8 {
             && (self.per_channel || self.filter_offset == 0)
     }
 
+    /// Whether `variant`'s kernel takes these parameters: the Cortex-M4's where
+    /// [`tuned`](Self::tuned); on the register-blocked cores always, the portable loops
+    /// (one sum a row, already in a register) being their kernel.
+    pub fn takes_tuned(&self, variant: crate::TunedVariant) -> bool {
+        match variant {
+            crate::TunedVariant::Dsp => self.tuned(),
+            crate::TunedVariant::Blocked => true,
+        }
+    }
+
     /// Runs the layer with the portable loops only: the reference tuned kernels are
     /// checked against.
     pub fn run_portable(
