@@ -34,14 +34,14 @@ pub mod bare;
 pub mod board_memory;
 #[cfg(feature = "kernel-check")]
 extern crate alloc;
-#[cfg(feature = "kernel-check")]
-pub mod kernel_check;
 #[cfg(feature = "cores")]
 pub mod cores;
 pub mod device;
 pub mod digits;
 #[cfg(feature = "heap")]
 pub mod heap;
+#[cfg(feature = "kernel-check")]
+pub mod kernel_check;
 pub mod minimal;
 #[cfg(feature = "model")]
 pub mod model;
