@@ -126,6 +126,28 @@ impl OutputStageS8<'_> {
         core::array::from_fn(|k| ChannelStageS8::new(self, bias[k], multipliers[k], shifts[k]))
     }
 
+    /// Writes output channels `c..c + N` of `acc` into `out`: the one-multiply channel
+    /// stages where `fast` ([`tuned_takes`](Self::tuned_takes)), else the reference's steps
+    /// out of line ([`apply_each`](Self::apply_each): TFLite's quantizer never gives the
+    /// negative multiplier that needs them).
+    #[cfg_attr(not(ember_blocked), allow(dead_code))]
+    #[inline(always)]
+    pub(crate) fn write<const N: usize>(
+        &self,
+        fast: bool,
+        c: usize,
+        acc: &[i32; N],
+        out: &mut [i8],
+    ) {
+        if fast {
+            for ((o, &a), channel) in out.iter_mut().zip(acc).zip(self.stages::<N>(c)) {
+                *o = channel.apply(a);
+            }
+        } else {
+            self.apply_each(c, acc, out);
+        }
+    }
+
     /// [`apply`](Self::apply) to each of `acc` into `out`, output channels `c` on; out of
     /// line, for tuned kernels' rare stages ([`tuned_takes`](Self::tuned_takes) false).
     #[cfg_attr(not(ember_blocked), allow(dead_code))]

@@ -79,12 +79,12 @@ pub(crate) fn run_rows(
             };
             let mut oc = 0;
             while oc + BLOCK <= od {
-                finish(stage, fast, oc, &sums(oc), &mut out[oc..oc + BLOCK]);
+                stage.write(fast, oc, &sums(oc), &mut out[oc..oc + BLOCK]);
                 oc += BLOCK;
             }
             while oc < od {
                 let acc = block::<1, true>(input, filter, &taps, (id, od), oc, offset);
-                finish(stage, fast, oc, &acc, &mut out[oc..oc + 1]);
+                stage.write(fast, oc, &acc, &mut out[oc..oc + 1]);
                 oc += 1;
             }
         }
@@ -150,25 +150,4 @@ fn block<const N: usize, const OFFSET: bool>(
         filter_row = filter_row.wrapping_add(taps.filter_row);
     }
     acc
-}
-
-/// Writes channels `c..c + N` through the output stage: the one-multiply channel stages
-/// where `fast` ([`OutputStageS8::tuned_takes`]), else the reference's steps, out of line
-/// ([`OutputStageS8::apply_each`]: TFLite's quantizer never gives the negative multiplier
-/// that needs them).
-#[inline(always)]
-fn finish<const N: usize>(
-    stage: &OutputStageS8<'_>,
-    fast: bool,
-    c: usize,
-    acc: &[i32; N],
-    out: &mut [i8],
-) {
-    if fast {
-        for ((o, &a), channel) in out.iter_mut().zip(acc).zip(stage.stages::<N>(c)) {
-            *o = channel.apply(a);
-        }
-    } else {
-        stage.apply_each(c, acc, out);
-    }
 }

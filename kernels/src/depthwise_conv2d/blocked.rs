@@ -59,21 +59,21 @@ pub(crate) fn run_rows(
             if multiplier == 1 {
                 while c + BLOCK <= channels {
                     let acc = block::<BLOCK, false>(input, filter, &taps, (c, c), offset);
-                    finish(stage, fast, c, &acc, &mut out[c..c + BLOCK]);
+                    stage.write(fast, c, &acc, &mut out[c..c + BLOCK]);
                     c += BLOCK;
                 }
             } else if multiplier % BLOCK == 0 {
                 while c + BLOCK <= channels {
                     let channel = (c / multiplier, c);
                     let acc = block::<BLOCK, true>(input, filter, &taps, channel, offset);
-                    finish(stage, fast, c, &acc, &mut out[c..c + BLOCK]);
+                    stage.write(fast, c, &acc, &mut out[c..c + BLOCK]);
                     c += BLOCK;
                 }
             }
             while c < channels {
                 let channel = (c / multiplier, c);
                 let acc = block::<1, true>(input, filter, &taps, channel, offset);
-                finish(stage, fast, c, &acc, &mut out[c..c + 1]);
+                stage.write(fast, c, &acc, &mut out[c..c + 1]);
                 c += 1;
             }
         }
@@ -122,25 +122,4 @@ fn block<const N: usize, const SHARED: bool>(
         filter_row = filter_row.wrapping_add(taps.filter_row);
     }
     acc
-}
-
-/// Writes channels `c..c + N` through the output stage: the one-multiply channel stages
-/// where `fast` ([`OutputStageS8::tuned_takes`]), else the reference's steps, out of line
-/// ([`OutputStageS8::apply_each`]: TFLite's quantizer never gives the negative multiplier
-/// that needs them).
-#[inline(always)]
-fn finish<const N: usize>(
-    stage: &OutputStageS8<'_>,
-    fast: bool,
-    c: usize,
-    acc: &[i32; N],
-    out: &mut [i8],
-) {
-    if fast {
-        for ((o, &a), channel) in out.iter_mut().zip(acc).zip(stage.stages::<N>(c)) {
-            *o = channel.apply(a);
-        }
-    } else {
-        stage.apply_each(c, acc, out);
-    }
 }
