@@ -8,11 +8,13 @@
 //!   AArch64): each op folder's `blocked.rs`; not with the `portable-only` feature, which
 //!   trades their speed for flash.
 //! - `ember_tuned` where either is on.
+//! - `ember_smlal` on 32-bit Arm with Thumb-2 (Armv7 and Armv8-M Mainline): the output
+//!   stage's 64-bit multiply-accumulate as SMLAL with the rounding's carry in `asm!`.
 
 include!("src/tuned_variant.rs");
 
 fn main() {
-    for cfg in ["ember_dsp", "ember_blocked", "ember_tuned"] {
+    for cfg in ["ember_dsp", "ember_blocked", "ember_tuned", "ember_smlal"] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
     }
     println!("cargo::rerun-if-changed=build.rs");
@@ -26,6 +28,10 @@ fn main() {
         Some("blocked") if !portable_only => Some("ember_blocked"),
         _ => None,
     };
+    let thumb2 = ["thumbv7", "thumbv8m.main", "armv7"];
+    if thumb2.iter().any(|prefix| target.starts_with(prefix)) {
+        println!("cargo::rustc-cfg=ember_smlal");
+    }
     if let Some(cfg) = cfg {
         println!("cargo::rustc-cfg={cfg}");
         println!("cargo::rustc-cfg=ember_tuned");

@@ -95,6 +95,33 @@ impl OutputStageS8<'_> {
             .is_some_and(|m| m.iter().all(|&m| m >= 0))
     }
 
+    /// The per-channel view of this stage for `channels` output channels where the stage
+    /// is per channel, every multiplier is not negative and every shift is a right shift
+    /// (`-31..=-1`, as TFLite's quantizer gives for every multiplier below 1/2); `None`
+    /// otherwise, or where a slice is short.
+    #[cfg_attr(not(ember_dsp), allow(dead_code))]
+    pub(crate) fn right_shifted(&self, channels: usize) -> Option<RightShiftedS8<'_>> {
+        let multipliers = self.multipliers.get(..channels)?;
+        let shifts = self.shifts.get(..channels)?;
+        let bias = if self.has_bias {
+            self.bias.get(..channels)?
+        } else {
+            &[]
+        };
+        let takes = self.per_channel
+            && multipliers.iter().all(|&m| m >= 0)
+            && shifts.iter().all(|s| (-31..=-1).contains(s));
+        let lanes = |v: i32| u32::from(v as u8) * 0x0101_0101;
+        takes.then(|| RightShiftedS8 {
+            bias,
+            multipliers,
+            shifts,
+            output_offset: self.output_offset,
+            act_mins: lanes(self.act_min),
+            act_maxs: lanes(self.act_max),
+        })
+    }
+
     /// Output channel `oc`'s stage with its parameters read, for the tuned kernels, which
     /// apply one channel's to several pixels: [`apply`](Self::apply)'s result where
     /// [`tuned_takes`](Self::tuned_takes) holds.
@@ -182,7 +209,7 @@ fn multiply_by_quantized_multiplier_32(x: i32, multiplier: i32, shift: i32) -> i
 }
 
 /// A shift in `-31..=30` as its left part and its right part (one of them 0).
-#[inline(always)]
+#[cfg(test)]
 fn split_shift(shift: i32) -> (u32, u32) {
     (shift.max(0) as u32, (-shift).max(0) as u32)
 }
@@ -252,11 +279,15 @@ fn divide_by_pot(x: i32, right: u32, mask: i32) -> i32 {
 pub(crate) struct ChannelStageS8 {
     bias: i32,
     multiplier: i32,
-    /// The shift's left part (0 where `right` is not).
-    left: u32,
-    /// The shift's right part.
-    right: u32,
-    /// `2^30 + 2^(30 + right)` where `right >= 1`, else `2^30`.
+    /// TFLite's shift: negative for the right shifts `e = -shift` the one-multiply form
+    /// takes, else the left shift before [`high_mul`].
+    shift: i32,
+    /// `e - 1` for a right shift `e`, where the 64-bit form is computed per channel (the
+    /// SMLAL form derives it per value, in fewer registers).
+    #[cfg(not(ember_smlal))]
+    high_shift: u32,
+    /// `2^30 + 2^(30 + e)` for a right shift `e`, likewise.
+    #[cfg(not(ember_smlal))]
     rounding: i64,
     output_offset: i32,
     act_min: i32,
@@ -267,21 +298,35 @@ impl ChannelStageS8 {
     /// The stage of one channel of `stage`: its bias, multiplier and shift.
     #[inline(always)]
     fn new(stage: &OutputStageS8<'_>, bias: i32, multiplier: i32, shift: i32) -> Self {
-        let (left, right) = split_shift(shift);
-        // `2^30 + 2^(30 + right)` (or `2^30`) in 32-bit halves: with `t = 2^right`, the high
-        // word is `t / 4` and the low one `2^30 | (t << 30)` (the two terms' bits meet only
-        // where `right` is 0, and then `2^30` alone is meant).
-        let t = 1u32 << right;
-        let rounding = (i64::from(t >> 2) << 32) | i64::from((1 << 30) | (t << 30));
+        let clamp = (stage.output_offset, stage.act_min, stage.act_max);
+        Self::from_parts(bias, multiplier, shift, clamp)
+    }
+
+    /// The stage of a channel's bias, multiplier and shift and its op's output offset and
+    /// clamp `(output_offset, act_min, act_max)`.
+    #[inline(always)]
+    fn from_parts(bias: i32, multiplier: i32, shift: i32, clamp: (i32, i32, i32)) -> Self {
+        // `e - 1 = -shift - 1`, and with `t = 2^(e-1)` the rounding's high word is `t / 2`
+        // and its low one `2^30 | (t << 31)` (`2^31` where `e` is 1, and the bits of
+        // `2^(30+e)` above the low word otherwise). A left shift's values are not read.
+        #[cfg(not(ember_smlal))]
+        let (high_shift, rounding) = {
+            let high_shift = (!shift) as u32 & 31;
+            let t = 1u32 << high_shift;
+            let rounding = (i64::from(t >> 1) << 32) | i64::from((1 << 30) | (t << 31));
+            (high_shift, rounding)
+        };
         ChannelStageS8 {
             bias,
             multiplier,
-            left,
-            right,
+            shift,
+            #[cfg(not(ember_smlal))]
+            high_shift,
+            #[cfg(not(ember_smlal))]
             rounding,
-            output_offset: stage.output_offset,
-            act_min: stage.act_min,
-            act_max: stage.act_max,
+            output_offset: clamp.0,
+            act_min: clamp.1,
+            act_max: clamp.2,
         }
     }
 
@@ -290,19 +335,194 @@ impl ChannelStageS8 {
     #[inline(always)]
     pub(crate) fn apply(&self, acc: i32) -> i8 {
         let x = acc.wrapping_add(self.bias);
-        let v = if self.right > 0 {
-            // The correction `-2^31 [x < 0]` is x's sign bit, as a signed 64-bit value.
-            let sign = i64::from(x & i32::MIN);
-            let q = wide_mul(x, self.multiplier) + self.rounding + sign;
-            ((q >> 32) as i32) >> (self.right - 1)
+        #[cfg(ember_smlal)]
+        if self.shift < 0 {
+            return right_shifted(x, self, self.shift) as i8;
+        }
+        // One clamp after either shift: the compiler selects rather than branches.
+        #[cfg(not(ember_smlal))]
+        let v = if self.shift < 0 {
+            self.rounded_high(x)
         } else {
-            high_mul(x.wrapping_shl(self.left), self.multiplier)
+            high_mul(x.wrapping_shl(self.shift as u32), self.multiplier)
         };
+        #[cfg(ember_smlal)]
+        let v = high_mul(x.wrapping_shl(self.shift as u32), self.multiplier);
         crate::shape::clamp_s8(
             v.wrapping_add(self.output_offset),
             self.act_min,
             self.act_max,
         )
+    }
+}
+
+/// An [`OutputStageS8`]'s per-channel slices cut to the op's output channels, for a stage
+/// whose every shift is a right shift ([`OutputStageS8::right_shifted`]): the tuned
+/// kernels walk them beside their filter rows, with no per-channel choice or bounds check.
+#[cfg_attr(not(ember_dsp), allow(dead_code))]
+pub(crate) struct RightShiftedS8<'a> {
+    /// One per channel; empty where the op has no bias.
+    pub(crate) bias: &'a [i32],
+    /// One per channel.
+    pub(crate) multipliers: &'a [i32],
+    /// One per channel, each in `-31..=-1`.
+    pub(crate) shifts: &'a [i32],
+    /// The output offset.
+    output_offset: i32,
+    /// The lower clamp in each byte lane.
+    act_mins: u32,
+    /// The upper clamp in each byte lane.
+    act_maxs: u32,
+}
+
+#[cfg_attr(not(ember_dsp), allow(dead_code))]
+impl RightShiftedS8<'_> {
+    /// The value of the sum `acc` of a channel whose bias (0 without one), multiplier and
+    /// shift are given, before the clamp: saturated to int8, in the low byte (the other
+    /// bytes its sign). [`clamp`](Self::clamp) takes four of them packed.
+    #[inline(always)]
+    pub(crate) fn saturated(&self, acc: i32, bias: i32, multiplier: i32, shift: i32) -> i32 {
+        saturated(
+            acc.wrapping_add(bias),
+            multiplier,
+            shift,
+            self.output_offset,
+        )
+    }
+
+    /// Four [`saturated`](Self::saturated) values, one per byte lane of `packed`, clamped
+    /// to the stage's activation range.
+    #[cfg(any(ember_dsp, test))]
+    #[inline(always)]
+    pub(crate) fn clamp(&self, packed: u32) -> u32 {
+        crate::simd::clamp8(packed, self.act_mins, self.act_maxs)
+    }
+}
+
+/// The low bytes of four values packed into a word, the first lowest.
+#[cfg_attr(not(ember_dsp), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn pack_bytes([b0, b1, b2, b3]: [i32; 4]) -> u32 {
+    (b0 as u32 & 0xff) | (b1 as u32 & 0xff) << 8 | (b2 as u32 & 0xff) << 16 | (b3 as u32) << 24
+}
+
+/// `x` through `multiplier`, the right shift `-shift` (in `1..=31`) and the output offset,
+/// saturated to int8: [`right_shifted`] before its clamp, with SSAT (one instruction)
+/// where the clamp's compares were.
+#[cfg(ember_smlal)]
+#[inline(always)]
+fn saturated(x: i32, multiplier: i32, shift: i32, output_offset: i32) -> i32 {
+    let value: i32;
+    // SAFETY: register operands only: no memory, no stack. ADDS and ADC change the flags
+    // and SSAT may set Q, none of which is claimed preserved.
+    unsafe {
+        core::arch::asm!(
+            "mvn {s}, {s}",
+            "mov.w {t}, #1",
+            "lsl {t}, {t}, {s}",
+            "lsr {high}, {t}, #1",
+            "and {low}, {x}, #0x80000000",
+            "add {low}, {low}, #0x40000000",
+            "adds {low}, {low}, {t}, lsl #31",
+            "adc {high}, {high}, {x}, asr #31",
+            "smlal {low}, {high}, {x}, {m}",
+            "asr {high}, {high}, {s}",
+            "add {high}, {high}, {offset}",
+            "ssat {high}, #8, {high}",
+            s = inout(reg) shift => _,
+            t = out(reg) _,
+            low = out(reg) _,
+            high = out(reg) value,
+            x = in(reg) x,
+            m = in(reg) multiplier,
+            offset = in(reg) output_offset,
+            options(pure, nomem, nostack),
+        );
+    }
+    value
+}
+
+/// [`saturated`] in 64-bit arithmetic.
+#[cfg(not(ember_smlal))]
+#[cfg_attr(not(ember_dsp), allow(dead_code))]
+#[inline(always)]
+fn saturated(x: i32, multiplier: i32, shift: i32, output_offset: i32) -> i32 {
+    let stage = ChannelStageS8::from_parts(0, multiplier, shift, (output_offset, -128, 127));
+    right_shifted(x, &stage, shift)
+}
+
+/// The value of the biased sum `x` through `stage`'s multiplier, its right shift
+/// `-shift` (in `1..=31`), output offset and clamp: `(x * multiplier + rounding - 2^31
+/// [x < 0]) >> (31 + e)` with `rounding = 2^30 + 2^(30 + e)`, whose 64-bit sum is built
+/// from `t = 2^(e-1)`: high word `t / 2`, low word `2^30 | (t << 31)`. On 32-bit Arm with
+/// Thumb-2 one `asm!` block of 17 instructions (SMLAL for the sum, the sign's correction
+/// added with a carry, the clamp in two IT blocks).
+#[cfg(ember_smlal)]
+#[inline(always)]
+fn right_shifted(x: i32, stage: &ChannelStageS8, shift: i32) -> i32 {
+    let value: i32;
+    // SAFETY: register operands only: no memory, no stack. ADDS, ADC and CMP change the
+    // flags, which are not claimed preserved.
+    unsafe {
+        core::arch::asm!(
+            "mvn {s}, {s}",
+            "mov.w {t}, #1",
+            "lsl {t}, {t}, {s}",
+            "lsr {high}, {t}, #1",
+            "and {low}, {x}, #0x80000000",
+            "add {low}, {low}, #0x40000000",
+            "adds {low}, {low}, {t}, lsl #31",
+            "adc {high}, {high}, {x}, asr #31",
+            "smlal {low}, {high}, {x}, {m}",
+            "asr {high}, {high}, {s}",
+            "add {high}, {high}, {offset}",
+            "cmp {high}, {min}",
+            "it lt",
+            "movlt {high}, {min}",
+            "cmp {high}, {max}",
+            "it gt",
+            "movgt {high}, {max}",
+            s = inout(reg) shift => _,
+            t = out(reg) _,
+            low = out(reg) _,
+            high = out(reg) value,
+            x = in(reg) x,
+            m = in(reg) stage.multiplier,
+            offset = in(reg) stage.output_offset,
+            min = in(reg) stage.act_min,
+            max = in(reg) stage.act_max,
+            options(pure, nomem, nostack),
+        );
+    }
+    value
+}
+
+/// [`right_shifted`] in 64-bit arithmetic.
+#[cfg(not(ember_smlal))]
+#[cfg_attr(not(ember_dsp), allow(dead_code))]
+#[inline(always)]
+fn right_shifted(x: i32, stage: &ChannelStageS8, _shift: i32) -> i32 {
+    i32::from(crate::shape::clamp_s8(
+        stage.rounded_high(x).wrapping_add(stage.output_offset),
+        stage.act_min,
+        stage.act_max,
+    ))
+}
+
+#[cfg(not(ember_smlal))]
+impl ChannelStageS8 {
+    /// `(x * multiplier + rounding - 2^31 [x < 0]) >> (31 + e)` for the channel's right
+    /// shift `e`, in 64-bit arithmetic with the rounding and shift computed with the stage.
+    #[inline(always)]
+    fn rounded_high(&self, x: i32) -> i32 {
+        // The correction `-2^31 [x < 0]` is x's sign bit, as a signed 64-bit value.
+        let sign = i64::from(x & i32::MIN);
+        let q = wide_mul(x, self.multiplier) + self.rounding + sign;
+        #[cfg(target_pointer_width = "64")]
+        let v = (q >> (32 + self.high_shift)) as i32;
+        #[cfg(not(target_pointer_width = "64"))]
+        let v = ((q >> 32) as i32) >> self.high_shift;
+        v
     }
 }
 
@@ -440,6 +660,42 @@ mod tests {
                     for acc in [0, 1, -1, 1 << 20, -(1 << 24), i32::MAX, i32::MIN, 123_457] {
                         assert_eq!(stage.channel(oc).apply(acc), stage.apply(oc, acc));
                     }
+                }
+            }
+        }
+        // Every shift the kernels take, the right shift of 1 (whose rounding has a low
+        // word of 3 * 2^30) and the left shifts among them.
+        for shift in [-31, -30, -16, -2, -1, 0, 1, 7, 30] {
+            for multiplier in [0, 1, 1 << 30, 1_518_500_250, i32::MAX] {
+                let stage = OutputStageS8 {
+                    bias: &[0],
+                    has_bias: false,
+                    multipliers: &[multiplier],
+                    shifts: &[shift],
+                    per_channel: false,
+                    output_offset: 3,
+                    act_min: -128,
+                    act_max: 127,
+                };
+                for acc in [
+                    0,
+                    1,
+                    -1,
+                    2,
+                    -2,
+                    3,
+                    -3,
+                    1 << 20,
+                    -(1 << 24),
+                    i32::MAX,
+                    i32::MIN,
+                ] {
+                    let expected = stage.apply(0, acc);
+                    assert_eq!(
+                        stage.channel(0).apply(acc),
+                        expected,
+                        "{shift} {multiplier} {acc}"
+                    );
                 }
             }
         }

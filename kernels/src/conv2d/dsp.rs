@@ -8,7 +8,7 @@
 //! pixel: it is widened straight from the input.
 
 use super::spec::{Conv2dS8, MAX_TUNED_PATCH as MAX_PATCH};
-use crate::quant::{narrow_offset, OutputStageS8};
+use crate::quant::{narrow_offset, pack_bytes, OutputStageS8, RightShiftedS8};
 use crate::scratch::Scratch;
 use crate::simd::{lo, splat16, sxtab16, sxtab16_ror8, word};
 use core::ops::Range;
@@ -110,6 +110,8 @@ fn run_in(
         groups,
         tail: [[0; 2]; 3],
     };
+    // Checked once: every channel's shift a right shift, for the pairs' lean stage.
+    let right = stage.right_shifted(od).filter(|_| od % 2 == 0);
     let mut q = 0;
     while q < pixels {
         // A last pixel alone leaves pixel 1's lanes as they were: its sums are not written.
@@ -125,6 +127,7 @@ fn run_in(
             &filter[..od * patch],
             patch,
             stage,
+            right.as_ref(),
             out,
             n == 2,
         );
@@ -134,7 +137,9 @@ fn run_in(
 
 /// Every output channel of one or two pixels (`both`) whose widened patches `cols` holds:
 /// `filter` is the channels' rows of `patch` values each, `out` the pixels' outputs, one
-/// row of channels after the other. Kept out of line, apart from the gathering's state.
+/// row of channels after the other; `right`, where given, is `stage` for an even number
+/// of channels all of right shifts. Kept out of line, apart from the gathering's state.
+#[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn channels(
     cols: &Cols<'_>,
@@ -142,11 +147,15 @@ fn channels(
     filter: &[i8],
     patch: usize,
     stage: &OutputStageS8<'_>,
+    right: Option<&RightShiftedS8<'_>>,
     out: &mut [i8],
     both: bool,
 ) {
     let od = filter.len() / patch;
     let (out0, out1) = out.split_at_mut(od);
+    if let (true, Some(right)) = (both, right) {
+        return channel_pairs(cols, groups, filter, patch, right, out0, out1);
+    }
     let mut rows = filter.chunks_exact(patch);
     let mut oc = 0;
     while let Some(w0) = rows.next() {
@@ -169,6 +178,42 @@ fn channels(
             }
         }
         oc += 2;
+    }
+}
+
+/// [`channels`] for two pixels, an even number of channels and a stage of right shifts:
+/// each pair of filter rows walks beside its pair of stage entries and of outputs.
+#[inline(always)]
+fn channel_pairs(
+    cols: &Cols<'_>,
+    groups: usize,
+    filter: &[i8],
+    patch: usize,
+    stage: &RightShiftedS8<'_>,
+    out0: &mut [i8],
+    out1: &mut [i8],
+) {
+    let pairs = filter
+        .chunks_exact(2 * patch)
+        .zip(stage.multipliers.chunks_exact(2))
+        .zip(stage.shifts.chunks_exact(2))
+        .zip(out0.chunks_exact_mut(2).zip(out1.chunks_exact_mut(2)));
+    for (pair, (((rows, m), s), (o0, o1))) in pairs.enumerate() {
+        let (w0, w1) = rows.split_at(patch);
+        let [a00, a01, a10, a11] = mac_2x2(cols, groups, w0, w1);
+        let (b0, b1) = match stage.bias.get(2 * pair..2 * pair + 2) {
+            Some(&[b0, b1]) => (b0, b1),
+            _ => (0, 0),
+        };
+        let packed = pack_bytes([
+            stage.saturated(a00, b0, m[0], s[0]),
+            stage.saturated(a01, b1, m[1], s[1]),
+            stage.saturated(a10, b0, m[0], s[0]),
+            stage.saturated(a11, b1, m[1], s[1]),
+        ]);
+        let [v00, v01, v10, v11] = stage.clamp(packed).to_le_bytes();
+        o0.copy_from_slice(&[v00 as i8, v01 as i8]);
+        o1.copy_from_slice(&[v10 as i8, v11 as i8]);
     }
 }
 
@@ -311,10 +356,11 @@ fn mac_2x2(cols: &Cols<'_>, groups: usize, w0: &[i8], w1: &[i8]) -> [i32; 4] {
 /// The four sums of the interleaved patch groups `g` by the first `4 * g.len()` values of
 /// two filter rows (fewer groups where a row is shorter): `[p0·w0, p0·w1, p1·w0, p1·w1]`.
 ///
-/// One `asm!` loop, 25 instructions a group of 16 products: each filter word is split once
-/// and meets both pixels' patch words, which are loaded again for the second row, so that
-/// the four sums, three pointers, the count and three scratch words stay in registers
-/// (the compiler's own schedule of the same loop spills).
+/// One `asm!` loop, 21 instructions a group of 16 products: each filter word is split once
+/// and meets both pixels' patch words, loaded two at a time (LDRD: the groups are words,
+/// aligned) and again for the second row, so that the four sums, three pointers, the count
+/// and four scratch words stay in registers (the compiler's own schedule of the same loop
+/// spills).
 #[cfg(ember_dsp)]
 fn mac_2x2_groups(g: &[[u32; 4]], w0: &[i8], w1: &[i8]) -> [i32; 4] {
     let n = g.len().min(w0.len() / 4).min(w1.len() / 4);
@@ -323,35 +369,32 @@ fn mac_2x2_groups(g: &[[u32; 4]], w0: &[i8], w1: &[i8]) -> [i32; 4] {
         return [0; 4];
     }
     // SAFETY: the loop runs `n >= 1` times; each time it reads the 16 bytes of one group
-    // of `g` and one word of each filter row, then moves past them: `n` groups and `4 * n`
-    // bytes of each row, all inside their slices (`n` is the least of the three counts).
-    // It writes only its register operands, and no stack; it changes the flags (`subs`)
-    // and may set Q (`smlad`), neither of which is claimed preserved.
+    // of `g` (word-aligned, as LDRD needs: `[u32; 4]`) and one word of each filter row,
+    // then moves past them: `n` groups and `4 * n` bytes of each row, all inside their
+    // slices (`n` is the least of the three counts). It writes only its register operands,
+    // and no stack; it changes the flags (`subs`) and may set Q (`smlad`), neither of
+    // which is claimed preserved.
     unsafe {
         core::arch::asm!(
             "2:",
             "ldr {f}, [{w0}], #4",
-            "ldr {x}, [{xp}]",
+            "ldrd {x}, {y}, [{xp}]",
             "sxtb16 {fh}, {f}, ror #8",
             "sxtb16 {f}, {f}",
             "smlad {a00}, {x}, {f}, {a00}",
-            "ldr {x}, [{xp}, #8]",
+            "smlad {a00}, {y}, {fh}, {a00}",
+            "ldrd {x}, {y}, [{xp}, #8]",
             "smlad {a10}, {x}, {f}, {a10}",
-            "ldr {x}, [{xp}, #4]",
-            "smlad {a00}, {x}, {fh}, {a00}",
-            "ldr {x}, [{xp}, #12]",
-            "smlad {a10}, {x}, {fh}, {a10}",
+            "smlad {a10}, {y}, {fh}, {a10}",
             "ldr {f}, [{w1}], #4",
-            "ldr {x}, [{xp}]",
+            "ldrd {x}, {y}, [{xp}]",
             "sxtb16 {fh}, {f}, ror #8",
             "sxtb16 {f}, {f}",
             "smlad {a01}, {x}, {f}, {a01}",
-            "ldr {x}, [{xp}, #8]",
+            "smlad {a01}, {y}, {fh}, {a01}",
+            "ldrd {x}, {y}, [{xp}, #8]",
             "smlad {a11}, {x}, {f}, {a11}",
-            "ldr {x}, [{xp}, #4]",
-            "smlad {a01}, {x}, {fh}, {a01}",
-            "ldr {x}, [{xp}, #12]",
-            "smlad {a11}, {x}, {fh}, {a11}",
+            "smlad {a11}, {y}, {fh}, {a11}",
             "adds {xp}, #16",
             "subs {n}, #1",
             "bne 2b",
@@ -366,6 +409,7 @@ fn mac_2x2_groups(g: &[[u32; 4]], w0: &[i8], w1: &[i8]) -> [i32; 4] {
             f = out(reg) _,
             fh = out(reg) _,
             x = out(reg) _,
+            y = out(reg) _,
             options(readonly, nostack),
         );
     }

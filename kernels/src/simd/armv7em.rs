@@ -120,3 +120,26 @@ pub(crate) fn smull(a: i32, b: i32) -> i64 {
     }
     (i64::from(hi) << 32) | i64::from(lo)
 }
+
+/// Each signed byte lane of `x` clamped to the same lane's `[low, high]` (SSUB8 then SEL,
+/// twice: each SSUB8 sets the lanes' GE flags that the next SEL reads).
+#[inline(always)]
+pub(crate) fn clamp8(x: u32, low: u32, high: u32) -> u32 {
+    let out: u32;
+    // SAFETY: register operands only: no memory, no stack; SSUB8 changes the GE flags,
+    // which are not claimed preserved.
+    unsafe {
+        asm!(
+            "ssub8 {t}, {x}, {low}",
+            "sel {x}, {x}, {low}",
+            "ssub8 {t}, {high}, {x}",
+            "sel {x}, {x}, {high}",
+            x = inout(reg) x => out,
+            low = in(reg) low,
+            high = in(reg) high,
+            t = out(reg) _,
+            options(pure, nomem, nostack),
+        );
+    }
+    out
+}

@@ -67,6 +67,16 @@ pub(crate) fn sxtab16_ror8(offsets: u32, x: u32) -> u32 {
     sxtab16(offsets, x.rotate_right(8))
 }
 
+/// [`clamp8`](super::armv7em::clamp8): each signed byte lane of `x` clamped to the same
+/// lane's `[low, high]`.
+pub(crate) fn clamp8(x: u32, low: u32, high: u32) -> u32 {
+    let lane = |w: u32, k: u32| (w >> (8 * k)) as u8 as i8;
+    (0..4).fold(0, |out, k| {
+        let v = lane(x, k).max(lane(low, k)).min(lane(high, k));
+        out | u32::from(v as u8) << (8 * k)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +97,11 @@ mod tests {
         assert_eq!(smlabb(pack(3, -4), pack(5, 6), 1), 16);
         assert_eq!(smlatt(pack(3, -4), pack(5, 6), 1), -23);
         assert_eq!(smull(i32::MIN, i32::MIN), 1 << 62);
+        // Each byte lane clamped on its own, signed: [-128, 127, -1, 1] to [-5, 0] (and
+        // the last lane to [1, 1]).
+        let low = u32::from_le_bytes([0xfb, 0xfb, 0xfb, 0x01]);
+        let high = u32::from_le_bytes([0, 0, 0, 0x01]);
+        assert_eq!(clamp8(packed, low, high).to_le_bytes(), [0xfb, 0, 0xff, 0x01]);
     }
 }
+

@@ -75,12 +75,23 @@ impl Rng {
                     _ => (1 << 30) + (self.next() >> 2) as i32,
                 })
                 .collect(),
-            shifts: (0..n)
-                .map(|_| match self.next() % 16 {
-                    0 => *[-31, 30, 0].get(self.size(0, 2)).unwrap_or(&0),
-                    _ => self.range(-12, 1),
-                })
-                .collect(),
+            // Half the stages right shifts alone (the tuned kernels' lean stage), the
+            // others with left shifts and the extremes among them.
+            shifts: if self.one_in(2) {
+                (0..n)
+                    .map(|_| match self.next() % 16 {
+                        0 => *[-31, -1].get(self.size(0, 1)).unwrap_or(&-1),
+                        _ => self.range(-12, -1),
+                    })
+                    .collect()
+            } else {
+                (0..n)
+                    .map(|_| match self.next() % 16 {
+                        0 => *[-31, 30, 0].get(self.size(0, 2)).unwrap_or(&0),
+                        _ => self.range(-12, 1),
+                    })
+                    .collect()
+            },
             output_offset: self.range(-128, 127),
             act_min: lo,
             act_max: hi,
