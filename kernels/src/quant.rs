@@ -101,16 +101,33 @@ impl OutputStageS8<'_> {
     /// otherwise, or where a slice is short.
     #[cfg_attr(not(ember_dsp), allow(dead_code))]
     pub(crate) fn right_shifted(&self, channels: usize) -> Option<RightShiftedS8<'_>> {
-        let multipliers = self.multipliers.get(..channels)?;
-        let shifts = self.shifts.get(..channels)?;
+        if !self.per_channel {
+            return None;
+        }
+        self.right_shifted_entries(channels, channels)
+    }
+
+    /// [`right_shifted`](Self::right_shifted) for a per-tensor stage: its one multiplier
+    /// and shift as one-entry slices (the biases still one per channel).
+    #[cfg_attr(not(ember_dsp), allow(dead_code))]
+    pub(crate) fn right_shifted_per_tensor(&self, channels: usize) -> Option<RightShiftedS8<'_>> {
+        if self.per_channel {
+            return None;
+        }
+        self.right_shifted_entries(channels, 1)
+    }
+
+    /// The view over `channels` biases and `entries` multipliers and shifts.
+    fn right_shifted_entries(&self, channels: usize, entries: usize) -> Option<RightShiftedS8<'_>> {
+        let multipliers = self.multipliers.get(..entries)?;
+        let shifts = self.shifts.get(..entries)?;
         let bias = if self.has_bias {
             self.bias.get(..channels)?
         } else {
             &[]
         };
-        let takes = self.per_channel
-            && multipliers.iter().all(|&m| m >= 0)
-            && shifts.iter().all(|s| (-31..=-1).contains(s));
+        let takes =
+            multipliers.iter().all(|&m| m >= 0) && shifts.iter().all(|s| (-31..=-1).contains(s));
         let lanes = |v: i32| u32::from(v as u8) * 0x0101_0101;
         takes.then(|| RightShiftedS8 {
             bias,

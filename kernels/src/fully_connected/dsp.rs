@@ -3,13 +3,14 @@
 //! once for both rows; the output stage fused per pair.
 
 use super::spec::FullyConnectedS8;
-use crate::quant::{narrow_offset, OutputStageS8};
+use crate::quant::{narrow_offset, pack_bytes, OutputStageS8};
 use crate::simd::{smlad, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word};
 
 /// Runs `p` over bindings [`FullyConnectedS8::check`] has accepted; `false` (nothing
 /// written) where the input offset does not fit 16-bit lanes, a per-tensor filter offset
 /// is set (TFLM requires it 0) or the stage is one the tuned output stage does not take
-/// ([`OutputStageS8::tuned_takes`]): the portable loops cover those.
+/// ([`OutputStageS8::tuned_takes`]), or for no inputs or outputs: the portable loops cover
+/// those.
 pub(crate) fn run(
     p: &FullyConnectedS8,
     input: &[i8],
@@ -21,24 +22,40 @@ pub(crate) fn run(
         return false;
     };
     let (n, od) = (p.shape.accum_depth, p.shape.output_depth);
-    if !stage.tuned_takes(od) {
+    if n == 0 || od == 0 || !stage.tuned_takes(od) {
         return false;
     }
     let offsets = splat16(offset);
-    for b in 0..p.shape.batches {
-        let row = &input[b * n..][..n];
-        let out = &mut output[b * od..][..od];
-        let mut oc = 0;
-        while oc + 2 <= od {
-            let w0 = &weights[oc * n..][..n];
-            let w1 = &weights[(oc + 1) * n..][..n];
+    // Checked once: a per-tensor right shift takes the lean stage, read once.
+    let right = stage.right_shifted_per_tensor(od);
+    let lean = right.as_ref().map(|r| (r, r.multipliers[0], r.shifts[0]));
+    let bias = |c: usize| match stage.has_bias {
+        true => stage.bias.get(c).copied().unwrap_or(0),
+        false => 0,
+    };
+    let rows = input.chunks_exact(n).zip(output.chunks_exact_mut(od));
+    for (row, out) in rows.take(p.shape.batches) {
+        let pairs = weights.chunks_exact(2 * n).zip(out.chunks_exact_mut(2));
+        for (pair, (w, o)) in pairs.enumerate() {
+            let oc = 2 * pair;
+            let (w0, w1) = w.split_at(n);
             let (a0, a1) = dot2(row, w0, w1, offsets, offset);
-            let [s0, s1] = stage.stages::<2>(oc);
-            out[oc] = s0.apply(a0);
-            out[oc + 1] = s1.apply(a1);
-            oc += 2;
+            if let Some((right, m, s)) = lean {
+                let packed = pack_bytes([
+                    right.saturated(a0, bias(oc), m, s),
+                    right.saturated(a1, bias(oc + 1), m, s),
+                    0,
+                    0,
+                ]);
+                let [v0, v1, _, _] = right.clamp(packed).to_le_bytes();
+                o.copy_from_slice(&[v0 as i8, v1 as i8]);
+            } else {
+                let [s0, s1] = stage.stages::<2>(oc);
+                o.copy_from_slice(&[s0.apply(a0), s1.apply(a1)]);
+            }
         }
-        if oc < od {
+        if od % 2 == 1 {
+            let oc = od - 1;
             let w = &weights[oc * n..][..n];
             out[oc] = stage.channel(oc).apply(dot1(row, w, offsets, offset));
         }

@@ -101,7 +101,9 @@ mod tests {
         // the last lane to [1, 1]).
         let low = u32::from_le_bytes([0xfb, 0xfb, 0xfb, 0x01]);
         let high = u32::from_le_bytes([0, 0, 0, 0x01]);
-        assert_eq!(clamp8(packed, low, high).to_le_bytes(), [0xfb, 0, 0xff, 0x01]);
+        assert_eq!(
+            clamp8(packed, low, high).to_le_bytes(),
+            [0xfb, 0, 0xff, 0x01]
+        );
     }
 }
-
