@@ -7,7 +7,7 @@
 //! patches interleaved, so one pointer walks both). A 1×1 tap inside the image is its input
 //! pixel: it is widened straight from the input.
 
-use super::spec::{Conv2dS8, MAX_TUNED_PATCH as MAX_PATCH};
+use super::spec::{Conv2dS8, MAX_STACK_PATCH};
 use crate::quant::{narrow_offset, pack_bytes, OutputStageS8, RightShiftedS8};
 use crate::scratch::Scratch;
 use crate::simd::{lo, splat16, sxtab16, sxtab16_ror8, word};
@@ -27,7 +27,8 @@ struct Cols<'g> {
 /// holds just those rows, over bindings [`Conv2dS8::check`] has accepted, in `scratch`
 /// where it holds [`Conv2dS8::tuned_scratch`] and on the stack otherwise; `false` (nothing
 /// written) for an HWIO filter, groups, an input offset that does not fit 16-bit lanes, a
-/// patch over [`MAX_PATCH`] or a stage the tuned output stage does not take
+/// patch over [`MAX_TUNED_PATCH`](super::MAX_TUNED_PATCH) (or over [`MAX_STACK_PATCH`]
+/// without scratch) or a stage the tuned output stage does not take
 /// ([`OutputStageS8::tuned_takes`]): the portable loops cover those.
 pub(crate) fn run_rows(
     p: &Conv2dS8,
@@ -54,13 +55,16 @@ pub(crate) fn run_rows(
                 p, input, filter, stage, rows, output, offset, groups, staging,
             );
         }
-        _ => run_on_stack(p, input, filter, stage, rows, output, offset),
+        _ if bytes <= MAX_STACK_PATCH => {
+            run_on_stack(p, input, filter, stage, rows, output, offset);
+        }
+        _ => return false,
     }
     true
 }
 
-/// [`run_in`] over scratch on the stack, for [`MAX_PATCH`]: kept out of line so that a
-/// call with scratch of its own has no such frame.
+/// [`run_in`] over scratch on the stack, for a patch of at most [`MAX_STACK_PATCH`]: kept
+/// out of line so that a call with scratch of its own has no such frame.
 #[inline(never)]
 fn run_on_stack(
     p: &Conv2dS8,
@@ -72,8 +76,8 @@ fn run_on_stack(
     offset: i16,
 ) {
     let (groups, bytes) = p.tuned_scratch();
-    let mut group_words = [[0u32; 4]; MAX_PATCH / 4];
-    let mut staging = [0i8; MAX_PATCH];
+    let mut group_words = [[0u32; 4]; MAX_STACK_PATCH / 4];
+    let mut staging = [0i8; MAX_STACK_PATCH];
     run_in(
         p,
         input,

@@ -29,7 +29,9 @@ mod tests;
 #[cfg(any(test, feature = "tuned-check"))]
 pub(crate) mod tuned_check;
 
-pub use spec::{per_channel_multipliers, Conv2dF32, Conv2dS8, Conv2dShape, MAX_TUNED_PATCH};
+pub use spec::{
+    per_channel_multipliers, Conv2dF32, Conv2dS8, Conv2dShape, MAX_STACK_PATCH, MAX_TUNED_PATCH,
+};
 
 use crate::quant::OutputStageS8;
 use crate::scratch::Scratch;

@@ -283,10 +283,15 @@ pub fn per_channel_multipliers(
 }
 
 /// The largest patch (`filter_height * filter_width * filter_depth`) the Cortex-M4 kernel
-/// takes; larger ones run the portable loops. Its stack scratch for that patch is 1.3 KB:
-/// 256 covers a 1×1 convolution over 256 channels and a 3×3 over 28, every convolution of
-/// the Cortex-M reference models.
-pub const MAX_TUNED_PATCH: usize = 256;
+/// takes; larger ones run the portable loops. 1,152 covers a 3×3 convolution over 128
+/// channels; its scratch (two widened patches and one gathered: 5.8 KB) is lent by the
+/// static program, which plans it ([`Conv2dS8::tuned_scratch`]).
+pub const MAX_TUNED_PATCH: usize = 1152;
+
+/// The largest patch the Cortex-M4 kernel widens on its own stack where it is lent no
+/// scratch (1.3 KB of stack): 256 covers a 1×1 convolution over 256 channels and a 3×3
+/// over 28. A larger patch without scratch runs the portable loops.
+pub const MAX_STACK_PATCH: usize = 256;
 
 impl Conv2dS8 {
     /// The scratch the Cortex-M4 kernel (`dsp.rs`) uses for these parameters, as

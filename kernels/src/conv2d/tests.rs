@@ -113,6 +113,80 @@ fn the_tuned_kernel_alone_refuses_what_it_does_not_take() {
     assert_eq!(alone, portable);
 }
 
+/// A patch over the Cortex-M4 kernel's stack limit (3×3 over 32 channels, 288 values) runs
+/// in the scratch a program lends it, equal to the portable loops; lent none, the tuned
+/// kernel alone refuses it rather than widen it on the stack.
+#[test]
+fn a_patch_over_the_stack_limit_runs_in_lent_scratch() {
+    use super::{Conv2dS8, MAX_STACK_PATCH, MAX_TUNED_PATCH};
+    use crate::scratch::Scratch;
+    let depth = 32;
+    let p = Conv2dS8 {
+        shape: Conv2dShape {
+            input_depth: depth,
+            filter_depth: depth,
+            output_depth: 3,
+            ..shape(4, 3, 4, 1, 1)
+        },
+        filter_hwio: false,
+        input_offset: 5,
+        output_offset: -3,
+        act_min: -128,
+        act_max: 127,
+    };
+    let (groups, bytes) = p.tuned_scratch();
+    assert!(MAX_STACK_PATCH < bytes && bytes <= MAX_TUNED_PATCH && groups == bytes / 4);
+    let value = |k: usize, m: usize| ((k * 37 + m) % 251) as i8;
+    let input: [i8; 16 * 32] = core::array::from_fn(|k| value(k, 7));
+    let filter: [i8; 3 * 9 * 32] = core::array::from_fn(|k| value(k, 3));
+    let (bias, multipliers, shifts) = (
+        [100, -7, 0],
+        [1 << 30, 1_500_000_000, 1 << 30],
+        [-9, -8, -10],
+    );
+    let mut portable = [0i8; 48];
+    p.run_rows_portable(
+        &input,
+        &filter,
+        &bias,
+        &multipliers,
+        &shifts,
+        0..4,
+        &mut portable,
+    )
+    .expect("runs");
+    let mut alone = [0i8; 48];
+    let refused = p.run_rows_tuned_in(
+        &input,
+        &filter,
+        &bias,
+        &multipliers,
+        &shifts,
+        0..4,
+        &mut alone,
+        &mut Scratch::none(),
+    );
+    assert!(refused.is_err());
+    let mut group_words = [[0u32; 4]; 72];
+    let mut staging = [0i8; 288];
+    let mut scratch = Scratch {
+        groups: &mut group_words[..groups],
+        bytes: &mut staging[..bytes],
+    };
+    p.run_rows_tuned_in(
+        &input,
+        &filter,
+        &bias,
+        &multipliers,
+        &shifts,
+        0..4,
+        &mut alone,
+        &mut scratch,
+    )
+    .expect("runs in the lent scratch");
+    assert_eq!(alone, portable);
+}
+
 /// The register-blocked kernel takes an HWIO filter, with and without an input
 /// offset (its two block widths) and with channels past the last whole block, and equals
 /// the portable loops: the host's tuned check would pass on the portable loops alone had
