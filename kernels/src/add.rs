@@ -9,7 +9,7 @@ use crate::activation::Activation;
 use crate::broadcast::BroadcastShape;
 use crate::broadcast_f32::{BinaryFunctionF32, BroadcastF32};
 use crate::params::{BindingUse, KernelParams, Words};
-use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
+use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier, Rescale};
 use crate::shape::{self, clamp_s8};
 use hal_core::kernel::KernelError;
 
@@ -103,6 +103,23 @@ impl AddS8 {
     /// One element, as TFLM's `AddFunc`.
     #[inline(always)]
     pub fn add(&self, a: i8, b: i8) -> i8 {
+        self.add_with(&self.rescales(), a, b)
+    }
+
+    /// The three rescales (input 1, input 2, output) in their one-multiply form, where
+    /// each multiplier is not negative (as TFLM's quantizer gives them); `None` otherwise.
+    fn rescales(&self) -> Option<[Rescale; 3]> {
+        Some([
+            Rescale::new(self.input1_multiplier, self.input1_shift)?,
+            Rescale::new(self.input2_multiplier, self.input2_shift)?,
+            Rescale::new(self.output_multiplier, self.output_shift)?,
+        ])
+    }
+
+    /// [`add`](Self::add) given [`rescales`](Self::rescales): the one-multiply forms where
+    /// present, TFLM's steps where not.
+    #[inline(always)]
+    fn add_with(&self, rescales: &Option<[Rescale; 3]>, a: i8, b: i8) -> i8 {
         let a = self
             .input1_offset
             .wrapping_add(i32::from(a))
@@ -111,18 +128,35 @@ impl AddS8 {
             .input2_offset
             .wrapping_add(i32::from(b))
             .wrapping_mul(1 << self.left_shift);
-        let a = multiply_by_quantized_multiplier(a, self.input1_multiplier, self.input1_shift);
-        let b = multiply_by_quantized_multiplier(b, self.input2_multiplier, self.input2_shift);
-        let sum = a.wrapping_add(b);
-        let out = multiply_by_quantized_multiplier(sum, self.output_multiplier, self.output_shift)
-            .wrapping_add(self.output_offset);
-        clamp_s8(out, self.act_min, self.act_max)
+        let out = match rescales {
+            Some([first, second, output]) => {
+                output.apply(first.apply(a).wrapping_add(second.apply(b)))
+            }
+            None => {
+                let a =
+                    multiply_by_quantized_multiplier(a, self.input1_multiplier, self.input1_shift);
+                let b =
+                    multiply_by_quantized_multiplier(b, self.input2_multiplier, self.input2_shift);
+                multiply_by_quantized_multiplier(
+                    a.wrapping_add(b),
+                    self.output_multiplier,
+                    self.output_shift,
+                )
+            }
+        };
+        clamp_s8(
+            out.wrapping_add(self.output_offset),
+            self.act_min,
+            self.act_max,
+        )
     }
 
     /// Runs the addition.
     pub fn run(&self, input1: &[i8], input2: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
-        self.shape
-            .check_and_apply(input1, input2, output, |a, b| self.add(a, b))
+        let rescales = self.rescales();
+        self.shape.check_and_apply(input1, input2, output, |a, b| {
+            self.add_with(&rescales, a, b)
+        })
     }
 }
 

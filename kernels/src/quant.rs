@@ -237,6 +237,54 @@ fn pot_mask(right: u32) -> i32 {
     1u32.wrapping_shl(right).wrapping_sub(1) as i32
 }
 
+/// [`multiply_by_quantized_multiplier`] by one multiplier that is not negative and one
+/// shift in `-31..=0` (TFLM's `MultiplyByQuantizedMultiplierSmallerThanOneExp`, ADD's
+/// rescales), in one 64-bit multiply-add and shift: with `P = x * multiplier`, the
+/// result is `floor((P + rounding - correction [x < 0]) / 2^(31 + e))` for the right shift
+/// `e`, where `rounding = 2^30 + 2^(30 + e)` and `correction = 2^31` for `e >= 1` (see
+/// [`ChannelStageS8`]) and `rounding = 2^30`, `correction = 0` for `e = 0` (the doubled
+/// high product itself). Its parts are computed once, so that a loop over many values
+/// pays only the multiply.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rescale {
+    multiplier: i32,
+    rounding: i64,
+    /// `-2^31` for a right shift, else 0: added where `x` is negative.
+    correction: i64,
+    /// `31 + e`.
+    total_shift: u32,
+}
+
+impl Rescale {
+    /// The rescale by `multiplier` and `shift`; `None` for a negative multiplier or a shift
+    /// outside `-31..=0`, which take [`multiply_by_quantized_multiplier`] itself.
+    pub(crate) fn new(multiplier: i32, shift: i32) -> Option<Self> {
+        if multiplier < 0 || !(-31..=0).contains(&shift) {
+            return None;
+        }
+        let right = shift.unsigned_abs();
+        let (rounding, correction) = if right == 0 {
+            (1 << 30, 0)
+        } else {
+            ((1 << 30) + (1i64 << (30 + right)), -(1i64 << 31))
+        };
+        Some(Rescale {
+            multiplier,
+            rounding,
+            correction,
+            total_shift: 31 + right,
+        })
+    }
+
+    /// `multiply_by_quantized_multiplier(x, multiplier, shift)`.
+    #[inline(always)]
+    pub(crate) fn apply(&self, x: i32) -> i32 {
+        let sign = i64::from(x >> 31) & self.correction;
+        let q = wide_mul(x, self.multiplier) + self.rounding + sign;
+        (q >> self.total_shift) as i32
+    }
+}
+
 /// `a * b` in 64 bits: SMULL on the Cortex-M DSP path.
 #[inline(always)]
 fn wide_mul(a: i32, b: i32) -> i64 {
@@ -728,6 +776,34 @@ mod tests {
             act_max: 127,
         };
         assert!(stage.tuned_takes(1) && !stage.tuned_takes(2) && !stage.tuned_takes(4));
+    }
+
+    #[test]
+    fn a_rescale_is_the_reference() {
+        let values = [
+            0,
+            1,
+            -1,
+            2,
+            -2,
+            3,
+            -3,
+            255 << 20,
+            -(255 << 20),
+            1 << 28,
+            i32::MAX,
+            i32::MIN,
+        ];
+        for shift in [0, -1, -2, -5, -19, -30, -31] {
+            for multiplier in [0, 1, 1 << 30, 1_518_500_250, i32::MAX] {
+                let rescale = Rescale::new(multiplier, shift).expect("takes it");
+                for x in values.into_iter().chain((-300..300).map(|k| k * 4_099)) {
+                    let expected = multiply_by_quantized_multiplier(x, multiplier, shift);
+                    assert_eq!(rescale.apply(x), expected, "{x} {multiplier} {shift}");
+                }
+            }
+        }
+        assert!(Rescale::new(-1, -3).is_none() && Rescale::new(1 << 30, 1).is_none());
     }
 
     #[test]
