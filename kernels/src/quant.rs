@@ -428,9 +428,9 @@ impl ChannelStageS8 {
 pub(crate) struct RightShiftedS8<'a> {
     /// One per channel; empty where the op has no bias.
     pub(crate) bias: &'a [i32],
-    /// One per channel.
+    /// One per channel (one for every channel, per tensor).
     pub(crate) multipliers: &'a [i32],
-    /// One per channel, each in `-31..=-1`.
+    /// As many as `multipliers`, each in `-31..=-1`.
     pub(crate) shifts: &'a [i32],
     /// The output offset.
     output_offset: i32,
@@ -471,6 +471,31 @@ pub(crate) fn pack_bytes([b0, b1, b2, b3]: [i32; 4]) -> u32 {
     (b0 as u32 & 0xff) | (b1 as u32 & 0xff) << 8 | (b2 as u32 & 0xff) << 16 | (b3 as u32) << 24
 }
 
+/// The one-multiply requantization on 32-bit Arm with Thumb-2, as `asm!` lines shared by
+/// [`saturated`] and [`right_shifted`]: from `x`, `m` and the right shift `e = -s`
+/// (`s` in `-31..=-1`), `high = ((x * m + rounding - 2^31 [x < 0]) >> (31 + e)) + offset`,
+/// the 64-bit sum built from `t = 2^(e-1)` (high word `t / 2`, low word
+/// `2^30 | (t << 31)`), the sign's correction added with a carry, SMLAL for the product;
+/// `s`, `t` and `low` are clobbered.
+#[cfg(ember_smlal)]
+macro_rules! rounded_high_plus_offset {
+    () => {
+        concat!(
+            "mvn {s}, {s}\n",
+            "mov.w {t}, #1\n",
+            "lsl {t}, {t}, {s}\n",
+            "lsr {high}, {t}, #1\n",
+            "and {low}, {x}, #0x80000000\n",
+            "add {low}, {low}, #0x40000000\n",
+            "adds {low}, {low}, {t}, lsl #31\n",
+            "adc {high}, {high}, {x}, asr #31\n",
+            "smlal {low}, {high}, {x}, {m}\n",
+            "asr {high}, {high}, {s}\n",
+            "add {high}, {high}, {offset}",
+        )
+    };
+}
+
 /// `x` through `multiplier`, the right shift `-shift` (in `1..=31`) and the output offset,
 /// saturated to int8: [`right_shifted`] before its clamp, with SSAT (one instruction)
 /// where the clamp's compares were.
@@ -482,17 +507,7 @@ fn saturated(x: i32, multiplier: i32, shift: i32, output_offset: i32) -> i32 {
     // and SSAT may set Q, none of which is claimed preserved.
     unsafe {
         core::arch::asm!(
-            "mvn {s}, {s}",
-            "mov.w {t}, #1",
-            "lsl {t}, {t}, {s}",
-            "lsr {high}, {t}, #1",
-            "and {low}, {x}, #0x80000000",
-            "add {low}, {low}, #0x40000000",
-            "adds {low}, {low}, {t}, lsl #31",
-            "adc {high}, {high}, {x}, asr #31",
-            "smlal {low}, {high}, {x}, {m}",
-            "asr {high}, {high}, {s}",
-            "add {high}, {high}, {offset}",
+            rounded_high_plus_offset!(),
             "ssat {high}, #8, {high}",
             s = inout(reg) shift => _,
             t = out(reg) _,
@@ -530,17 +545,7 @@ fn right_shifted(x: i32, stage: &ChannelStageS8, shift: i32) -> i32 {
     // flags, which are not claimed preserved.
     unsafe {
         core::arch::asm!(
-            "mvn {s}, {s}",
-            "mov.w {t}, #1",
-            "lsl {t}, {t}, {s}",
-            "lsr {high}, {t}, #1",
-            "and {low}, {x}, #0x80000000",
-            "add {low}, {low}, #0x40000000",
-            "adds {low}, {low}, {t}, lsl #31",
-            "adc {high}, {high}, {x}, asr #31",
-            "smlal {low}, {high}, {x}, {m}",
-            "asr {high}, {high}, {s}",
-            "add {high}, {high}, {offset}",
+            rounded_high_plus_offset!(),
             "cmp {high}, {min}",
             "it lt",
             "movlt {high}, {min}",
