@@ -166,20 +166,12 @@ fn channels(
         // An odd last channel takes its own row twice; the second sums are not written.
         let w1 = rows.next();
         let [a00, a01, a10, a11] = mac_2x2(cols, groups, w0, w1.unwrap_or(w0));
-        if w1.is_some() {
-            let [s0, s1] = stage.stages::<2>(oc);
-            out0[oc] = s0.apply(a00);
-            out0[oc + 1] = s1.apply(a01);
-            if both {
-                out1[oc] = s0.apply(a10);
-                out1[oc + 1] = s1.apply(a11);
-            }
-        } else {
-            let s0 = stage.channel(oc);
-            out0[oc] = s0.apply(a00);
-            if both {
-                out1[oc] = s0.apply(a10);
-            }
+        // The reference's steps, out of line: this path serves a stage with a left shift,
+        // an odd last channel and a last pixel alone.
+        let n = if w1.is_some() { 2 } else { 1 };
+        stage.apply_each(oc, &[a00, a01][..n], &mut out0[oc..oc + n]);
+        if both {
+            stage.apply_each(oc, &[a10, a11][..n], &mut out1[oc..oc + n]);
         }
         oc += 2;
     }

@@ -179,14 +179,8 @@ fn blocks(
                     *o = v as i8;
                 }
             }
-            None => {
-                for (o, (a, channel)) in out
-                    .iter_mut()
-                    .zip(acc.into_iter().zip(stage.stages::<4>(c)))
-                {
-                    *o = channel.apply(a);
-                }
-            }
+            // A stage with a left shift: the reference's steps, out of line.
+            None => stage.apply_each(c, &acc, out),
         }
     }
     out.len()

@@ -50,14 +50,15 @@ pub(crate) fn run(
                 let [v0, v1, _, _] = right.clamp(packed).to_le_bytes();
                 o.copy_from_slice(&[v0 as i8, v1 as i8]);
             } else {
-                let [s0, s1] = stage.stages::<2>(oc);
-                o.copy_from_slice(&[s0.apply(a0), s1.apply(a1)]);
+                // The reference's steps, out of line (a per-channel stage or a left shift).
+                stage.apply_each(oc, &[a0, a1], o);
             }
         }
         if od % 2 == 1 {
             let oc = od - 1;
             let w = &weights[oc * n..][..n];
-            out[oc] = stage.channel(oc).apply(dot1(row, w, offsets, offset));
+            let acc = dot1(row, w, offsets, offset);
+            stage.apply_each(oc, &[acc], &mut out[oc..]);
         }
     }
     true
