@@ -139,6 +139,12 @@ fn blocks(
     }
     // Rows of three taps one channel row apart in both slices take the unrolled row.
     let three = taps.cols == 3 && taps.input_col == taps.filter_col;
+    // The lean stage's entries for these channels (`right_shifted` cut them to the
+    // input's depth, which `out` never passes).
+    let right = right.and_then(|r| {
+        let entries = (r.multipliers.get(..out.len())?, r.shifts.get(..out.len())?);
+        Some((r, entries))
+    });
     for (block, out) in out.chunks_exact_mut(4).enumerate() {
         let c = 4 * block;
         let mut acc = [0i32; 4];
@@ -165,13 +171,9 @@ fn blocks(
             fr = fr.wrapping_add(taps.filter_row);
         }
         match right {
-            Some(right) => {
+            Some((right, (multipliers, shifts))) => {
                 let bias = |k: usize| right.bias.get(c + k).copied().unwrap_or(0);
-                let (Some(m), Some(s)) =
-                    (right.multipliers.get(c..c + 4), right.shifts.get(c..c + 4))
-                else {
-                    return 0;
-                };
+                let (m, s) = (&multipliers[c..c + 4], &shifts[c..c + 4]);
                 let packed = pack_bytes(core::array::from_fn(|k| {
                     right.saturated(acc[k], bias(k), m[k], s[k])
                 }));
