@@ -81,6 +81,19 @@ pub const MIRI_TESTS: &[(&str, usize, &[&str])] = &[
         1,
         &["-p", "ember-kernels", "--lib", "--", "tuned", "simd"],
     ),
+    (
+        "the tuned kernels on AArch64 (the register-blocked FULLY_CONNECTED's NEON)",
+        0,
+        &[
+            "--target",
+            crate::setup::MIRI_AARCH64_TARGET,
+            "-p",
+            "ember-kernels",
+            "--lib",
+            "--",
+            "tuned",
+        ],
+    ),
 ];
 
 /// How many Miri sets run at once.

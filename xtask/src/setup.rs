@@ -65,7 +65,8 @@ pub fn stable() -> Result {
     Ok(())
 }
 
-/// The nightly toolchain with Miri and the standard library's source, and Miri's sysroot.
+/// The nightly toolchain with Miri and the standard library's source, and Miri's sysroots:
+/// the host's and AArch64's (the tuned kernels' NEON, interpreted).
 pub fn miri() -> Result {
     rustup_available()?;
     let toolchains = output(cmd("rustup", &["toolchain", "list"])).unwrap_or_default();
@@ -101,8 +102,18 @@ pub fn miri() -> Result {
     run(
         "prepare Miri's sysroot",
         cmd("cargo", &["+nightly", "miri", "setup"]),
+    )?;
+    run(
+        "prepare Miri's AArch64 sysroot",
+        cmd(
+            "cargo",
+            &["+nightly", "miri", "setup", "--target", MIRI_AARCH64_TARGET],
+        ),
     )
 }
+
+/// The target Miri interprets the tuned kernels' AArch64 code for.
+pub const MIRI_AARCH64_TARGET: &str = "aarch64-unknown-linux-gnu";
 
 /// A rustup target for the stable toolchain.
 pub fn target(target: &str) -> Result {

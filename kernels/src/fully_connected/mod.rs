@@ -19,8 +19,16 @@
 //! Bindings of `fully_connected_f32` ([`FullyConnectedF32`]): 0 input, 1 weights, 2 bias
 //! (`output_depth`, or unread), 3 output, all `f32`.
 
+#[cfg(any(ember_blocked, test))]
+mod blocked;
 #[cfg(any(ember_dsp, test))]
 mod dsp;
+#[cfg(all(
+    any(ember_blocked, test),
+    target_arch = "aarch64",
+    target_feature = "neon"
+))]
+mod neon;
 mod spec;
 #[cfg(any(test, feature = "tuned-check"))]
 pub(crate) mod tuned_check;
@@ -33,8 +41,9 @@ use hal_core::kernel::KernelError;
 
 impl FullyConnectedS8 {
     /// Runs the layer. `bias` is ignored where `has_bias` is false. On a core with a tuned
-    /// kernel for it (the folder's `dsp.rs` on Armv7E-M's DSP extension) that kernel runs, bit for
-    /// bit [`run_portable`](Self::run_portable)'s result.
+    /// kernel for it (the folder's `dsp.rs` on Armv7E-M's DSP extension, `blocked.rs` on the
+    /// register-blocked cores) that kernel runs, bit for bit
+    /// [`run_portable`](Self::run_portable)'s result.
     pub fn run(
         &self,
         input: &[i8],
@@ -44,11 +53,11 @@ impl FullyConnectedS8 {
         shifts: &[i32],
         output: &mut [i8],
     ) -> Result<(), KernelError> {
-        self.run_with::<true, true>(input, weights, bias, multipliers, shifts, output)
+        self.run_with::<true, true, true>(input, weights, bias, multipliers, shifts, output)
     }
 
     /// [`run`](Self::run) with only the kernel this core runs for parameters the build has
-    /// checked ([`tuned`](Self::tuned)): on a core with a tuned kernel, that kernel alone,
+    /// checked ([`takes_tuned`](Self::takes_tuned)): on a core with a tuned kernel, that kernel alone,
     /// parameters it does not take refused rather than run through the portable loops
     /// (which a caller that needs no other is then linked without); on other cores the
     /// portable loops.
@@ -61,11 +70,11 @@ impl FullyConnectedS8 {
         shifts: &[i32],
         output: &mut [i8],
     ) -> Result<(), KernelError> {
-        #[cfg(any(ember_dsp, test))]
+        #[cfg(any(ember_tuned, test))]
         const PORTABLE: bool = false;
-        #[cfg(not(any(ember_dsp, test)))]
+        #[cfg(not(any(ember_tuned, test)))]
         const PORTABLE: bool = true;
-        self.run_with::<true, PORTABLE>(input, weights, bias, multipliers, shifts, output)
+        self.run_with::<true, true, PORTABLE>(input, weights, bias, multipliers, shifts, output)
     }
 
     /// Whether the Cortex-M4 kernel (`dsp.rs`) takes these parameters: an input offset
@@ -75,13 +84,19 @@ impl FullyConnectedS8 {
             && (self.per_channel || self.filter_offset == 0)
     }
 
+    /// Whether the register-blocked kernel (`blocked.rs`) takes these parameters: no
+    /// filter offset (per-channel weights have none).
+    pub fn takes_blocked(&self) -> bool {
+        self.per_channel || self.filter_offset == 0
+    }
+
     /// Whether `variant`'s kernel takes these parameters: the Cortex-M4's where
-    /// [`tuned`](Self::tuned); on the register-blocked cores always, the portable loops
-    /// (one sum a row, already in a register) being their kernel.
+    /// [`tuned`](Self::tuned), the register-blocked one's where
+    /// [`takes_blocked`](Self::takes_blocked).
     pub fn takes_tuned(&self, variant: crate::TunedVariant) -> bool {
         match variant {
             crate::TunedVariant::Dsp => self.tuned(),
-            crate::TunedVariant::Blocked => true,
+            crate::TunedVariant::Blocked => self.takes_blocked(),
         }
     }
 
@@ -96,12 +111,28 @@ impl FullyConnectedS8 {
         shifts: &[i32],
         output: &mut [i8],
     ) -> Result<(), KernelError> {
-        self.run_with::<false, true>(input, weights, bias, multipliers, shifts, output)
+        self.run_with::<false, false, true>(input, weights, bias, multipliers, shifts, output)
     }
 
-    /// [`run`](Self::run), with the tuned kernel allowed (`TUNED`) or not; where it
-    /// declines, the portable loops run if `PORTABLE`, and the dispatch is refused if not.
-    fn run_with<const TUNED: bool, const PORTABLE: bool>(
+    /// The register-blocked kernel alone, parameters it does not take refused: checked
+    /// against [`run_portable`](Self::run_portable) on every core that builds it.
+    #[cfg(all(any(ember_blocked, test), any(test, feature = "tuned-check")))]
+    pub(crate) fn run_blocked(
+        &self,
+        input: &[i8],
+        weights: &[i8],
+        bias: &[i32],
+        multipliers: &[i32],
+        shifts: &[i32],
+        output: &mut [i8],
+    ) -> Result<(), KernelError> {
+        self.run_with::<false, true, false>(input, weights, bias, multipliers, shifts, output)
+    }
+
+    /// [`run`](Self::run), with the Cortex-M4 kernel (`DSP`) and the register-blocked one
+    /// (`BLOCKED`) allowed or not, where the core builds them; where they decline, the
+    /// portable loops run if `PORTABLE`, and the dispatch is refused if not.
+    fn run_with<const DSP: bool, const BLOCKED: bool, const PORTABLE: bool>(
         &self,
         input: &[i8],
         weights: &[i8],
@@ -136,7 +167,11 @@ impl FullyConnectedS8 {
             act_max: self.act_max,
         };
         #[cfg(any(ember_dsp, test))]
-        if TUNED && dsp::run(self, input, weights, &stage, output) {
+        if DSP && dsp::run(self, input, weights, &stage, output) {
+            return Ok(());
+        }
+        #[cfg(any(ember_blocked, test))]
+        if BLOCKED && blocked::run(self, input, weights, &stage, output) {
             return Ok(());
         }
         if !PORTABLE {

@@ -52,6 +52,9 @@ enum Tuned {
     Yes,
     /// The tuned kernel alone (`run_tuned`).
     Alone,
+    /// The register-blocked kernel alone.
+    #[cfg(any(ember_blocked, test))]
+    Blocked,
     /// The portable loops.
     No,
 }
@@ -68,6 +71,8 @@ fn run(
     let run = match tuned {
         Tuned::Yes => FullyConnectedS8::run,
         Tuned::Alone => FullyConnectedS8::run_tuned,
+        #[cfg(any(ember_blocked, test))]
+        Tuned::Blocked => FullyConnectedS8::run_blocked,
         Tuned::No => FullyConnectedS8::run_portable,
     };
     run(
@@ -92,6 +97,11 @@ pub(crate) fn check(rng: &mut Rng, cases: usize, tally: &mut Tally<'_>) {
         if params.tuned() {
             let alone = run(&params, &input, &weights, &stage, Tuned::Alone);
             tally.check("fully_connected tuned alone", case, &alone, &portable);
+        }
+        #[cfg(any(ember_blocked, test))]
+        if params.takes_blocked() {
+            let blocked = run(&params, &input, &weights, &stage, Tuned::Blocked);
+            tally.check("fully_connected blocked", case, &blocked, &portable);
         }
     }
 }
