@@ -22,6 +22,12 @@ pub mod depthwise_conv2d;
 pub mod fully_connected;
 pub mod mean;
 pub mod mul;
+#[cfg(all(
+    any(ember_blocked, test),
+    target_arch = "aarch64",
+    target_feature = "neon"
+))]
+mod neon_load;
 pub mod pad;
 pub mod padding;
 pub mod params;

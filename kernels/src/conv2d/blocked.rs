@@ -6,7 +6,9 @@
 //! contiguous weights; single channels take the rest. Where the portable
 //! loops keep their accumulators in memory (a load and a store around every multiply-add),
 //! this kernel's loop is a weight load and a multiply-add per product. Each output is the
-//! same wrapping int32 sum, so the result is the portable loops' bit for bit.
+//! same wrapping int32 sum, so the result is the portable loops' bit for bit. On AArch64,
+//! blocks of 16 channels run in NEON (`neon.rs`) where the input offset fits 16-bit
+//! lanes.
 
 use super::spec::Conv2dS8;
 use crate::quant::OutputStageS8;
@@ -78,6 +80,18 @@ pub(crate) fn run_rows(
                 }
             };
             let mut oc = 0;
+            #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+            if let Some(narrow) = crate::quant::narrow_offset(offset) {
+                use super::neon::{block, CHANNELS};
+                while oc + CHANNELS <= od {
+                    let sums = block(input, filter, &taps, (id, od), oc, narrow);
+                    for half in sums.chunks_exact(BLOCK) {
+                        let half: [i32; BLOCK] = core::array::from_fn(|k| half[k]);
+                        stage.write(fast, oc, &half, &mut out[oc..oc + BLOCK]);
+                        oc += BLOCK;
+                    }
+                }
+            }
             while oc + BLOCK <= od {
                 stage.write(fast, oc, &sums(oc), &mut out[oc..oc + BLOCK]);
                 oc += BLOCK;

@@ -6,7 +6,9 @@
 //! block where the multiplier is a multiple of [`BLOCK`] — side by side; single channels
 //! take the rest. Where the portable loops keep their accumulators in memory, this
 //! kernel's loop is a load of each operand and a multiply-add per product. Each output is
-//! the same wrapping int32 sum, so the result is the portable loops' bit for bit.
+//! the same wrapping int32 sum, so the result is the portable loops' bit for bit. On
+//! AArch64, blocks of 16 channels at a depth multiplier of 1 run in NEON (`neon.rs`) where
+//! the input offset fits 16-bit lanes.
 
 use super::spec::DepthwiseConv2dS8;
 use crate::quant::OutputStageS8;
@@ -56,6 +58,21 @@ pub(crate) fn run_rows(
             }
             let offset = p.input_offset;
             let mut c = 0;
+            #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+            if let (1, Some(narrow)) = (multiplier, crate::quant::narrow_offset(offset)) {
+                use super::neon::{block, CHANNELS};
+                while c + CHANNELS <= channels {
+                    let sums = block(input, filter, &taps, (c, channels), narrow);
+                    for (at, part) in (c..c + CHANNELS)
+                        .step_by(BLOCK)
+                        .zip(sums.chunks_exact(BLOCK))
+                    {
+                        let part: [i32; BLOCK] = core::array::from_fn(|k| part[k]);
+                        stage.write(fast, at, &part, &mut out[at..at + BLOCK]);
+                    }
+                    c += CHANNELS;
+                }
+            }
             if multiplier == 1 {
                 while c + BLOCK <= channels {
                     let acc = block::<BLOCK, false>(input, filter, &taps, (c, c), offset);

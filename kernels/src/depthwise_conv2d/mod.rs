@@ -22,6 +22,12 @@
 mod blocked;
 #[cfg(any(ember_dsp, test))]
 mod dsp;
+#[cfg(all(
+    any(ember_blocked, test),
+    target_arch = "aarch64",
+    target_feature = "neon"
+))]
+mod neon;
 mod portable;
 mod spec;
 #[cfg(test)]

@@ -64,6 +64,34 @@ fn run(
     run_rows_s8(run, params, input, filter, stage, rows, row_len)
 }
 
+/// The case run through the register-blocked kernel alone (on a core with the Cortex-M4
+/// kernel, and in the crate's tests, the cases it takes would not reach it).
+#[cfg(any(ember_blocked, test))]
+fn run_blocked(
+    params: &DepthwiseConv2dS8,
+    input: &[i8],
+    filter: &[i8],
+    stage: &Stage,
+) -> Result<Vec<i8>, KernelError> {
+    let rows = 0..params.shape.rows()?;
+    let mut out = alloc::vec![0i8; rows.len() * params.shape.row_len()?];
+    let requantize = crate::quant::OutputStageS8 {
+        bias: &stage.bias,
+        has_bias: params.shape.has_bias,
+        multipliers: &stage.multipliers,
+        shifts: &stage.shifts,
+        per_channel: true,
+        output_offset: params.output_offset,
+        act_min: params.act_min,
+        act_max: params.act_max,
+    };
+    let none = &mut crate::scratch::Scratch::none();
+    match super::blocked::run_rows(params, input, filter, &requantize, rows, &mut out, none) {
+        true => Ok(out),
+        false => Err(KernelError::Shape("the register-blocked kernel declined")),
+    }
+}
+
 /// `cases` random depthwise convolutions through both paths.
 pub(crate) fn check(rng: &mut Rng, cases: usize, tally: &mut Tally<'_>) {
     let mut case = 0;
@@ -83,6 +111,11 @@ pub(crate) fn check(rng: &mut Rng, cases: usize, tally: &mut Tally<'_>) {
                 .run_rows_tuned_in(&input, &filter, bias, m, s, rows, &mut out, none)
                 .map(|()| out);
             tally.check("depthwise_conv2d tuned alone", case, &alone, &portable);
+        }
+        #[cfg(any(ember_blocked, test))]
+        {
+            let blocked = run_blocked(&params, &input, &filter, &stage);
+            tally.check("depthwise_conv2d blocked", case, &blocked, &portable);
         }
         case += 1;
     }

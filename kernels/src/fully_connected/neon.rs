@@ -2,47 +2,18 @@
 //! on the Cortex-A53 (which has no dot-product instructions): eight inputs a step, widened
 //! to 16-bit lanes with the input offset added once for the four rows, each row's eight
 //! weights widened and multiplied into four 32-bit lanes (SMLAL, SMLAL2), the lanes added
-//! at the end (ADDV). Every sum is the same wrapping int32 sum as the scalar loop's, taken
+//! at the end (ADDV); the loads are [`load8`]'s. Every sum is the same wrapping int32 sum as the scalar loop's, taken
 //! in another order, so the same value.
 
+use crate::neon_load::load8;
 use crate::quant::narrow_offset;
 use core::arch::aarch64::{
-    int32x4_t, int8x8_t, vaddq_s16, vaddvq_s32, vdupq_n_s16, vdupq_n_s32, vget_low_s16,
-    vmlal_high_s16, vmlal_s16, vmovl_s8,
+    int32x4_t, vaddq_s16, vaddvq_s32, vdupq_n_s16, vdupq_n_s32, vget_low_s16, vmlal_high_s16,
+    vmlal_s16, vmovl_s8,
 };
 
 /// Inputs a step: one 64-bit load of each.
 const STEP: usize = 8;
-
-/// The eight bytes at `at`, as one LD1 of byte elements: the target's strict alignment
-/// (`aarch64-unknown-none` runs with the MMU off, where an unaligned access faults) makes
-/// the compiler build an unaligned vector load from single bytes, and LD1 of bytes asks
-/// for byte alignment only. Under Miri, which runs no `asm!`, the intrinsic.
-///
-/// # Safety
-/// `at` points to eight readable bytes.
-#[inline(always)]
-unsafe fn load8(at: *const i8) -> int8x8_t {
-    #[cfg(not(miri))]
-    {
-        let bytes: int8x8_t;
-        // SAFETY: the caller's; LD1 reads the eight bytes at `at` and writes only `bytes`.
-        unsafe {
-            core::arch::asm!(
-                "ld1 {{{bytes:v}.8b}}, [{at}]",
-                bytes = out(vreg) bytes,
-                at = in(reg) at,
-                options(pure, readonly, nostack, preserves_flags),
-            );
-        }
-        bytes
-    }
-    #[cfg(miri)]
-    // SAFETY: the caller's.
-    unsafe {
-        core::arch::aarch64::vld1_s8(at)
-    }
-}
 
 /// `Σ (x + offset) * w` of the input row `x` against each of the four consecutive weight
 /// rows of its length in `weights`, wrapping; `None` where `offset` does not fit the 16-bit
