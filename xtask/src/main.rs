@@ -248,7 +248,7 @@ fn main() -> ExitCode {
             patches,
             arena_limit,
         } => match (model, cores) {
-            (Some(model), 2) if board == cores::BOARD => cores::run_one(&model),
+            (Some(model), 2) if board == cores::BOARD => cores::run_one(&model, false),
             (None, 2) if board == cores::BOARD => cores::firmware(),
             (_, n) if n != 1 => Err(format!(
                 "--cores 2 runs on {} (--cores 1 anywhere), not --cores {n} on {board}",

@@ -202,8 +202,9 @@ macro_rules! weighted_s8 {
 ///
 /// Also `$tuned_name`: the same kernel for a static program whose every dispatch of it the
 /// build has checked the core's tuned kernel takes ([`WeightedS8Params::run_tuned`]): that
-/// kernel alone, on one thread, in the scratch lent or on its stack, so the portable loops
-/// are not linked for it; a dispatch it does not take is refused.
+/// kernel alone, so the portable loops are not linked for it — in the scratch lent, on one
+/// thread, where it asks for scratch, else its output rows in tiles as above; a dispatch
+/// it does not take is refused.
 macro_rules! convolution_s8 {
     ($name:ident, $entry:ident, $tuned_name:ident, $tuned_entry:ident, $params:ty) => {
         convolution_s8!(
@@ -257,10 +258,32 @@ macro_rules! convolution_s8 {
             const OUTPUT: usize = written_binding::<$params>();
             let p: $params = params(wg)?;
             p.check(&wg.lens())?;
+            let tiler = wg.tiler;
             let lent = core::mem::take(&mut wg.scratch);
-            let b = weighted_s8_bindings(wg.bindings, OUTPUT)?;
-            let (input, filter, bias) = (b.input, b.filter, b.bias);
-            WeightedS8Params::run_tuned(&p, input, filter, bias, b.multipliers, b.shifts, b.output, lent)
+            let WeightedS8 {
+                input,
+                filter,
+                bias,
+                multipliers,
+                shifts,
+                output,
+            } = weighted_s8_bindings(wg.bindings, OUTPUT)?;
+            let asked = {
+                let $p = &p;
+                $scratch
+            };
+            if asked != (0, 0) {
+                return WeightedS8Params::run_tuned(
+                    &p, input, filter, bias, multipliers, shifts, output, lent,
+                );
+            }
+            // No scratch asked: the output rows may run in tiles, on the device's workers
+            // where it has them.
+            let (rows, row_len) = (p.shape.rows()?, p.shape.row_len()?);
+            tiler.run(output, rows, row_len, |rows, tile| {
+                let none = &mut Scratch::none();
+                p.run_rows_tuned_in(input, filter, bias, multipliers, shifts, rows, tile, none)
+            })
         }
 
         #[doc = concat!(
@@ -637,5 +660,110 @@ mod tests {
             let konst = linked.path.rsplit("::").next().unwrap_or_default();
             assert_eq!(konst, kernel.name.to_uppercase());
         }
+    }
+
+    /// A device with workers runs a tuned convolution that asks for no scratch in tiles of
+    /// rows, as the plain kernel, with the same output as on one thread.
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn a_tuned_convolution_without_scratch_runs_its_rows_in_tiles() {
+        use crate::kernel::Tiler;
+        use crate::workers::Workers;
+        use core::sync::atomic::{AtomicUsize, Ordering};
+        use ember_kernels::conv2d::Conv2dShape;
+        use ember_kernels::padding::Window;
+        use ember_kernels::KernelParams;
+        extern crate std;
+        use std::vec;
+        use std::vec::Vec;
+
+        /// Runs every call on the caller, counting them.
+        struct Counting(AtomicUsize);
+        // SAFETY: every `i < count` once, in turn, on the caller.
+        unsafe impl Workers for Counting {
+            fn width(&self) -> usize {
+                2
+            }
+            fn fork(&self, count: usize, job: &(dyn Fn(usize) + Sync)) {
+                self.0.fetch_add(count, Ordering::Relaxed);
+                (0..count).for_each(job);
+            }
+        }
+
+        let window = Window {
+            stride_height: 1,
+            stride_width: 1,
+            dilation_height: 1,
+            dilation_width: 1,
+            pad_height: 1,
+            pad_width: 1,
+        };
+        let p = Conv2dS8 {
+            shape: Conv2dShape {
+                batches: 1,
+                input_height: 6,
+                input_width: 5,
+                input_depth: 3,
+                filter_height: 3,
+                filter_width: 3,
+                filter_depth: 3,
+                output_height: 6,
+                output_width: 5,
+                output_depth: 4,
+                window,
+                has_bias: true,
+            },
+            filter_hwio: true,
+            input_offset: 7,
+            output_offset: -3,
+            act_min: -128,
+            act_max: 127,
+        };
+        assert_eq!(p.tuned_scratch(), (0, 0));
+        let mut constants = Vec::new();
+        p.encode(&mut constants);
+        let bytes = |count: usize, seed: u8| -> Vec<u8> {
+            (0..count)
+                .map(|i| (i as u8).wrapping_mul(37) ^ seed)
+                .collect()
+        };
+        let words =
+            |values: &[i32]| -> Vec<u8> { values.iter().flat_map(|v| v.to_le_bytes()).collect() };
+        let input = bytes(6 * 5 * 3, 0x5a);
+        let filter = bytes(3 * 3 * 3 * 4, 0x33);
+        let bias = words(&[100, -200, 300, -400]);
+        let multipliers = words(&[1 << 30, 3 << 28, 5 << 27, 1 << 30]);
+        let shifts = words(&[-3, -4, -2, -5]);
+        let Entry::Exclusive(entry, _) = CONV2D_S8_TUNED.entry else {
+            panic!("the tuned convolution is an exclusive kernel");
+        };
+        let run = |tiler: Tiler<'_>| -> Vec<u8> {
+            let mut output = vec![0u8; 6 * 5 * 4];
+            let mut bindings = [
+                Bytes::Read(&input),
+                Bytes::Read(&filter),
+                Bytes::Read(&bias),
+                Bytes::Read(&multipliers),
+                Bytes::Read(&shifts),
+                Bytes::Write(&mut output),
+            ];
+            let mut wg = Exclusive {
+                id: [0; 3],
+                count: [1; 3],
+                constants: &constants,
+                bindings: &mut bindings,
+                scratch: &mut [],
+                tiler,
+            };
+            entry(&mut wg).expect("the convolution runs");
+            output
+        };
+        let workers = Counting(AtomicUsize::new(0));
+        let tiled = run(Tiler::new(Some(&workers)));
+        assert!(
+            workers.0.load(Ordering::Relaxed) > 1,
+            "the rows ran in tiles"
+        );
+        assert_eq!(tiled, run(Tiler::INLINE));
     }
 }
