@@ -271,6 +271,87 @@ pub enum ImportError {
         /// Which tensors and types.
         reason: String,
     },
+    /// More than one thing the importer does not take (each a [`refusal`](Self::is_refusal)),
+    /// all of them in one report.
+    #[error("{0}")]
+    Refused(Refusals),
+}
+
+impl ImportError {
+    /// Whether this error is about what the model asks of Ember (an operator, an option, a
+    /// type, a tensor feature, an op's arity, shapes or types) rather than about a broken
+    /// file: the importer gathers every refusal of a model into one report ([`Refused`](
+    /// Self::Refused)) where it finds more than one.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            ImportError::UnsupportedOp { .. }
+                | ImportError::UnsupportedOption { .. }
+                | ImportError::UnsupportedType { .. }
+                | ImportError::UnsupportedTensor { .. }
+                | ImportError::BadOptions { .. }
+                | ImportError::Arity { .. }
+                | ImportError::OpShape { .. }
+                | ImportError::OpType { .. }
+        )
+    }
+}
+
+/// Every refusal of one model, in the order found (tensors, then ops): its `Display` lists
+/// the unsupported operators once (`RESIZE_BILINEAR at 2 ops: 0, 2; GELU at op 1`) with
+/// the supported operators after them, then every other refusal on a line of its own,
+/// each naming its op or tensor and what is supported instead.
+#[derive(Debug)]
+pub struct Refusals {
+    /// The refusals, each one [`ImportError::is_refusal`] accepts.
+    pub problems: Vec<ImportError>,
+}
+
+impl Refusals {
+    /// The unsupported operators by name, in the order first found, each with the indices
+    /// of its ops.
+    pub fn unsupported_operators(&self) -> Vec<(&str, Vec<usize>)> {
+        let mut operators: Vec<(&str, Vec<usize>)> = Vec::new();
+        for problem in &self.problems {
+            if let ImportError::UnsupportedOp { op } = problem {
+                match operators.iter_mut().find(|(name, _)| *name == op.name) {
+                    Some((_, indices)) => indices.push(op.index),
+                    None => operators.push((&op.name, vec![op.index])),
+                }
+            }
+        }
+        operators
+    }
+}
+
+impl fmt::Display for Refusals {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the model asks for {} things the importer does not take:",
+            self.problems.len()
+        )?;
+        let operators = self.unsupported_operators();
+        if !operators.is_empty() {
+            write!(f, "\n- unsupported operators:")?;
+            for (k, (name, indices)) in operators.iter().enumerate() {
+                let list: Vec<String> = indices.iter().map(usize::to_string).collect();
+                let at = match indices.len() {
+                    1 => "op".to_string(),
+                    n => format!("{n} ops:"),
+                };
+                let separator = if k == 0 { " " } else { "; " };
+                write!(f, "{separator}{name} at {at} {}", list.join(", "))?;
+            }
+            write!(f, "\n  supported: {SupportedOperators}")?;
+        }
+        for problem in &self.problems {
+            if !matches!(problem, ImportError::UnsupportedOp { .. }) {
+                write!(f, "\n- {problem}")?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Why a memory plan could not be made.

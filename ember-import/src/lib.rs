@@ -17,7 +17,7 @@ mod tensor;
 pub mod tflite;
 
 pub use element::ElementType;
-pub use error::{ImportError, OpSite, PlanError, TensorSite};
+pub use error::{ImportError, OpSite, PlanError, Refusals, TensorSite};
 pub use graph::Graph;
 pub use lower::{lower, lower_with, Lowered, TensorInfo};
 pub use lower_options::LowerOptions;

@@ -5,7 +5,8 @@ use crate::builtin_names::BUILTIN_NAMES;
 use crate::check::{self, RawOp};
 use crate::tflite;
 use crate::{
-    ElementType, Graph, ImportError, Op, OpSite, Quantization, Tensor, TensorId, TensorSite,
+    ElementType, Graph, ImportError, Op, OpSite, Quantization, Refusals, Tensor, TensorId,
+    TensorSite,
 };
 use planus::errors::ErrorKind;
 use planus::{ReadAsRoot, Vector};
@@ -64,39 +65,81 @@ fn read(bytes: &[u8]) -> Result<Graph<'_>, ImportError> {
         .at(model)?
         .unwrap_or(Vector::new_empty());
 
+    // What the model asks that the importer does not take is gathered, so that one report
+    // names all of it; a broken file stops the reading at once.
+    let mut refusals = Vec::new();
+
     let mut tensors = Vec::new();
+    let mut tensor_count = 0;
     if let Some(list) = subgraph.tensors().at(model)? {
+        tensor_count = list.len();
         for (index, t) in list.iter().enumerate() {
             let t = t.at(|| format!("tensor {index}"))?;
-            tensors.push(read_tensor(index, t, buffers, bytes)?);
+            tensors.extend(gather(
+                &mut refusals,
+                read_tensor(index, t, buffers, bytes),
+            )?);
         }
     }
-
-    let inputs = graph_io(subgraph.inputs().at(model)?, "input", &tensors)?;
-    let outputs = graph_io(subgraph.outputs().at(model)?, "output", &tensors)?;
+    // Every tensor read: the graph's inputs, outputs and ops can be checked against them.
+    let tensors_whole = tensors.len() == tensor_count;
 
     let codes = model_ref.operator_codes().at(model)?;
     let mut raw_ops = Vec::new();
+    let mut op_count = 0;
     if let Some(list) = subgraph.operators().at(model)? {
+        op_count = list.len();
         for (index, op) in list.iter().enumerate() {
             let op = op.at(|| format!("op {index}"))?;
-            raw_ops.push(read_op(index, op, codes, tensors.len())?);
+            raw_ops.extend(gather(
+                &mut refusals,
+                read_op(index, op, codes, tensor_count),
+            )?);
         }
     }
 
-    check_data_flow(&tensors, &raw_ops, &inputs, &outputs)?;
-
-    let mut ops = Vec::with_capacity(raw_ops.len());
-    for raw in raw_ops {
-        let kind = check::check(&raw, &tensors)?;
-        ops.push(Op {
-            index: raw.site.index,
-            kind,
-            inputs: raw.inputs,
-            outputs: raw.outputs,
-        });
+    let mut graph = None;
+    if tensors_whole {
+        let inputs = graph_io(subgraph.inputs().at(model)?, "input", &tensors)?;
+        let outputs = graph_io(subgraph.outputs().at(model)?, "output", &tensors)?;
+        // With an op left out, the tensors it writes would seem unwritten.
+        if raw_ops.len() == op_count {
+            check_data_flow(&tensors, &raw_ops, &inputs, &outputs)?;
+        }
+        let mut ops = Vec::with_capacity(raw_ops.len());
+        for raw in raw_ops {
+            if let Some(kind) = gather(&mut refusals, check::check(&raw, &tensors))? {
+                ops.push(Op {
+                    index: raw.site.index,
+                    kind,
+                    inputs: raw.inputs,
+                    outputs: raw.outputs,
+                });
+            }
+        }
+        graph = Some((ops, inputs, outputs));
     }
-    Ok(Graph::new(tensors, ops, inputs, outputs))
+    match (refusals.len(), graph) {
+        (0, Some((ops, inputs, outputs))) => Ok(Graph::new(tensors, ops, inputs, outputs)),
+        (1, _) => Err(refusals.remove(0)),
+        _ => Err(ImportError::Refused(Refusals { problems: refusals })),
+    }
+}
+
+/// `result`'s value; a refusal ([`ImportError::is_refusal`]) added to `refusals` instead
+/// (`None`), any other error returned.
+fn gather<T>(
+    refusals: &mut Vec<ImportError>,
+    result: Result<T, ImportError>,
+) -> Result<Option<T>, ImportError> {
+    match result {
+        Ok(value) => Ok(Some(value)),
+        Err(e) if e.is_refusal() => {
+            refusals.push(e);
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 fn site(index: usize, name: &str) -> TensorSite {

@@ -15,6 +15,14 @@ fn refused(bytes: &[u8]) -> ImportError {
     }
 }
 
+/// The first refusal in `e`: `e` itself, or the first problem of a report of several.
+fn first(e: &ImportError) -> &ImportError {
+    match e {
+        ImportError::Refused(report) => &report.problems[0],
+        e => e,
+    }
+}
+
 fn op_site(index: usize, name: &str) -> OpSite {
     OpSite {
         index,
@@ -208,11 +216,23 @@ fn unsupported_operators() {
     let Some(bytes) = model(HELLO) else {
         return;
     };
-    let resize = rewrite(&bytes, |m| {
-        let code = &mut m.operator_codes.as_mut().unwrap()[0];
-        code.builtin_code = BuiltinOperator::ResizeBilinear;
-        code.deprecated_builtin_code = BuiltinOperator::ResizeBilinear as i32 as i8;
-    });
+    // Op 0 alone given an operator code of its own.
+    let only_op_0 = |code: tflite::OperatorCode| {
+        rewrite(&bytes, move |m| {
+            let codes = m.operator_codes.as_mut().unwrap();
+            codes.push(code);
+            op(m, 0).opcode_index = codes.len() as u32 - 1;
+        })
+    };
+    let builtin = |code: BuiltinOperator, deprecated: i8| tflite::OperatorCode {
+        builtin_code: code,
+        deprecated_builtin_code: deprecated,
+        ..Default::default()
+    };
+    let resize = only_op_0(builtin(
+        BuiltinOperator::ResizeBilinear,
+        BuiltinOperator::ResizeBilinear as i32 as i8,
+    ));
     let e = refused(&resize);
     assert!(
         matches!(e, ImportError::UnsupportedOp { ref op } if *op == op_site(0, "RESIZE_BILINEAR"))
@@ -231,11 +251,9 @@ fn unsupported_operators() {
         "{text}"
     );
 
-    let custom = rewrite(&bytes, |m| {
-        let code = &mut m.operator_codes.as_mut().unwrap()[0];
-        code.builtin_code = BuiltinOperator::Custom;
-        code.deprecated_builtin_code = 32;
-        code.custom_code = Some("TFLite_Detection_PostProcess".into());
+    let custom = only_op_0(tflite::OperatorCode {
+        custom_code: Some("TFLite_Detection_PostProcess".into()),
+        ..builtin(BuiltinOperator::Custom, 32)
     });
     assert!(matches!(
         refused(&custom),
@@ -243,15 +261,71 @@ fn unsupported_operators() {
     ));
 
     // An extended code (past the 127 of the old byte field) is read from `builtin_code`.
-    let extended = rewrite(&bytes, |m| {
-        let code = &mut m.operator_codes.as_mut().unwrap()[0];
-        code.builtin_code = BuiltinOperator::Gelu;
-        code.deprecated_builtin_code = 127;
-    });
+    let extended = only_op_0(builtin(BuiltinOperator::Gelu, 127));
     assert!(matches!(
         refused(&extended),
         ImportError::UnsupportedOp { op } if op == op_site(0, "GELU")
     ));
+}
+
+/// A model with several problems is refused once, with all of them: each unsupported
+/// operator by name with its ops, the supported operators, and each other refusal.
+#[test]
+fn every_refusal_in_one_report() {
+    let Some(bytes) = model(HELLO) else {
+        return;
+    };
+    let several = rewrite(&bytes, |m| {
+        // Every op of operator code 0 becomes RESIZE_BILINEAR, then op 1 GELU.
+        let codes = m.operator_codes.as_mut().unwrap();
+        codes[0].builtin_code = BuiltinOperator::ResizeBilinear;
+        codes[0].deprecated_builtin_code = BuiltinOperator::ResizeBilinear as i32 as i8;
+        codes.push(tflite::OperatorCode {
+            builtin_code: BuiltinOperator::Gelu,
+            deprecated_builtin_code: 127,
+            ..Default::default()
+        });
+        op(m, 1).opcode_index = codes.len() as u32 - 1;
+        // And a tensor of a type the importer does not take.
+        tensor(m, 7).type_ = TensorType::String;
+    });
+    let ImportError::Refused(report) = refused(&several) else {
+        panic!("one report of every refusal");
+    };
+    assert_eq!(
+        report.unsupported_operators(),
+        vec![("RESIZE_BILINEAR", vec![0, 2]), ("GELU", vec![1])]
+    );
+    assert_eq!(report.problems.len(), 4, "{report}");
+    let text = report.to_string();
+    for line in [
+        "the model asks for 4 things the importer does not take:",
+        "- unsupported operators: RESIZE_BILINEAR at 2 ops: 0, 2; GELU at op 1",
+        "  supported: FULLY_CONNECTED, CONV_2D",
+        "- tensor 7 `",
+    ] {
+        assert!(text.contains(line), "{line:?} not in:\n{text}");
+    }
+    assert!(text.contains("unsupported element type string"), "{text}");
+
+    // Supported ops with problems of their own are each named too.
+    let two_ops = rewrite(&bytes, |m| {
+        tensor(m, 7).type_ = TensorType::Int16;
+        tensor(m, 8).type_ = TensorType::Int16;
+    });
+    let ImportError::Refused(report) = refused(&two_ops) else {
+        panic!("one report of every refusal");
+    };
+    assert!(report.unsupported_operators().is_empty());
+    let text = report.to_string();
+    assert!(
+        text.contains("- op 0 (FULLY_CONNECTED): type mismatch"),
+        "{text}"
+    );
+    assert!(
+        text.contains("- op 1 (FULLY_CONNECTED): type mismatch"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -405,7 +479,7 @@ fn bad_quantization() {
     // Activations of a quantized op need per-tensor parameters.
     let missing = rewrite(&bytes, |m| tensor(m, 22).quantization = None);
     assert!(
-        matches!(refused(&missing), ImportError::OpType { op, .. } if op == op_site(0, "CONV_2D"))
+        matches!(first(&refused(&missing)), ImportError::OpType { op, .. } if *op == op_site(0, "CONV_2D"))
     );
 }
 
@@ -503,7 +577,7 @@ fn shapes_that_disagree() {
         let fc = rewrite(&bytes, |m| set_shape(m, 7, &[1, 15]));
         let e = refused(&fc);
         assert!(
-            matches!(e, ImportError::OpShape { ref op, .. } if *op == op_site(0, "FULLY_CONNECTED")),
+            matches!(first(&e), ImportError::OpShape { op, .. } if *op == op_site(0, "FULLY_CONNECTED")),
             "{e}"
         );
     }
@@ -522,12 +596,12 @@ fn shapes_that_disagree() {
         // AVERAGE_POOL_2D: a 25x5 window over 25x5 gives 1x1, not 2x1.
         let pool = rewrite(&bytes, |m| set_shape(m, 31, &[1, 2, 1, 64]));
         assert!(
-            matches!(refused(&pool), ImportError::OpShape { op, .. } if op == op_site(9, "AVERAGE_POOL_2D"))
+            matches!(first(&refused(&pool)), ImportError::OpShape { op, .. } if *op == op_site(9, "AVERAGE_POOL_2D"))
         );
         // SOFTMAX: output unlike its input.
         let softmax = rewrite(&bytes, |m| set_shape(m, 34, &[1, 13]));
         assert!(
-            matches!(refused(&softmax), ImportError::OpShape { op, .. } if op == op_site(12, "SOFTMAX"))
+            matches!(first(&refused(&softmax)), ImportError::OpShape { op, .. } if *op == op_site(12, "SOFTMAX"))
         );
     }
     // DEPTHWISE_CONV_2D: 8 weight channels are no multiple of 3 input channels.
@@ -544,7 +618,7 @@ fn shapes_that_disagree() {
     if let Some(bytes) = model(SPEECH) {
         let reshape = rewrite(&bytes, |m| set_shape(m, 4, &[1, 49, 40, 2]));
         assert!(
-            matches!(refused(&reshape), ImportError::OpShape { op, .. } if op == op_site(0, "RESHAPE"))
+            matches!(first(&refused(&reshape)), ImportError::OpShape { op, .. } if *op == op_site(0, "RESHAPE"))
         );
         // The shape input no longer gives the output's shape.
         let new_shape = rewrite(&bytes, |m| {
@@ -554,7 +628,7 @@ fn shapes_that_disagree() {
             data[8..12].copy_from_slice(&49i32.to_le_bytes());
         });
         assert!(
-            matches!(refused(&new_shape), ImportError::OpShape { op, .. } if op == op_site(0, "RESHAPE"))
+            matches!(first(&refused(&new_shape)), ImportError::OpShape { op, .. } if *op == op_site(0, "RESHAPE"))
         );
     }
     // ADD: 128 and 64 do not broadcast.
@@ -580,11 +654,14 @@ fn types_that_disagree() {
     let output = rewrite(&bytes, |m| tensor(m, 7).type_ = TensorType::Int16);
     let e = refused(&output);
     assert!(
-        matches!(e, ImportError::OpType { ref op, .. } if *op == op_site(0, "FULLY_CONNECTED")),
+        matches!(first(&e), ImportError::OpType { op, .. } if *op == op_site(0, "FULLY_CONNECTED")),
         "{e}"
     );
     let float_input = rewrite(&bytes, |m| tensor(m, 0).type_ = TensorType::Float32);
-    assert!(matches!(refused(&float_input), ImportError::OpType { .. }));
+    assert!(matches!(
+        first(&refused(&float_input)),
+        ImportError::OpType { .. }
+    ));
 }
 
 #[test]
