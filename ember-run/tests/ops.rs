@@ -229,3 +229,34 @@ fn separable_pairs_fuse_for_a_gpu() {
         }
     }
 }
+
+/// A model of 200 layers lowers to a function of 199 transients, more than module
+/// validation holds at once, and runs: the importer's module is one its own validator
+/// accepts, whatever the model's size.
+#[test]
+fn a_model_of_two_hundred_layers_runs() {
+    let f32_bytes =
+        |values: &[f32]| -> Vec<u8> { values.iter().flat_map(|v| v.to_le_bytes()).collect() };
+    let mut s = Synth::new();
+    let one = s.constant(TensorType::Float32, &[1, 4], f32_bytes(&[1.0; 4]));
+    let x = s.f32(&[1, 4]);
+    let mut value = x;
+    for _ in 0..200 {
+        let y = s.f32(&[1, 4]);
+        s.op(
+            B::Add,
+            Some(O::AddOptions(Box::default())),
+            &[value, one],
+            &[y],
+        );
+        value = y;
+    }
+    let bytes = s.build(&[x], &[value]);
+    let graph = Graph::parse(&bytes).unwrap();
+    let lowered = ember_import::lower(&graph, "chain").unwrap();
+    let transients = lowered.built.plans.first().map_or(0, |p| p.offsets.len());
+    assert!(transients > 64, "{transients} transients");
+    let input = f32_bytes(&[0.5, -3.0, 10.0, 0.0]);
+    let out = ember_run::run_local(&lowered, &[&input], 1, 1).unwrap();
+    assert_eq!(out.outputs, [f32_bytes(&[200.5, 197.0, 210.0, 200.0])]);
+}

@@ -566,9 +566,23 @@ fn malformed() -> Vec<(&'static str, Vec<u8>, String)> {
             "arguments and results: count 64 exceeds 63",
         ),
         (
-            "too-many-transients.bin",
-            base_fn(|f| f.transients = vec![Transient { offset: 0, size: 4 }; 65]),
-            "transients: count 65 exceeds 64",
+            // 100 transients, more than validation holds at once: the pair is found
+            // across its windows.
+            "plan-overlap-past-the-first-window.bin",
+            base_fn(|f| {
+                f.transients = (0..100)
+                    .map(|t| Transient {
+                        offset: if t == 90 { 40 } else { 4 * t },
+                        size: 4,
+                    })
+                    .collect();
+                f.arena_size = 400;
+                f.steps = vec![S::Copy(
+                    op(Value::Transient(10), 0, 4),
+                    op(Value::Transient(90), 0, 4),
+                )];
+            }),
+            "function 0 transient 90: shares arena bytes with transient 10 while both are live",
         ),
         (
             "argument-empty.bin",
@@ -766,8 +780,23 @@ fn seeds() -> Vec<(&'static str, Vec<u8>)> {
     b.fill(g, t, 0x3f80_0000);
     let mlp = b.finish().expect("mlp builds").bytes;
 
+    // A chain of 80 copies through 79 transients, more than validation holds at once,
+    // each live for two steps.
+    let mut b = ModuleBuilder::new("chain");
+    let f = b.function("forward", &[16], &[16]);
+    let mut value = b.argument(f, 0);
+    for _ in 0..79 {
+        let next = b.transient(f, 16);
+        b.copy(f, value, next);
+        value = next;
+    }
+    let y = b.result(f, 0);
+    b.copy(f, value, y);
+    let chain = b.finish().expect("chain builds").bytes;
+
     vec![
         ("base.bin", base().bytes()),
+        ("chain.bin", chain),
         ("mlp.bin", mlp),
         ("tiny.bin", tiny),
     ]

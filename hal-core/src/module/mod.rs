@@ -37,7 +37,7 @@ pub use format::{
     Transient, Value,
 };
 pub use seq::{Seq, TryIter};
-pub use validate::{MAX_STEPS, MAX_TRANSIENTS, MAX_VALUES};
+pub use validate::{MAX_STEPS, MAX_VALUES};
 
 #[cfg(feature = "alloc")]
 pub use builder::{Built, FunctionId, ModuleBuilder, TensorSpec, TRANSIENT_ALIGN};

@@ -1,6 +1,7 @@
 //! Validation: every offset, length, count, alignment and reference in a decoded header,
-//! without a heap. Costs O(header bytes) plus, per function, O(transients²) for the plan and
-//! O(index) per lookup of an argument, result or constant size.
+//! without a heap. Costs O(header bytes) plus, per function, O(transients²) for the plan
+//! (and, past [`WINDOW`] transients, a walk of the steps per pair of windows) and O(index)
+//! per lookup of a constant's or a late transient's size.
 
 use super::error::{ModuleError, Problem, Site};
 use super::format::{
@@ -11,9 +12,10 @@ use super::seq::Seq;
 use crate::command::{MAX_BINDINGS, MAX_BINDING_SLOTS, MAX_CONSTANTS, MAX_WORKGROUP_COUNT};
 use serde::Deserialize;
 
-/// Most transient values one function may have (validation keeps their lifetimes on the
-/// stack: 24 bytes each).
-pub const MAX_TRANSIENTS: usize = 64;
+/// Transients whose lifetimes validation holds at once (on the stack, 24 bytes each); a
+/// function with more has its plan checked window against window, the steps walked again
+/// for each window. A function's transients are bounded by their `u32` count alone.
+const WINDOW: usize = 64;
 /// Most steps one function may have.
 pub const MAX_STEPS: u32 = 65_536;
 /// Most arguments plus results of one function: the binding table holds them and the arena.
@@ -238,7 +240,6 @@ fn function(
     let steps = seq(&f.steps, "steps", site)?;
     let values = u64::from(arguments) + u64::from(results);
     limit("arguments and results", values, MAX_VALUES.into(), site)?;
-    limit("transients", transients.into(), MAX_TRANSIENTS as u64, site)?;
     limit("steps", steps.into(), MAX_STEPS.into(), site)?;
     // Sizes of the arguments, then the results (at most MAX_VALUES in all).
     let mut sizes = [0u64; MAX_VALUES as usize];
@@ -258,7 +259,7 @@ fn function(
         site,
     )?;
 
-    let mut live = [UNUSED; MAX_TRANSIENTS];
+    let mut transient_sizes = [0u64; WINDOW];
     for (t, Transient { offset, size }) in f.transients.iter().enumerate() {
         let at = Site::Transient {
             function: index,
@@ -267,16 +268,9 @@ fn function(
         non_empty("transient", size, at)?;
         aligned("transient offset", offset, 4, at)?;
         range("transient", offset, size, f.arena_size, at)?;
-        live[t] = Live {
-            offset,
-            size,
-            ..UNUSED
-        };
-    }
-    let live = &mut live[..transients as usize];
-    let mut transient_sizes = [0u64; MAX_TRANSIENTS];
-    for (size, l) in transient_sizes.iter_mut().zip(live.iter()) {
-        *size = l.size;
+        if let Some(cached) = transient_sizes.get_mut(t) {
+            *cached = size;
+        }
     }
 
     let scope = Scope {
@@ -285,44 +279,132 @@ fn function(
         arguments,
         results,
         sizes: &sizes,
-        transients: &transient_sizes[..transients as usize],
+        transients: Transients {
+            count: transients,
+            sizes: &transient_sizes,
+            defs: &f.transients,
+        },
     };
+    // Every step checked once, on the walk that finds the first window's lifetimes.
+    let first = lifetimes(index, f, &scope, 0)?;
+    plan_at(index, 0, &first, 0, &first, true)?;
+    if transients as usize > WINDOW {
+        plan_windows(index, f, &scope, &first)?;
+    }
+    Ok(())
+}
+
+/// The lifetimes of transients `window * WINDOW ..` (at most [`WINDOW`] of them): their
+/// arena ranges, and the first and last step that uses each, from a walk of every step.
+fn lifetimes(
+    function: u32,
+    f: &FunctionDef<'_>,
+    scope: &Scope<'_, '_>,
+    window: usize,
+) -> Result<heapless::Vec<Live, WINDOW>, ModuleError> {
+    let start = window * WINDOW;
+    let mut live = heapless::Vec::new();
+    for Transient { offset, size } in f.transients.iter().skip(start).take(WINDOW) {
+        let _ = live.push(Live {
+            offset,
+            size,
+            ..UNUSED
+        });
+    }
     let mut uses = Uses::new();
     for (s, step) in f.steps.iter().enumerate() {
         let s = s as u32;
-        let at = Site::Step {
-            function: index,
-            step: s,
-        };
+        let at = Site::Step { function, step: s };
         scope.step(&step, at, &mut uses)?;
         for &t in &uses[..] {
-            let l = &mut live[t as usize];
+            let Some(l) = (t as usize)
+                .checked_sub(start)
+                .and_then(|k| live.get_mut(k))
+            else {
+                continue;
+            };
             l.first = l.first.min(s);
             l.last = l.last.max(s);
         }
         uses.clear();
     }
-    plan(index, live)
+    Ok(live)
 }
 
-/// No two transients share arena bytes while both are live.
-fn plan(function: u32, live: &[Live]) -> Result<(), ModuleError> {
-    for (b, lb) in live.iter().enumerate() {
-        for (a, la) in live[..b].iter().enumerate() {
+/// The plan of a function of more than [`WINDOW`] transients past the first window's own
+/// pairs: each later window against itself and every window before it, each window's
+/// lifetimes found by walking the steps again. Out of line: a function of at most
+/// [`WINDOW`] transients keeps one window on its stack.
+#[inline(never)]
+fn plan_windows(
+    function: u32,
+    f: &FunctionDef<'_>,
+    scope: &Scope<'_, '_>,
+    first: &[Live],
+) -> Result<(), ModuleError> {
+    let windows = (scope.transients.count as usize).div_ceil(WINDOW);
+    for later in 1..windows {
+        let late = lifetimes(function, f, scope, later)?;
+        let base = later * WINDOW;
+        plan_at(function, base, &late, base, &late, true)?;
+        for earlier in 0..later {
+            if earlier == 0 {
+                plan_at(function, 0, first, base, &late, false)?;
+            } else {
+                let early = lifetimes(function, f, scope, earlier)?;
+                plan_at(function, earlier * WINDOW, &early, base, &late, false)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// No two transients share arena bytes while both are live: each of `later` (transients
+/// `later_base ..`) against each of `earlier` (transients `earlier_base ..`), or, where
+/// `same` (the two one window), against each before it.
+fn plan_at(
+    function: u32,
+    earlier_base: usize,
+    earlier: &[Live],
+    later_base: usize,
+    later: &[Live],
+    same: bool,
+) -> Result<(), ModuleError> {
+    for (b, lb) in later.iter().enumerate() {
+        let before = if same { &earlier[..b] } else { earlier };
+        for (a, la) in before.iter().enumerate() {
             let used = la.first <= la.last && lb.first <= lb.last;
             let together = used && la.first <= lb.last && lb.first <= la.last;
             let share = la.offset < lb.offset + lb.size && lb.offset < la.offset + la.size;
             if together && share {
                 let site = Site::Transient {
                     function,
-                    transient: b as u32,
+                    transient: (later_base + b) as u32,
                 };
-                let other = a as u32;
+                let other = (earlier_base + a) as u32;
                 return Err(ModuleError::new(site, Problem::PlanOverlap { other }));
             }
         }
     }
     Ok(())
+}
+
+/// A function's transients as operands see them: their count, and the sizes of the first
+/// [`WINDOW`] (later ones decoded from the table).
+struct Transients<'f, 'a> {
+    count: u32,
+    sizes: &'f [u64; WINDOW],
+    defs: &'f Seq<'a, Transient>,
+}
+
+impl Transients<'_, '_> {
+    fn size(&self, index: u32) -> u64 {
+        match self.sizes.get(index as usize) {
+            Some(&size) => size,
+            // Validated sequences decode, so the transient is always found.
+            None => self.defs.get(index).map_or(0, |t| t.size),
+        }
+    }
 }
 
 /// The transients one step refers to (a dispatch has at most `MAX_BINDINGS` operands).
@@ -335,8 +417,8 @@ struct Scope<'f, 'a> {
     results: u32,
     /// Argument sizes, then result sizes.
     sizes: &'f [u64; MAX_VALUES as usize],
-    /// Transient sizes.
-    transients: &'f [u64],
+    /// The transients.
+    transients: Transients<'f, 'a>,
 }
 
 impl Scope<'_, '_> {
@@ -438,9 +520,9 @@ impl Scope<'_, '_> {
                 ("constant", length)
             }
             Value::Transient(i) => {
-                self.index("transient", i, self.transients.len() as u32, site)?;
+                self.index("transient", i, self.transients.count, site)?;
                 let _ = uses.push(i);
-                ("transient", self.transients[i as usize])
+                ("transient", self.transients.size(i))
             }
         };
         non_empty("operand", operand.length, site)?;
