@@ -101,7 +101,14 @@ impl LocalModel {
             .map(|t| t.byte_size() as u64 + 64)
             .sum();
         let transient = lowered.arena_bytes() + 4096;
-        let region = (io + transient + (1 << 20)) as usize;
+        // Loading may copy constants into device memory (weights a kernel reads packed):
+        // room for the whole pool, each constant (64 bytes or more, 64-byte aligned there)
+        // rounded up and its allocator record beside it, half as much again at most.
+        let pool = hal_core::module::Module::parse(&lowered.built.bytes)
+            .map_err(|e| e.to_string())?
+            .sizes()
+            .pool;
+        let region = (io + transient + pool + pool / 2 + (1 << 20)) as usize;
         let memory: &'static mut [u8] = Box::leak(vec![0u8; region].into_boxed_slice());
         let storage: &'static mut Storage = Box::leak(Box::new(Storage::EMPTY));
         let config = LocalConfig {

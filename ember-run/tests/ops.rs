@@ -260,3 +260,61 @@ fn a_model_of_two_hundred_layers_runs() {
     let out = ember_run::run_local(&lowered, &[&input], 1, 1).unwrap();
     assert_eq!(out.outputs, [f32_bytes(&[200.5, 197.0, 210.0, 200.0])]);
 }
+
+/// A model whose constants fill 5.6 MB (eight float FULLY_CONNECTED layers of 420 × 420
+/// weights, bias and ReLU, whose weights loading packs into device memory) loads and runs
+/// on a local device sized from its plan and its constants, each output the bits of the
+/// reference's sums in TFLM's order.
+#[test]
+fn a_model_of_megabytes_of_constants_runs() {
+    const WIDTH: usize = 420;
+    const LAYERS: usize = 8;
+    let f32_bytes =
+        |values: &[f32]| -> Vec<u8> { values.iter().flat_map(|v| v.to_le_bytes()).collect() };
+    let weight = |layer: usize, i: usize| ((i * 37 + layer * 11) % 251) as f32 / 4096.0 - 0.03;
+    let mut s = Synth::new();
+    let x = s.f32(&[1, WIDTH as i32]);
+    let mut value = x;
+    for layer in 0..LAYERS {
+        let weights: Vec<f32> = (0..WIDTH * WIDTH).map(|i| weight(layer, i)).collect();
+        let w = s.constant(
+            TensorType::Float32,
+            &[WIDTH as i32, WIDTH as i32],
+            f32_bytes(&weights),
+        );
+        let b = s.f32_zeros(&[WIDTH as i32]);
+        let y = s.f32(&[1, WIDTH as i32]);
+        let options = O::FullyConnectedOptions(Box::new(tflite::FullyConnectedOptions {
+            fused_activation_function: tflite::ActivationFunctionType::Relu,
+            ..Default::default()
+        }));
+        s.op(B::FullyConnected, Some(options), &[value, w, b], &[y]);
+        value = y;
+    }
+    let bytes = s.build(&[x], &[value]);
+    let graph = Graph::parse(&bytes).unwrap();
+    let lowered = ember_import::lower(&graph, "wide").unwrap();
+    assert!(
+        lowered.constant_bytes > 5_000_000,
+        "{}",
+        lowered.constant_bytes
+    );
+    let input: Vec<f32> = (0..WIDTH).map(|i| (i % 17) as f32 / 8.0).collect();
+    // TFLM's reference: each output's products summed in input order, then the bias
+    // and the clamp.
+    let mut expected = input.clone();
+    for layer in 0..LAYERS {
+        expected = (0..WIDTH)
+            .map(|o| {
+                let mut total = 0.0f32;
+                for (i, &x) in expected.iter().enumerate() {
+                    total += x * weight(layer, o * WIDTH + i);
+                }
+                (total + 0.0).max(0.0)
+            })
+            .collect();
+    }
+    assert!(expected.iter().any(|&v| v > 0.0));
+    let out = ember_run::run_local(&lowered, &[&f32_bytes(&input)], 1, 1).unwrap();
+    assert_eq!(out.outputs, [f32_bytes(&expected)]);
+}
