@@ -1,13 +1,15 @@
 //! `cargo xtask import MODEL.tflite`: a TensorFlow Lite model parsed and validated by
-//! `ember-import`, shown as its op table, its tensors and its static memory plan.
+//! `ember-import`, shown as its op table, its tensors and its static memory plan, and
+//! lowered to a module as `cargo xtask run` lowers it.
 
 use crate::step::Result;
 use ember_import::{Graph, ShapeDisplay, Tensor, TensorId, DEFAULT_ALIGNMENT};
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// Parses `model`, prints what it holds and its arena plan. Lowering to a module (`output`) is
-/// refused for now.
+/// Parses `model`, prints what it holds and its arena plan, then lowers it to a module as
+/// `cargo xtask run` does, failing where the lowering refuses it. Writing the module
+/// (`output`) is refused for now.
 pub fn import(model: &Path, output: Option<&Path>) -> Result {
     if let Some(out) = output {
         return Err(format!(
@@ -22,6 +24,17 @@ pub fn import(model: &Path, output: Option<&Path>) -> Result {
         .plan(DEFAULT_ALIGNMENT)
         .map_err(|e| format!("{}: {e}", model.display()))?;
     print!("{}", report(model, bytes.len(), &graph, &plan));
+    // What `cargo xtask run` does next: a model that parses but has no kernels for an op
+    // is refused here too, not accepted and then refused by the run.
+    let name = model
+        .file_stem()
+        .map_or("model".into(), |s| s.to_string_lossy());
+    ember_import::lower(&graph, &name).map_err(|e| {
+        format!(
+            "{}: parsed, but not lowered to a module: {e}",
+            model.display()
+        )
+    })?;
     Ok(())
 }
 
