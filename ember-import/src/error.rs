@@ -120,7 +120,8 @@ pub enum ImportError {
         /// The type found.
         found: String,
     },
-    /// A tensor feature the importer does not implement (sparsity, external data, variables).
+    /// A tensor feature the importer does not implement (sparsity, external data, variables,
+    /// no elements).
     #[error("{tensor}: {what} is not supported")]
     UnsupportedTensor {
         /// The tensor.
@@ -279,9 +280,9 @@ pub enum ImportError {
 
 impl ImportError {
     /// Whether this error is about what the model asks of Ember (an operator, an option, a
-    /// type, a tensor feature, an op's arity, shapes or types) rather than about a broken
-    /// file: the importer gathers every refusal of a model into one report ([`Refused`](
-    /// Self::Refused)) where it finds more than one.
+    /// type, a tensor feature, a dynamic shape, an op's arity, shapes or types) rather than
+    /// about a broken file: the importer gathers every refusal of a model into one report
+    /// ([`Refused`](Self::Refused)) where it finds more than one.
     pub fn is_refusal(&self) -> bool {
         matches!(
             self,
@@ -289,6 +290,7 @@ impl ImportError {
                 | ImportError::UnsupportedOption { .. }
                 | ImportError::UnsupportedType { .. }
                 | ImportError::UnsupportedTensor { .. }
+                | ImportError::DynamicShape { .. }
                 | ImportError::BadOptions { .. }
                 | ImportError::Arity { .. }
                 | ImportError::OpShape { .. }

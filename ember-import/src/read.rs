@@ -203,6 +203,10 @@ fn read_tensor<'a>(
             shape: file_shape.clone(),
             signature: signature.clone(),
         },
+        ShapeError::Empty => ImportError::UnsupportedTensor {
+            tensor: site(index, name),
+            what: "a tensor with a dimension of 0 (no elements)",
+        },
         ShapeError::Bad(reason) => ImportError::Shape {
             tensor: site(index, name),
             reason,
@@ -290,19 +294,22 @@ fn buffer_data<'a>(
 
 enum ShapeError {
     Dynamic,
+    /// A dimension of 0: a tensor of no elements (TFLite's LSTM intermediates).
+    Empty,
     Bad(String),
 }
 
-/// The static shape from `shape` and `shape_signature`: every dimension at least 1; a -1 in
-/// the signature only for dimension 0 where `shape` says 1.
+/// The static shape from `shape` and `shape_signature`: every dimension at least 1 (a 0 is
+/// an empty tensor, which the importer does not take); a -1 in the signature only for
+/// dimension 0 where `shape` says 1.
 fn static_shape(shape: &[i32], signature: &[i32]) -> Result<(Vec<usize>, bool), ShapeError> {
     let mut dims = Vec::with_capacity(shape.len());
-    for (i, &d) in shape.iter().enumerate() {
+    for &d in shape {
         if d < 0 {
             return Err(ShapeError::Dynamic);
         }
         if d == 0 {
-            return Err(ShapeError::Bad(format!("dimension {i} of {shape:?} is 0")));
+            return Err(ShapeError::Empty);
         }
         dims.push(d as usize);
     }
