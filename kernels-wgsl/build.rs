@@ -17,13 +17,20 @@ use naga::back::spv;
 use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
+use ember_kernels::activation_f32::{EluF32, HardSwishF32, Relu6F32, ReluF32};
 use ember_kernels::add::AddS8;
+use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::concatenation::Concatenation;
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::DequantizeS8F32;
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
+use ember_kernels::math_f32::{
+    AbsF32, CeilF32, CosF32, ExpF32, FloorF32, LogF32, NegF32, RoundF32, RsqrtF32, SinF32, SqrtF32,
+    SquareF32,
+};
+use ember_kernels::maximum_minimum::{MaximumF32, MaximumS8, MinimumF32, MinimumS8};
 use ember_kernels::mean::{MeanF32, MeanS8};
 use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
@@ -74,10 +81,25 @@ const SHARED: &[(&str, &[&str])] = &[
     // TFLite's broadcasting of two inputs.
     (
         "broadcast.wgsl",
-        &["add_s8", "mul_s8", "add_f32", "mul_f32"],
+        &[
+            "add_s8",
+            "mul_s8",
+            "maximum_s8",
+            "minimum_s8",
+            "add_f32",
+            "mul_f32",
+            "sub_f32",
+            "div_f32",
+            "squared_difference_f32",
+            "maximum_f32",
+            "minimum_f32",
+        ],
     ),
     // Bindings and loads of a broadcasting int8 binary op.
-    ("binary_s8.wgsl", &["add_s8", "mul_s8"]),
+    (
+        "binary_s8.wgsl",
+        &["add_s8", "mul_s8", "maximum_s8", "minimum_s8"],
+    ),
     // The loop of the built-in element-wise float binary ops.
     ("zip_f32.wgsl", &["add_f32", "mul_f32"]),
     // Moving whole elements of 1, 2 or 4 bytes.
@@ -95,6 +117,8 @@ const SHARED: &[(&str, &[&str])] = &[
         &[
             "add_s8",
             "mul_s8",
+            "maximum_s8",
+            "minimum_s8",
             "requantize_s8",
             "quantize_f32_s8",
             "logistic_s8",
@@ -103,15 +127,64 @@ const SHARED: &[(&str, &[&str])] = &[
         ],
     ),
     // The float division the reference rounds correctly.
-    ("div_rn.wgsl", &["average_pool2d_f32", "quantize_f32_s8"]),
+    (
+        "div_rn.wgsl",
+        &["average_pool2d_f32", "quantize_f32_s8", "div_f32"],
+    ),
     // The loop of a broadcasting float binary op (add_f32, mul_f32 given constants).
-    ("binary_f32.wgsl", &["add_f32", "mul_f32"]),
+    (
+        "binary_f32.wgsl",
+        &[
+            "add_f32",
+            "mul_f32",
+            "sub_f32",
+            "div_f32",
+            "squared_difference_f32",
+            "maximum_f32",
+            "minimum_f32",
+        ],
+    ),
     // The bindings of the float binary ops, for both loops.
-    ("pair_f32.wgsl", &["add_f32", "mul_f32"]),
+    (
+        "pair_f32.wgsl",
+        &[
+            "add_f32",
+            "mul_f32",
+            "sub_f32",
+            "div_f32",
+            "squared_difference_f32",
+            "maximum_f32",
+            "minimum_f32",
+        ],
+    ),
     // The quantized softmax's bindings, rows and main loop.
     ("softmax_rows.wgsl", &["softmax_s8", "softmax_s8_s16"]),
     // Bindings and loop of the float element-wise activations.
-    ("unary_f32.wgsl", &["logistic_f32", "tanh_f32"]),
+    (
+        "unary_f32.wgsl",
+        &[
+            "logistic_f32",
+            "tanh_f32",
+            "abs_f32",
+            "neg_f32",
+            "square_f32",
+            "sqrt_f32",
+            "rsqrt_f32",
+            "exp_f32",
+            "log_f32",
+            "floor_f32",
+            "ceil_f32",
+            "round_f32",
+            "sin_f32",
+            "cos_f32",
+            "relu_op_f32",
+            "relu6_f32",
+            "hard_swish_f32",
+            "elu_f32",
+        ],
+    ),
+    // Sine and cosine to a few ulp.
+    ("trig_f32.wgsl", &["sin_f32", "cos_f32"]),
     // A pooling output's window, clipped to the input.
     (
         "pool_window.wgsl",
@@ -170,6 +243,29 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<MeanF32>(),
         op::<QuantizeF32S8>(),
         op::<Concatenation>(),
+        op::<SubF32>(),
+        op::<DivF32>(),
+        op::<SquaredDifferenceF32>(),
+        op::<MaximumS8>(),
+        op::<MaximumF32>(),
+        op::<MinimumS8>(),
+        op::<MinimumF32>(),
+        op::<AbsF32>(),
+        op::<NegF32>(),
+        op::<SquareF32>(),
+        op::<SqrtF32>(),
+        op::<RsqrtF32>(),
+        op::<ExpF32>(),
+        op::<LogF32>(),
+        op::<FloorF32>(),
+        op::<CeilF32>(),
+        op::<RoundF32>(),
+        op::<SinF32>(),
+        op::<CosF32>(),
+        op::<ReluF32>(),
+        op::<Relu6F32>(),
+        op::<HardSwishF32>(),
+        op::<EluF32>(),
     ]
 }
 

@@ -23,8 +23,9 @@ pub use lower::{lower, lower_with, Lowered, TensorInfo};
 pub use lower_options::LowerOptions;
 pub use lowering::{LowerError, FUNCTION};
 pub use op::{
-    Activation, Conv2dOptions, DepthwiseConv2dOptions, FullyConnectedOptions, Hw, Op, OpKind,
-    OptionsDisplay, Padding, Pool2dOptions, StridedSliceOptions,
+    Activation, BinaryOp, Conv2dOptions, DepthwiseConv2dOptions, ElementwiseOp,
+    FullyConnectedOptions, Hw, Op, OpKind, OptionsDisplay, Padding, Pool2dOptions,
+    StridedSliceOptions,
 };
 pub use ops::supported_operators;
 pub use plan::{MemoryPlan, Placement, PlannedBuffer, DEFAULT_ALIGNMENT};

@@ -120,6 +120,96 @@ pub struct StridedSliceOptions {
     pub shrink: Vec<bool>,
 }
 
+/// The element-wise one-input ops that have no options: output `i` is a function of input
+/// `i` alone, the same shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ElementwiseOp {
+    /// ABS: `|x|`.
+    Abs,
+    /// NEG: `-x`.
+    Neg,
+    /// SQUARE: `x * x`.
+    Square,
+    /// SQRT.
+    Sqrt,
+    /// RSQRT: `1 / sqrt(x)`.
+    Rsqrt,
+    /// EXP.
+    Exp,
+    /// LOG (natural).
+    Log,
+    /// FLOOR.
+    Floor,
+    /// CEIL.
+    Ceil,
+    /// ROUND: to the nearest integer, halves to even.
+    Round,
+    /// SIN.
+    Sin,
+    /// COS.
+    Cos,
+    /// RELU: `max(x, 0)`.
+    Relu,
+    /// RELU6: `min(max(x, 0), 6)`.
+    Relu6,
+    /// HARD_SWISH: `x * relu6(x + 3) / 6`.
+    HardSwish,
+    /// ELU: `x < 0 ? exp(x) - 1 : x`.
+    Elu,
+}
+
+impl ElementwiseOp {
+    /// The schema's name (`ABS`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Abs => "ABS",
+            Self::Neg => "NEG",
+            Self::Square => "SQUARE",
+            Self::Sqrt => "SQRT",
+            Self::Rsqrt => "RSQRT",
+            Self::Exp => "EXP",
+            Self::Log => "LOG",
+            Self::Floor => "FLOOR",
+            Self::Ceil => "CEIL",
+            Self::Round => "ROUND",
+            Self::Sin => "SIN",
+            Self::Cos => "COS",
+            Self::Relu => "RELU",
+            Self::Relu6 => "RELU6",
+            Self::HardSwish => "HARD_SWISH",
+            Self::Elu => "ELU",
+        }
+    }
+}
+
+/// The broadcasting two-input ops beside ADD and MUL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// SUB: `a - b`, with a fused activation.
+    Sub,
+    /// DIV: `a / b`, with a fused activation.
+    Div,
+    /// SQUARED_DIFFERENCE: `(a - b)²`.
+    SquaredDifference,
+    /// MAXIMUM.
+    Maximum,
+    /// MINIMUM.
+    Minimum,
+}
+
+impl BinaryOp {
+    /// The schema's name (`SUB`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Sub => "SUB",
+            Self::Div => "DIV",
+            Self::SquaredDifference => "SQUARED_DIFFERENCE",
+            Self::Maximum => "MAXIMUM",
+            Self::Minimum => "MINIMUM",
+        }
+    }
+}
+
 /// The supported builtin operators with their options. Options that live in constant input
 /// tensors (MEAN's axes, PAD's paddings, TRANSPOSE's permutation, STRIDED_SLICE's bounds) are
 /// resolved here as well; the tensors stay among the op's inputs.
@@ -186,6 +276,15 @@ pub enum OpKind {
     Quantize,
     /// DEQUANTIZE (integer or float16 to float32): inputs `[input]`.
     Dequantize,
+    /// An element-wise op without options: inputs `[input]`.
+    Elementwise(ElementwiseOp),
+    /// A broadcasting two-input op: inputs `[a, b]`.
+    Binary {
+        /// Which.
+        op: BinaryOp,
+        /// Fused activation (`None` for the ops without one).
+        activation: Activation,
+    },
 }
 
 impl OpKind {
@@ -210,6 +309,8 @@ impl OpKind {
             Self::StridedSlice(_) => "STRIDED_SLICE",
             Self::Quantize => "QUANTIZE",
             Self::Dequantize => "DEQUANTIZE",
+            Self::Elementwise(op) => op.name(),
+            Self::Binary { op, .. } => op.name(),
         }
     }
 
@@ -275,7 +376,9 @@ impl fmt::Display for OptionsDisplay<'_> {
                 o.filter,
                 o.activation.name()
             ),
-            OpKind::Add { activation } | OpKind::Mul { activation } => {
+            OpKind::Add { activation }
+            | OpKind::Mul { activation }
+            | OpKind::Binary { activation, .. } => {
                 write!(f, "activation={}", activation.name())
             }
             OpKind::Softmax { beta } => write!(f, "beta={beta}"),
@@ -294,7 +397,8 @@ impl fmt::Display for OptionsDisplay<'_> {
             | OpKind::Tanh
             | OpKind::Reshape
             | OpKind::Quantize
-            | OpKind::Dequantize => Ok(()),
+            | OpKind::Dequantize
+            | OpKind::Elementwise(_) => Ok(()),
         }
     }
 }

@@ -5,7 +5,7 @@ use crate::Data;
 /// How far Ember's output is from TFLM's.
 ///
 /// Integers must be equal; floats within 1e-5 relative to TFLM's (1e-6 absolute near
-/// zero), a NaN only against a NaN. A different element type is one difference (index 0);
+/// zero), an infinity only against the same infinity, a NaN only against a NaN. A different element type is one difference (index 0);
 /// a different length is one more, at the shorter length.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Differences {
@@ -35,9 +35,11 @@ impl Differences {
                 .zip(w)
                 .enumerate()
                 .filter(|(_, (a, b))| {
-                    let same_nan = a.is_nan() && b.is_nan();
-                    let within = (*a - *b).abs() <= (b.abs() * 1e-5).max(1e-6);
-                    !(same_nan || within)
+                    // Equal values (infinities among them) and NaN against NaN match.
+                    let same = a == b || (a.is_nan() && b.is_nan());
+                    // Within the tolerance, which an infinity has none of.
+                    let within = b.is_finite() && (*a - *b).abs() <= (b.abs() * 1e-5).max(1e-6);
+                    !(same || within)
                 })
                 .map(|(i, (a, b))| (i, format!("{a:e}"), format!("{b:e}")))
                 .collect(),
@@ -109,6 +111,10 @@ mod tests {
         assert!(matches_tflm(&Data::F32(vec![1.001]), &Data::F32(vec![1.0])).is_err());
         assert!(matches_tflm(&Data::F32(vec![f32::NAN]), &Data::F32(vec![f32::NAN])).is_ok());
         assert!(matches_tflm(&Data::F32(vec![f32::NAN]), &Data::F32(vec![0.0])).is_err());
+        let inf = f32::INFINITY;
+        assert!(matches_tflm(&Data::F32(vec![inf, -inf]), &Data::F32(vec![inf, -inf])).is_ok());
+        assert!(matches_tflm(&Data::F32(vec![inf]), &Data::F32(vec![-inf])).is_err());
+        assert!(matches_tflm(&Data::F32(vec![f32::MAX]), &Data::F32(vec![inf])).is_err());
     }
 
     #[test]

@@ -3,13 +3,20 @@
 
 use crate::kernel::{Spec, SpirvKernel};
 use crate::{spirv, KernelError};
+use ember_kernels::activation_f32::{EluF32, HardSwishF32, Relu6F32, ReluF32};
 use ember_kernels::add::AddS8;
+use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::concatenation::Concatenation;
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::DequantizeS8F32;
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
+use ember_kernels::math_f32::{
+    AbsF32, CeilF32, CosF32, ExpF32, FloorF32, LogF32, NegF32, RoundF32, RsqrtF32, SinF32, SqrtF32,
+    SquareF32,
+};
+use ember_kernels::maximum_minimum::{MaximumF32, MaximumS8, MinimumF32, MinimumS8};
 use ember_kernels::mean::{MeanF32, MeanS8};
 use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
@@ -136,7 +143,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 28] = [
+pub(crate) const OPS: [SpirvKernel; 51] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -177,6 +184,32 @@ pub(crate) const OPS: [SpirvKernel; 28] = [
     op::<MeanF32>(spirv::MEAN_F32, params_of!(MeanF32)),
     op::<QuantizeF32S8>(spirv::QUANTIZE_F32_S8, params_of!(QuantizeF32S8)),
     op::<Concatenation>(spirv::CONCATENATION, params_of!(Concatenation)),
+    op::<SubF32>(spirv::SUB_F32, params_of!(SubF32)),
+    op::<DivF32>(spirv::DIV_F32, params_of!(DivF32)),
+    op::<SquaredDifferenceF32>(
+        spirv::SQUARED_DIFFERENCE_F32,
+        params_of!(SquaredDifferenceF32),
+    ),
+    op::<MaximumS8>(spirv::MAXIMUM_S8, params_of!(MaximumS8)),
+    op::<MaximumF32>(spirv::MAXIMUM_F32, params_of!(MaximumF32)),
+    op::<MinimumS8>(spirv::MINIMUM_S8, params_of!(MinimumS8)),
+    op::<MinimumF32>(spirv::MINIMUM_F32, params_of!(MinimumF32)),
+    op::<AbsF32>(spirv::ABS_F32, params_of!(AbsF32)),
+    op::<NegF32>(spirv::NEG_F32, params_of!(NegF32)),
+    op::<SquareF32>(spirv::SQUARE_F32, params_of!(SquareF32)),
+    op::<SqrtF32>(spirv::SQRT_F32, params_of!(SqrtF32)),
+    op::<RsqrtF32>(spirv::RSQRT_F32, params_of!(RsqrtF32)),
+    op::<ExpF32>(spirv::EXP_F32, params_of!(ExpF32)),
+    op::<LogF32>(spirv::LOG_F32, params_of!(LogF32)),
+    op::<FloorF32>(spirv::FLOOR_F32, params_of!(FloorF32)),
+    op::<CeilF32>(spirv::CEIL_F32, params_of!(CeilF32)),
+    op::<RoundF32>(spirv::ROUND_F32, params_of!(RoundF32)),
+    op::<SinF32>(spirv::SIN_F32, params_of!(SinF32)),
+    op::<CosF32>(spirv::COS_F32, params_of!(CosF32)),
+    op::<ReluF32>(spirv::RELU_OP_F32, params_of!(ReluF32)),
+    op::<Relu6F32>(spirv::RELU6_F32, params_of!(Relu6F32)),
+    op::<HardSwishF32>(spirv::HARD_SWISH_F32, params_of!(HardSwishF32)),
+    op::<EluF32>(spirv::ELU_F32, params_of!(EluF32)),
 ];
 
 #[cfg(test)]
@@ -218,6 +251,29 @@ mod tests {
             "mean_f32",
             "quantize_f32_s8",
             "concatenation",
+            "sub_f32",
+            "div_f32",
+            "squared_difference_f32",
+            "maximum_s8",
+            "maximum_f32",
+            "minimum_s8",
+            "minimum_f32",
+            "abs_f32",
+            "neg_f32",
+            "square_f32",
+            "sqrt_f32",
+            "rsqrt_f32",
+            "exp_f32",
+            "log_f32",
+            "floor_f32",
+            "ceil_f32",
+            "round_f32",
+            "sin_f32",
+            "cos_f32",
+            "relu_op_f32",
+            "relu6_f32",
+            "hard_swish_f32",
+            "elu_f32",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

@@ -10,8 +10,10 @@ extern crate alloc;
 
 pub mod act_s8;
 pub mod activation;
+pub mod activation_f32;
 pub mod add;
 pub mod affine_s8;
+pub mod arithmetic_f32;
 pub mod broadcast;
 pub mod broadcast_f32;
 pub mod builtin;
@@ -20,6 +22,8 @@ pub mod conv2d;
 mod copy;
 pub mod depthwise_conv2d;
 pub mod fully_connected;
+pub mod math_f32;
+pub mod maximum_minimum;
 pub mod mean;
 pub mod mul;
 #[cfg(all(

@@ -51,12 +51,21 @@ impl AffineConversion for Quantize {
     }
 }
 
+/// A scale TFLM can divide by: positive and finite.
+fn positive(scale: f32) -> bool {
+    scale > 0.0 && scale.is_finite()
+}
+
 /// `requantize_s8`: `clamp(MultiplyByQuantizedMultiplier(x - input_zero_point, multiplier,
-/// shift) + output_zero_point, -128, 127)` (int8 → int8 has no fast path in TFLM).
+/// shift) + output_zero_point, act_min, act_max)`: TFLM's QUANTIZE from int8 to int8
+/// (`Requantize`, no fast path, clamped to int8), its int8 RELU (`ReluQuantized`, clamped
+/// from the output's zero point up) and its int8 RELU6 (`Relu6Quantized`, the raw input
+/// clamped to the input's zero point and six: [`RequantizeS8::relu6`]).
 ///
-/// Words: `len`, `input_zero_point`, `output_zero_point`, `multiplier`, `shift`. `decode`
-/// refuses (with [`KernelError::Shape`]) a zero length, zero points outside `-128..=127`, a
-/// negative multiplier and a shift outside `-31..=31`.
+/// Words: `len`, `input_zero_point`, `output_zero_point`, `multiplier`, `shift`, `act_min`,
+/// `act_max`. `decode` refuses (with [`KernelError::Shape`]) a zero length, zero points
+/// outside `-128..=127`, a negative multiplier, a shift outside `-31..=31` and a clamp
+/// range that is empty or leaves `-128..=127`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RequantizeS8 {
     /// Elements.
@@ -70,10 +79,14 @@ pub struct RequantizeS8 {
     pub multiplier: i32,
     /// Its exponent (TFLM's `requantize_output_shift`).
     pub shift: i32,
+    /// The lowest output.
+    pub act_min: i32,
+    /// The highest output.
+    pub act_max: i32,
 }
 
 impl RequantizeS8 {
-    const WHAT: &'static str = "requantize_s8: zero length, zero points outside int8, scale ratio of 2^31 or more, or multiplier/shift out of range";
+    const WHAT: &'static str = "requantize_s8: zero length, zero points outside int8, scale ratio of 2^31 or more, multiplier/shift out of range, or clamp range empty or outside int8";
 
     /// The parameters TFLM's `PrepareQuantizeReference` computes for an int8 → int8
     /// QUANTIZE of `len` elements: `QuantizeMultiplier(input_scale / output_scale)` in
@@ -86,7 +99,6 @@ impl RequantizeS8 {
         output_scale: f32,
         output_zero_point: i32,
     ) -> Result<Self, KernelError> {
-        let positive = |s: f32| s > 0.0 && s.is_finite();
         if !positive(input_scale) || !positive(output_scale) {
             return Err(KernelError::Shape(Self::WHAT));
         }
@@ -98,6 +110,59 @@ impl RequantizeS8 {
             output_zero_point,
             multiplier,
             shift,
+            act_min: -128,
+            act_max: 127,
+        }
+        .validate()
+    }
+
+    /// The parameters TFLM's RELU Prepare (`CalculateReluOpData`) computes for an int8
+    /// RELU of `len` elements: `QuantizeMultiplier(input_scale / output_scale)`, the
+    /// division in `f32`, and outputs from the output's zero point up. Refuses what
+    /// [`prepare`](Self::prepare) refuses.
+    pub fn relu(
+        len: usize,
+        input_scale: f32,
+        input_zero_point: i32,
+        output_scale: f32,
+        output_zero_point: i32,
+    ) -> Result<Self, KernelError> {
+        let ratio = input_scale / output_scale;
+        if !positive(input_scale) || !positive(output_scale) || !positive(ratio) {
+            return Err(KernelError::Shape(Self::WHAT));
+        }
+        let (multiplier, shift) = quantize_multiplier(f64::from(ratio));
+        Self {
+            len,
+            input_zero_point,
+            output_zero_point,
+            multiplier,
+            shift,
+            act_min: output_zero_point,
+            act_max: 127,
+        }
+        .validate()
+    }
+
+    /// The parameters of TFLM's int8 RELU6 (`Relu6Quantized`) for `len` elements: the raw
+    /// input (an identity multiplier, `2^30` with shift 1, both zero points 0) clamped to
+    /// `[input_zero_point, six]`, six being `round(6 / input_scale) + input_zero_point`
+    /// clamped to int8 (`FloatToQuantizedType`, the division in `f32`). The output's
+    /// quantization plays no part, as in TFLM. Refuses an input scale that is not positive
+    /// and finite, and a six below the zero point (an empty range).
+    pub fn relu6(len: usize, input_scale: f32, input_zero_point: i32) -> Result<Self, KernelError> {
+        if !positive(input_scale) {
+            return Err(KernelError::Shape(Self::WHAT));
+        }
+        let six = (libm::roundf(6.0 / input_scale) + input_zero_point as f32).clamp(-128.0, 127.0);
+        Self {
+            len,
+            input_zero_point: 0,
+            output_zero_point: 0,
+            multiplier: 1 << 30,
+            shift: 1,
+            act_min: input_zero_point,
+            act_max: six as i32,
         }
         .validate()
     }
@@ -109,6 +174,9 @@ impl RequantizeS8 {
             || !int8.contains(&self.output_zero_point)
             || self.multiplier < 0
             || !(-31..=31).contains(&self.shift)
+            || !int8.contains(&self.act_min)
+            || !int8.contains(&self.act_max)
+            || self.act_min > self.act_max
         {
             return Err(KernelError::Shape(Self::WHAT));
         }
@@ -127,7 +195,9 @@ impl RequantizeS8 {
         map_elementwise(self.len, input, output, |x| {
             let centered = i32::from(x) - self.input_zero_point;
             let scaled = multiply_by_quantized_multiplier(centered, self.multiplier, self.shift);
-            scaled.wrapping_add(self.output_zero_point).clamp(-128, 127) as i8
+            scaled
+                .wrapping_add(self.output_zero_point)
+                .clamp(self.act_min, self.act_max) as i8
         })
     }
 }
@@ -143,6 +213,8 @@ impl KernelParams for RequantizeS8 {
             self.output_zero_point as u32,
             self.multiplier as u32,
             self.shift as u32,
+            self.act_min as u32,
+            self.act_max as u32,
         ]);
     }
 
@@ -153,6 +225,8 @@ impl KernelParams for RequantizeS8 {
             output_zero_point: words.i32()?,
             multiplier: words.i32()?,
             shift: words.i32()?,
+            act_min: words.i32()?,
+            act_max: words.i32()?,
         }
         .validate()
     }
@@ -226,6 +300,34 @@ mod tests {
     }
 
     #[test]
+    fn relu_and_relu6_clamp_as_tflm() {
+        // RELU: 0.1 → 0.05 doubles, from the output zero point 4 up.
+        let p = RequantizeS8::relu(5, 0.1, -3, 0.05, 4).unwrap();
+        let (m, s) = quantize_multiplier(f64::from(0.1f32 / 0.05f32));
+        assert_eq!(
+            (p.multiplier, p.shift, p.act_min, p.act_max),
+            (m, s, 4, 127)
+        );
+        let mut out = [0i8; 5];
+        p.run(&[-3, -10, -2, 40, 127], &mut out).unwrap();
+        assert_eq!(out, [4, 4, 6, 90, 127]);
+        // RELU6: the raw input between the zero point and round(6 / 0.05) + 2 = 122.
+        let p = RequantizeS8::relu6(256, 0.05, 2).unwrap();
+        assert_eq!((p.act_min, p.act_max), (2, 122));
+        let input: Vec<i8> = (-128..=127).collect();
+        let mut out = [0i8; 256];
+        p.run(&input, &mut out).unwrap();
+        let want: Vec<i8> = input.iter().map(|&x| x.clamp(2, 122)).collect();
+        assert_eq!(&out[..], &want[..]);
+        // Six beyond int8 clamps to 127; a six below the zero point is an empty range.
+        assert_eq!(RequantizeS8::relu6(1, 0.01, 0).unwrap().act_max, 127);
+        assert!(RequantizeS8::relu6(1, 0.01, 127).is_ok());
+        assert!(RequantizeS8::relu6(1, 1000.0, -128).is_ok());
+        assert!(RequantizeS8::relu6(1, f32::NAN, 0).is_err());
+        assert!(RequantizeS8::relu(1, 1.0, 0, 0.0, 0).is_err());
+    }
+
+    #[test]
     fn round_trips_decode_and_check() {
         let q = QuantizeF32S8::prepare(5, 0.02, 3).unwrap();
         let mut words = Vec::new();
@@ -260,6 +362,11 @@ mod tests {
         let mut bad = words.clone();
         bad[3] = (-1i32) as u32;
         assert!(RequantizeS8::decode(&mut Words::new(&bad)).is_err());
+        for (act_min, act_max) in [(5, 4), (-129, 0), (0, 128)] {
+            let mut bad = words.clone();
+            (bad[5], bad[6]) = (act_min as u32, act_max as u32);
+            assert!(RequantizeS8::decode(&mut Words::new(&bad)).is_err());
+        }
         assert_eq!(
             r.check(&[5]),
             Err(KernelError::MissingBinding { index: 1, bound: 1 })

@@ -668,6 +668,70 @@ def draw_dequantize(r, variant, m):
     return BO.DEQUANTIZE, OPT.NONE, None, [x], [y], dict(shape=dims, input_q=qi[:2]), None
 
 
+# The float input range of each element-wise op: where its function is defined and varied.
+ELEMENTWISE_RANGE = {
+    "ABS": (-4.0, 4.0), "NEG": (-4.0, 4.0), "SQUARE": (-4.0, 4.0),
+    "SQRT": (0.0, 20.0), "RSQRT": (0.001, 20.0), "EXP": (-10.0, 10.0),
+    "LOG": (0.001, 50.0), "FLOOR": (-10.0, 10.0), "CEIL": (-10.0, 10.0),
+    "ROUND": (-10.0, 10.0), "SIN": (-20.0, 20.0), "COS": (-20.0, 20.0),
+    "RELU": (-8.0, 8.0), "RELU6": (-8.0, 8.0), "HARD_SWISH": (-8.0, 8.0),
+    "ELU": (-8.0, 8.0),
+}
+
+
+def draw_elementwise(r, variant, m):
+    """One of the element-wise ops without options: float32, or int8 RELU and RELU6 (RELU
+    requantizes to its output's scale; RELU6 clamps the raw input and ignores the output's
+    quantization, which TFLite's converter makes the input's)."""
+    op_name = VARIANTS[variant][0]
+    dims = shape(r, r.randint(1, 4), 1, 6)
+    params = dict(shape=dims)
+    if "int8" in variant:
+        qi = (act_scale(r) * r.uniform(1.0, 10.0), zp8(r), 0)
+        if op_name == "RELU" or r.random() < 0.2:
+            qo = (qi[0] * log_uniform(r, 0.3, 3.0), zp8(r), 0)
+        else:
+            qo = qi
+        x = m.tensor(dims, T.INT8, qi, is_input=True)
+        y = m.tensor(dims, T.INT8, qo)
+        params.update(input_q=qi[:2], output_q=qo[:2])
+        fr = None
+    else:
+        x = m.tensor(dims, T.FLOAT32, is_input=True)
+        y = m.tensor(dims, T.FLOAT32)
+        fr = ELEMENTWISE_RANGE[op_name]
+    return getattr(BO, op_name), OPT.NONE, None, [x], [y], params, fr
+
+
+def draw_binary(r, variant, m):
+    """SUB, DIV (with a fused activation), SQUARED_DIFFERENCE, MAXIMUM, MINIMUM: float32, or
+    int8 MAXIMUM and MINIMUM (raw values; TFLite's converter gives the inputs and the output
+    one quantization, sometimes drawn apart here)."""
+    op_name = VARIANTS[variant][0]
+    a_shape, b_shape, out = broadcast_pair(r)
+    params = dict(a=a_shape, b=b_shape, output=out)
+    if "int8" in variant:
+        q = (act_scale(r), zp8(r), 0)
+        qs = [q if r.random() < 0.8 else (act_scale(r), zp8(r), 0) for _ in range(3)]
+        x = m.tensor(a_shape, T.INT8, qs[0], is_input=True)
+        y = m.tensor(b_shape, T.INT8, qs[1], is_input=True)
+        z = m.tensor(out, T.INT8, qs[2])
+        params.update(q=[list(q[:2]) for q in qs])
+    else:
+        x = m.tensor(a_shape, T.FLOAT32, is_input=True)
+        y = m.tensor(b_shape, T.FLOAT32, is_input=True)
+        z = m.tensor(out, T.FLOAT32)
+    fr = (-2.0, 2.0)
+    if op_name in ("SUB", "DIV"):
+        activation = pick_act(r)
+        params.update(activation=ACT_NAMES[activation])
+        o = s.SubOptionsT() if op_name == "SUB" else s.DivOptionsT()
+        o.fusedActivationFunction = activation
+        opt = OPT.SubOptions if op_name == "SUB" else OPT.DivOptions
+        return getattr(BO, op_name), opt, o, [x, y], [z], params, fr
+    return getattr(BO, op_name), OPT.NONE, None, [x, y], [z], params, fr
+
+
 # Variant name -> (op name, drawer).
 VARIANTS = {
     "fully_connected-int8-per-channel": ("FULLY_CONNECTED", draw_fully_connected),
@@ -710,6 +774,31 @@ VARIANTS = {
     "quantize-float32-int8": ("QUANTIZE", draw_quantize),
     "quantize-int8-int8": ("QUANTIZE", draw_quantize),
     "dequantize-int8-float32": ("DEQUANTIZE", draw_dequantize),
+    "sub-float32": ("SUB", draw_binary),
+    "div-float32": ("DIV", draw_binary),
+    "squared_difference-float32": ("SQUARED_DIFFERENCE", draw_binary),
+    "maximum-int8": ("MAXIMUM", draw_binary),
+    "maximum-float32": ("MAXIMUM", draw_binary),
+    "minimum-int8": ("MINIMUM", draw_binary),
+    "minimum-float32": ("MINIMUM", draw_binary),
+    "relu-int8": ("RELU", draw_elementwise),
+    "relu-float32": ("RELU", draw_elementwise),
+    "relu6-int8": ("RELU6", draw_elementwise),
+    "relu6-float32": ("RELU6", draw_elementwise),
+    "hard_swish-float32": ("HARD_SWISH", draw_elementwise),
+    "elu-float32": ("ELU", draw_elementwise),
+    "abs-float32": ("ABS", draw_elementwise),
+    "neg-float32": ("NEG", draw_elementwise),
+    "square-float32": ("SQUARE", draw_elementwise),
+    "sqrt-float32": ("SQRT", draw_elementwise),
+    "rsqrt-float32": ("RSQRT", draw_elementwise),
+    "exp-float32": ("EXP", draw_elementwise),
+    "log-float32": ("LOG", draw_elementwise),
+    "floor-float32": ("FLOOR", draw_elementwise),
+    "ceil-float32": ("CEIL", draw_elementwise),
+    "round-float32": ("ROUND", draw_elementwise),
+    "sin-float32": ("SIN", draw_elementwise),
+    "cos-float32": ("COS", draw_elementwise),
 }
 
 

@@ -1,13 +1,17 @@
-//! ADD and MUL: one output value per pair of (broadcast) input values.
+//! ADD, MUL and the other broadcasting two-input ops ([`BinaryOp`]: SUB, DIV,
+//! SQUARED_DIFFERENCE, MAXIMUM, MINIMUM): one output value per pair of (broadcast) input
+//! values.
 
 use crate::check::{options, Ctx};
-use crate::element::ElementType::{self, Float32, Int16, Int32, Int8};
+use crate::element::ElementType::{self, Float32, Int16, Int32, Int64, Int8};
 use crate::lowering::{kernel_activation, kernel_error, LowerError, Lowering};
-use crate::op::{Activation, Op, OpKind};
+use crate::op::{Activation, BinaryOp, Op, OpKind};
 use crate::tensor::ShapeDisplay;
 use crate::ImportError;
 use ember_kernels::add::{AddF32, AddS8};
+use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::broadcast::BroadcastShape;
+use ember_kernels::maximum_minimum::{MaximumF32, MaximumS8, MinimumF32, MinimumS8};
 use ember_kernels::mul::{MulF32, MulS8};
 
 /// Numpy broadcasting: shapes aligned at the end, each pair of dimensions equal or one of
@@ -40,7 +44,7 @@ pub(super) fn check_add(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
     // `pot_scale_int16` picks between two int16 kernels of the same result contract; it does
     // not change what the op computes.
     let activation = ctx.activation(options!(ctx, AddOptions).fused_activation_function)?;
-    check_broadcast_types(ctx)?;
+    check_broadcast_types(ctx, ARITHMETIC_TYPES)?;
     Ok(OpKind::Add { activation })
 }
 
@@ -49,12 +53,84 @@ pub(super) fn check_add(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
 pub(super) fn check_mul(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
     ctx.arity(2..=2, 2, 1, "inputs [a, b] and one output")?;
     let activation = ctx.activation(options!(ctx, MulOptions).fused_activation_function)?;
-    check_broadcast_types(ctx)?;
+    check_broadcast_types(ctx, ARITHMETIC_TYPES)?;
     Ok(OpKind::Mul { activation })
 }
 
-/// The shapes and types of ADD and MUL.
-fn check_broadcast_types(ctx: &Ctx<'_, '_>) -> Result<ElementType, ImportError> {
+/// The types TFLM's ADD, MUL, SUB and SQUARED_DIFFERENCE take.
+const ARITHMETIC_TYPES: (&[ElementType], &str) = (
+    &[Float32, Int8, Int16, Int32],
+    "float32, int8, int16, int32",
+);
+
+/// SUB: two inputs of one type (float32, int8, int16, int32) that broadcast to the output's
+/// shape, and a fused activation.
+pub(super) fn check_sub(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    ctx.arity(2..=2, 2, 1, "inputs [a, b] and one output")?;
+    // `pot_scale_int16` picks between two int16 kernels of one result contract, as ADD's.
+    let activation = ctx.activation(options!(ctx, SubOptions).fused_activation_function)?;
+    check_broadcast_types(ctx, ARITHMETIC_TYPES)?;
+    Ok(OpKind::Binary {
+        op: BinaryOp::Sub,
+        activation,
+    })
+}
+
+/// DIV: two inputs of one type (float32, int8, int32) that broadcast to the output's shape,
+/// and a fused activation.
+pub(super) fn check_div(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    ctx.arity(2..=2, 2, 1, "inputs [a, b] and one output")?;
+    let activation = ctx.activation(options!(ctx, DivOptions).fused_activation_function)?;
+    check_broadcast_types(ctx, (&[Float32, Int8, Int32], "float32, int8, int32"))?;
+    Ok(OpKind::Binary {
+        op: BinaryOp::Div,
+        activation,
+    })
+}
+
+/// SQUARED_DIFFERENCE: two inputs of one type (float32, int8, int16, int32) that broadcast
+/// to the output's shape.
+pub(super) fn check_squared_difference(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    check_unfused(ctx, BinaryOp::SquaredDifference, ARITHMETIC_TYPES)
+}
+
+/// MAXIMUM: two inputs of one type (float32, int8, int16, int32, int64) that broadcast to
+/// the output's shape.
+pub(super) fn check_maximum(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    check_unfused(ctx, BinaryOp::Maximum, SELECT_TYPES)
+}
+
+/// MINIMUM: as MAXIMUM.
+pub(super) fn check_minimum(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    check_unfused(ctx, BinaryOp::Minimum, SELECT_TYPES)
+}
+
+/// The types TFLM's MAXIMUM and MINIMUM take.
+const SELECT_TYPES: (&[ElementType], &str) = (
+    &[Float32, Int8, Int16, Int32, Int64],
+    "float32, int8, int16, int32, int64",
+);
+
+/// A broadcasting op without a fused activation.
+fn check_unfused(
+    ctx: &Ctx<'_, '_>,
+    op: BinaryOp,
+    types: (&[ElementType], &'static str),
+) -> Result<OpKind, ImportError> {
+    ctx.arity(2..=2, 2, 1, "inputs [a, b] and one output")?;
+    check_broadcast_types(ctx, types)?;
+    Ok(OpKind::Binary {
+        op,
+        activation: Activation::None,
+    })
+}
+
+/// The shapes and types of a broadcasting two-input op: both inputs and the output of one
+/// of `types` (quantized per tensor where integer), the output of the broadcast shape.
+fn check_broadcast_types(
+    ctx: &Ctx<'_, '_>,
+    (types, types_text): (&[ElementType], &'static str),
+) -> Result<ElementType, ImportError> {
     let (left, right, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
     let Some(shape) = broadcast(left.shape(), right.shape()) else {
         return Err(ctx.shape_err(format!("{left} and {right} do not broadcast")));
@@ -65,11 +141,7 @@ fn check_broadcast_types(ctx: &Ctx<'_, '_>) -> Result<ElementType, ImportError> 
             ShapeDisplay(&shape)
         )));
     }
-    let ty = ctx.same_type(
-        &[left, right, output],
-        &[Float32, Int8, Int16, Int32],
-        "float32, int8, int16, int32",
-    )?;
+    let ty = ctx.same_type(&[left, right, output], types, types_text)?;
     if ty != Float32 {
         for arg in [left, right, output] {
             ctx.per_tensor(arg)?;
@@ -92,6 +164,56 @@ pub(super) fn lower_mul(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), 
         return Err(lowering.invalid(op, "not a MUL".into()));
     };
     lower_arithmetic(lowering, op, activation, Arithmetic::Mul)
+}
+
+/// A [`BinaryOp`]: float32 each through its own kernel, int8 MAXIMUM and MINIMUM on the raw
+/// values (the registry lets no other int8 op through).
+pub(super) fn lower_binary(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
+    let OpKind::Binary {
+        op: binary,
+        activation,
+    } = op.kind
+    else {
+        return Err(lowering.invalid(op, "not a broadcasting two-input op".into()));
+    };
+    let left = lowering.input(op, 0)?;
+    let right = lowering.input(op, 1)?;
+    let output = op.outputs[0];
+    let kernel = kernel_error(op);
+    let graph = lowering.graph;
+    let shape = BroadcastShape::new(&graph.tensor(left).shape, &graph.tensor(right).shape)
+        .map_err(kernel)?;
+    let tensors = [left, right, output];
+    if lowering.element_type(left) == Int8 {
+        match binary {
+            BinaryOp::Maximum => lowering.dispatch_params(&MaximumS8::new(shape), &tensors),
+            BinaryOp::Minimum => lowering.dispatch_params(&MinimumS8::new(shape), &tensors),
+            other => {
+                return Err(lowering.unsupported(op, format!("{} from Int8", other.name())));
+            }
+        }
+        return Ok(());
+    }
+    // TFLM clamps SUB and DIV to the fused activation's range; the others it never clamps.
+    let (act_min, act_max) = match binary {
+        BinaryOp::Sub | BinaryOp::Div => kernel_activation(activation).range_f32(),
+        _ => (f32::NEG_INFINITY, f32::INFINITY),
+    };
+    match binary {
+        BinaryOp::Sub => lowering.dispatch_params(&SubF32::new(shape, act_min, act_max), &tensors),
+        BinaryOp::Div => lowering.dispatch_params(&DivF32::new(shape, act_min, act_max), &tensors),
+        BinaryOp::SquaredDifference => lowering.dispatch_params(
+            &SquaredDifferenceF32::new(shape, act_min, act_max),
+            &tensors,
+        ),
+        BinaryOp::Maximum => {
+            lowering.dispatch_params(&MaximumF32::new(shape, act_min, act_max), &tensors)
+        }
+        BinaryOp::Minimum => {
+            lowering.dispatch_params(&MinimumF32::new(shape, act_min, act_max), &tensors)
+        }
+    }
+    Ok(())
 }
 
 /// Which of the two.

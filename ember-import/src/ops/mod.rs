@@ -6,8 +6,10 @@
 //! - [`conv`], CONV_2D and DEPTHWISE_CONV_2D (and the separable pair fused for a GPU);
 //! - [`pooling`], AVERAGE_POOL_2D and MAX_POOL_2D;
 //! - [`fully_connected`], FULLY_CONNECTED;
-//! - [`elementwise`], ADD and MUL;
+//! - [`elementwise`], ADD, MUL, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM and MINIMUM;
 //! - [`activations`], SOFTMAX, LOGISTIC and TANH;
+//! - [`math`], the element-wise ops without options: ABS, NEG, SQUARE, SQRT, RSQRT, EXP,
+//!   LOG, FLOOR, CEIL, ROUND, SIN, COS, RELU, RELU6, HARD_SWISH and ELU;
 //! - [`quantize`], QUANTIZE and DEQUANTIZE;
 //! - [`layout`], RESHAPE, PAD, MEAN, TRANSPOSE, CONCATENATION and STRIDED_SLICE.
 
@@ -16,6 +18,7 @@ mod conv;
 mod elementwise;
 mod fully_connected;
 mod layout;
+mod math;
 mod pooling;
 mod quantize;
 
@@ -78,11 +81,13 @@ impl Lowers {
 
 /// int8 or float32 inputs: what the weighted, pooling, arithmetic and layout ops lower.
 const INT8_OR_FLOAT32: Lowers = Lowers::Inputs(&[Int8, Float32]);
-/// int8 to int8 and float32 to float32: LOGISTIC and TANH.
+/// int8 to int8 and float32 to float32: LOGISTIC, TANH, RELU and RELU6.
 const SAME_INT8_OR_FLOAT32: Lowers = Lowers::Conversions(&[(Int8, Int8), (Float32, Float32)]);
+/// float32 alone: the math functions and the float-only arithmetic.
+const FLOAT32: Lowers = Lowers::Inputs(&[Float32]);
 
 /// Every supported operator, in the order error messages list them.
-static OPS: [OpEntry; 18] = [
+static OPS: [OpEntry; 39] = [
     OpEntry {
         operator: BuiltinOperator::FullyConnected,
         name: "FULLY_CONNECTED",
@@ -209,6 +214,153 @@ static OPS: [OpEntry; 18] = [
         lower: quantize::lower_dequantize,
         lowers: Lowers::Conversions(&[(Int8, Float32)]),
     },
+    OpEntry {
+        operator: BuiltinOperator::Sub,
+        name: "SUB",
+        rule: elementwise::check_sub,
+        lower: elementwise::lower_binary,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Div,
+        name: "DIV",
+        rule: elementwise::check_div,
+        lower: elementwise::lower_binary,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::SquaredDifference,
+        name: "SQUARED_DIFFERENCE",
+        rule: elementwise::check_squared_difference,
+        lower: elementwise::lower_binary,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Maximum,
+        name: "MAXIMUM",
+        rule: elementwise::check_maximum,
+        lower: elementwise::lower_binary,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Minimum,
+        name: "MINIMUM",
+        rule: elementwise::check_minimum,
+        lower: elementwise::lower_binary,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Relu,
+        name: "RELU",
+        rule: math::check_relu,
+        lower: math::lower_elementwise,
+        lowers: SAME_INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Relu6,
+        name: "RELU6",
+        rule: math::check_relu6,
+        lower: math::lower_elementwise,
+        lowers: SAME_INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::HardSwish,
+        name: "HARD_SWISH",
+        rule: math::check_hard_swish,
+        lower: math::lower_elementwise,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Elu,
+        name: "ELU",
+        rule: math::check_elu,
+        lower: math::lower_elementwise,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Abs,
+        name: "ABS",
+        rule: math::check_abs,
+        lower: math::lower_elementwise,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Neg,
+        name: "NEG",
+        rule: math::check_neg,
+        lower: math::lower_elementwise,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Square,
+        name: "SQUARE",
+        rule: math::check_square,
+        lower: math::lower_elementwise,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Sqrt,
+        name: "SQRT",
+        rule: math::check_sqrt,
+        lower: math::lower_elementwise,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Rsqrt,
+        name: "RSQRT",
+        rule: math::check_rsqrt,
+        lower: math::lower_elementwise,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Exp,
+        name: "EXP",
+        rule: math::check_exp,
+        lower: math::lower_elementwise,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Log,
+        name: "LOG",
+        rule: math::check_log,
+        lower: math::lower_elementwise,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Floor,
+        name: "FLOOR",
+        rule: math::check_floor,
+        lower: math::lower_elementwise,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Ceil,
+        name: "CEIL",
+        rule: math::check_ceil,
+        lower: math::lower_elementwise,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Round,
+        name: "ROUND",
+        rule: math::check_round,
+        lower: math::lower_elementwise,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Sin,
+        name: "SIN",
+        rule: math::check_sin,
+        lower: math::lower_elementwise,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Cos,
+        name: "COS",
+        rule: math::check_cos,
+        lower: math::lower_elementwise,
+        lowers: FLOAT32,
+    },
 ];
 
 /// The supported operator with builtin code `code`, if any.
@@ -302,7 +454,9 @@ mod tests {
             supported_operators(),
             "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D, ADD, \
              MUL, SOFTMAX, LOGISTIC, TANH, RESHAPE, PAD, MEAN, TRANSPOSE, CONCATENATION, \
-             STRIDED_SLICE, QUANTIZE, DEQUANTIZE"
+             STRIDED_SLICE, QUANTIZE, DEQUANTIZE, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM, \
+             MINIMUM, RELU, RELU6, HARD_SWISH, ELU, ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, \
+             FLOOR, CEIL, ROUND, SIN, COS"
         );
         assert_eq!(
             supported_lowerings(),
@@ -312,7 +466,13 @@ mod tests {
              float32→float32), LOGISTIC (int8→int8, float32→float32), TANH (int8→int8, \
              float32→float32), RESHAPE, PAD (int8, float32), MEAN (int8, float32), TRANSPOSE \
              (int8, float32), CONCATENATION (int8, float32), STRIDED_SLICE (int8, float32), \
-             QUANTIZE (float32→int8, int8→int8), DEQUANTIZE (int8→float32)"
+             QUANTIZE (float32→int8, int8→int8), DEQUANTIZE (int8→float32), SUB (float32), \
+             DIV (float32), SQUARED_DIFFERENCE (float32), MAXIMUM (int8, float32), MINIMUM \
+             (int8, float32), RELU (int8→int8, float32→float32), RELU6 (int8→int8, \
+             float32→float32), HARD_SWISH (float32), ELU (float32), ABS (float32), NEG \
+             (float32), SQUARE (float32), SQRT (float32), RSQRT (float32), EXP (float32), LOG \
+             (float32), FLOOR (float32), CEIL (float32), ROUND (float32), SIN (float32), COS \
+             (float32)"
         );
     }
 }

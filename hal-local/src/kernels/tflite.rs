@@ -16,13 +16,20 @@ pub use super::elementwise::MUL_F32;
 pub use super::softmax::SOFTMAX_F32;
 use super::KernelPath;
 use crate::kernel::{elements, elements_mut, Bytes, Element, Entry, Exclusive, Kernel, Writes};
+use ember_kernels::activation_f32::{EluF32, HardSwishF32, Relu6F32, ReluF32};
 use ember_kernels::add::AddS8;
+use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::concatenation::{Concatenation, MAX_INPUTS};
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::DequantizeS8F32;
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
+use ember_kernels::math_f32::{
+    AbsF32, CeilF32, CosF32, ExpF32, FloorF32, LogF32, NegF32, RoundF32, RsqrtF32, SinF32, SqrtF32,
+    SquareF32,
+};
+use ember_kernels::maximum_minimum::{MaximumF32, MaximumS8, MinimumF32, MinimumS8};
 use ember_kernels::mean::{MeanF32, MeanS8};
 use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
@@ -110,6 +117,22 @@ unary!(
     i8,
     f32
 );
+unary!(ABS_F32, abs_f32, AbsF32, f32, f32);
+unary!(NEG_F32, neg_f32, NegF32, f32, f32);
+unary!(SQUARE_F32, square_f32, SquareF32, f32, f32);
+unary!(SQRT_F32, sqrt_f32, SqrtF32, f32, f32);
+unary!(RSQRT_F32, rsqrt_f32, RsqrtF32, f32, f32);
+unary!(EXP_F32, exp_f32, ExpF32, f32, f32);
+unary!(LOG_F32, log_f32, LogF32, f32, f32);
+unary!(FLOOR_F32, floor_f32, FloorF32, f32, f32);
+unary!(CEIL_F32, ceil_f32, CeilF32, f32, f32);
+unary!(ROUND_F32, round_f32, RoundF32, f32, f32);
+unary!(SIN_F32, sin_f32, SinF32, f32, f32);
+unary!(COS_F32, cos_f32, CosF32, f32, f32);
+unary!(RELU_OP_F32, relu_op_f32, ReluF32, f32, f32);
+unary!(RELU6_F32, relu6_f32, Relu6F32, f32, f32);
+unary!(HARD_SWISH_F32, hard_swish_f32, HardSwishF32, f32, f32);
+unary!(ELU_F32, elu_f32, EluF32, f32, f32);
 
 /// Binding `index` as elements, to read.
 fn read<'s, T: Element>(bindings: &'s [Bytes<'_>], index: usize) -> Result<&'s [T], KernelError> {
@@ -573,6 +596,18 @@ unary!(MAX_POOL2D_S8, max_pool2d_s8, MaxPool2dS8, i8, i8);
 unary!(MAX_POOL2D_F32, max_pool2d_f32, MaxPool2dF32, f32, f32);
 binary!(ADD_S8, add_s8, AddS8, i8);
 binary!(MUL_S8, mul_s8, MulS8, i8);
+binary!(SUB_F32, sub_f32, SubF32, f32);
+binary!(DIV_F32, div_f32, DivF32, f32);
+binary!(
+    SQUARED_DIFFERENCE_F32,
+    squared_difference_f32,
+    SquaredDifferenceF32,
+    f32
+);
+binary!(MAXIMUM_F32, maximum_f32, MaximumF32, f32);
+binary!(MINIMUM_F32, minimum_f32, MinimumF32, f32);
+binary!(MAXIMUM_S8, maximum_s8, MaximumS8, i8);
+binary!(MINIMUM_S8, minimum_s8, MinimumS8, i8);
 unary!(PAD, pad, Pad, u8, u8);
 unary!(TRANSPOSE, transpose, Transpose, u8, u8);
 unary!(STRIDED_SLICE, strided_slice, StridedSlice, u8, u8);
@@ -646,6 +681,29 @@ tflite_table!(
     QUANTIZE_F32_S8,
     REQUANTIZE_S8,
     DEQUANTIZE_S8_F32,
+    SUB_F32,
+    DIV_F32,
+    SQUARED_DIFFERENCE_F32,
+    MAXIMUM_S8,
+    MAXIMUM_F32,
+    MINIMUM_S8,
+    MINIMUM_F32,
+    ABS_F32,
+    NEG_F32,
+    SQUARE_F32,
+    SQRT_F32,
+    RSQRT_F32,
+    EXP_F32,
+    LOG_F32,
+    FLOOR_F32,
+    CEIL_F32,
+    ROUND_F32,
+    SIN_F32,
+    COS_F32,
+    RELU_OP_F32,
+    RELU6_F32,
+    HARD_SWISH_F32,
+    ELU_F32,
 );
 
 #[cfg(test)]

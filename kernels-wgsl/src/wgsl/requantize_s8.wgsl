@@ -1,9 +1,10 @@
 // requantize_s8: ember-kernels' `RequantizeS8` (TFLM's QUANTIZE from int8 to int8, its
-// `Requantize`): `clamp(MultiplyByQuantizedMultiplier(x - input_zero_point) +
-// output_zero_point, -128, 127)`. each_byte_s8.wgsl runs the loop; an element reads only
-// its own input, so the output may alias the input.
+// `Requantize`, and its int8 RELU and RELU6): `clamp(MultiplyByQuantizedMultiplier(x -
+// input_zero_point) + output_zero_point, act_min, act_max)`. each_byte_s8.wgsl runs the
+// loop; an element reads only its own input, so the output may alias the input.
 //
-// Parameter words: 0 len, 1 input_zero_point, 2 output_zero_point, 3 multiplier, 4 shift.
+// Parameter words: 0 len, 1 input_zero_point, 2 output_zero_point, 3 multiplier, 4 shift,
+// 5 act_min, 6 act_max.
 
 @group(0) @binding(0) var<storage, read> input: array<u32>;
 @group(0) @binding(1) var<storage, read_write> output: array<u32>;
@@ -18,5 +19,5 @@ fn element(e: u32) -> i32 {
     let b = base_byte(0u) + e;
     let centered = s8_of(input[b / 4u], b % 4u) - param_i32(1u);
     let scaled = multiply_by_quantized_multiplier(centered, param_i32(3u), param_i32(4u));
-    return clamp_s8(scaled + param_i32(2u), -128, 127);
+    return clamp_s8(scaled + param_i32(2u), param_i32(5u), param_i32(6u));
 }
