@@ -1,8 +1,9 @@
-// Shared by the broadcasting float binary kernels (add_f32 and mul_f32 given constants):
-// build.rs appends this file to each. The kernel gives `combine(a, b)`, one IEEE
-// operation; `broadcast_f32` clamps it to [act_min, act_max]. Each invocation computes
-// whole output elements; without broadcasting it reads only the input elements of its
-// own, so the output may alias an input. The bindings are pair_f32.wgsl's.
+// Shared by the broadcasting float binary kernels (add_f32 and mul_f32 given constants,
+// sub_f32, div_f32, squared_difference_f32, maximum_f32, minimum_f32): build.rs appends
+// this file to each. The kernel gives `combine(a, b)`; `broadcast_f32` clamps it to
+// [act_min, act_max] (a NaN passes). Each invocation computes whole output elements;
+// without broadcasting it reads only the input elements of its own, so the output may
+// alias an input. The bindings are pair_f32.wgsl's.
 //
 // Parameter words: 0..=11 the broadcast shape (broadcast.wgsl), 12 act_min bits,
 // 13 act_max bits.
@@ -20,6 +21,10 @@ fn broadcast_f32(id: vec3<u32>, count: vec3<u32>, lane: u32) {
         if !shape.elementwise {
             ab = input_indices(e);
         }
-        out[out0 + e] = clamp_f32(combine(a[a0 + ab.x], b[b0 + ab.y]), lo, hi);
+        let v = combine(a[a0 + ab.x], b[b0 + ab.y]);
+        // A NaN passes the clamp, tested on its bits: a device that may assume no NaN (these
+        // modules do not ask for SignedZeroInfNanPreserve) folds the clamp's comparisons
+        // into min and max, which give a bound instead (an NVIDIA H200 does).
+        out[out0 + e] = select(clamp_f32(v, lo, hi), v, is_nan(v));
     }
 }
