@@ -278,6 +278,48 @@ pub enum OpKind {
     Dequantize,
     /// An element-wise op without options: inputs `[input]`.
     Elementwise(ElementwiseOp),
+    /// SQUEEZE, a view: inputs `[input]`; the output drops dimensions of size 1.
+    Squeeze,
+    /// EXPAND_DIMS, a view: inputs `[input, axis]`; the output has a dimension of 1 more.
+    ExpandDims,
+    /// SLICE: inputs `[input, begin, size]`, resolved as a strided slice of stride 1.
+    Slice(StridedSliceOptions),
+    /// SPLIT: inputs `[axis, input]`; equal parts along `axis`, one per output.
+    Split {
+        /// The split dimension.
+        axis: usize,
+    },
+    /// SPLIT_V: inputs `[input, size_splits, axis]`; parts of the given sizes along `axis`.
+    SplitV {
+        /// The split dimension.
+        axis: usize,
+    },
+    /// UNPACK: inputs `[input]`; one output per index along `axis`, that dimension dropped.
+    Unpack {
+        /// The unpacked dimension.
+        axis: usize,
+    },
+    /// PACK: inputs `[a, b, ...]` of one shape, stacked along a new dimension `axis`.
+    Pack {
+        /// The new dimension.
+        axis: usize,
+    },
+    /// DEPTH_TO_SPACE over NHWC: channels moved into `block × block` spatial blocks.
+    DepthToSpace {
+        /// The block's side.
+        block: usize,
+    },
+    /// SPACE_TO_DEPTH over NHWC: `block × block` spatial blocks moved into channels.
+    SpaceToDepth {
+        /// The block's side.
+        block: usize,
+    },
+    /// PADV2: inputs `[input, paddings, constant_values?]`, padded with the constant (the
+    /// output's zero point, or 0, without it).
+    PadV2 {
+        /// `(before, after)` per dimension.
+        paddings: Vec<(usize, usize)>,
+    },
     /// A broadcasting two-input op: inputs `[a, b]`.
     Binary {
         /// Which.
@@ -310,6 +352,16 @@ impl OpKind {
             Self::Quantize => "QUANTIZE",
             Self::Dequantize => "DEQUANTIZE",
             Self::Elementwise(op) => op.name(),
+            Self::Squeeze => "SQUEEZE",
+            Self::ExpandDims => "EXPAND_DIMS",
+            Self::Slice(_) => "SLICE",
+            Self::Split { .. } => "SPLIT",
+            Self::SplitV { .. } => "SPLIT_V",
+            Self::Unpack { .. } => "UNPACK",
+            Self::Pack { .. } => "PACK",
+            Self::DepthToSpace { .. } => "DEPTH_TO_SPACE",
+            Self::SpaceToDepth { .. } => "SPACE_TO_DEPTH",
+            Self::PadV2 { .. } => "PADV2",
             Self::Binary { op, .. } => op.name(),
         }
     }
@@ -317,7 +369,7 @@ impl OpKind {
     /// True for an op whose output is its input's bytes unchanged (a view), so a memory plan
     /// may give both the same storage.
     pub const fn is_view(&self) -> bool {
-        matches!(self, Self::Reshape)
+        matches!(self, Self::Reshape | Self::Squeeze | Self::ExpandDims)
     }
 
     /// The options, as `padding=SAME stride=2x2 …` (empty where there are none).
@@ -382,13 +434,22 @@ impl fmt::Display for OptionsDisplay<'_> {
                 write!(f, "activation={}", activation.name())
             }
             OpKind::Softmax { beta } => write!(f, "beta={beta}"),
-            OpKind::Pad { paddings } => write!(f, "paddings={paddings:?}"),
+            OpKind::Pad { paddings } | OpKind::PadV2 { paddings } => {
+                write!(f, "paddings={paddings:?}")
+            }
+            OpKind::Split { axis }
+            | OpKind::SplitV { axis }
+            | OpKind::Unpack { axis }
+            | OpKind::Pack { axis } => write!(f, "axis={axis}"),
+            OpKind::DepthToSpace { block } | OpKind::SpaceToDepth { block } => {
+                write!(f, "block={block}")
+            }
             OpKind::Mean { axes, keep_dims } => write!(f, "axes={axes:?} keep_dims={keep_dims}"),
             OpKind::Transpose { perm } => write!(f, "perm={perm:?}"),
             OpKind::Concatenation { axis, activation } => {
                 write!(f, "axis={axis} activation={}", activation.name())
             }
-            OpKind::StridedSlice(o) => write!(
+            OpKind::StridedSlice(o) | OpKind::Slice(o) => write!(
                 f,
                 "begin={:?} end={:?} strides={:?} shrink={:?}",
                 o.begin, o.end, o.strides, o.shrink
@@ -398,7 +459,9 @@ impl fmt::Display for OptionsDisplay<'_> {
             | OpKind::Reshape
             | OpKind::Quantize
             | OpKind::Dequantize
-            | OpKind::Elementwise(_) => Ok(()),
+            | OpKind::Elementwise(_)
+            | OpKind::Squeeze
+            | OpKind::ExpandDims => Ok(()),
         }
     }
 }
@@ -413,7 +476,7 @@ pub struct Op {
     /// Its inputs; `None` only for an absent optional input (a FULLY_CONNECTED, CONV_2D or
     /// DEPTHWISE_CONV_2D without bias).
     pub inputs: Vec<Option<TensorId>>,
-    /// Its outputs (one for every supported operator).
+    /// Its outputs (several for SPLIT, SPLIT_V and UNPACK, one for every other operator).
     pub outputs: Vec<TensorId>,
 }
 

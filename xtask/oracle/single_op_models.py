@@ -668,6 +668,167 @@ def draw_dequantize(r, variant, m):
     return BO.DEQUANTIZE, OPT.NONE, None, [x], [y], dict(shape=dims, input_q=qi[:2]), None
 
 
+def draw_squeeze(r, variant, m):
+    ttype, q = dtype_and_q(r, variant)
+    rank = r.randint(1, 5)
+    a = [1 if r.random() < 0.4 else r.randint(2, 5) for _ in range(rank)]
+    ones = [i for i, d in enumerate(a) if d == 1]
+    if ones and r.random() < 0.6:
+        dims = sorted(r.sample(ones, r.randint(1, len(ones))))
+        dims = [d - rank if r.random() < 0.3 else d for d in dims]
+        dropped = {d % rank for d in dims}
+    else:
+        dims = []
+        dropped = set(ones)
+    out = [d for i, d in enumerate(a) if i not in dropped]
+    params = dict(input=a, squeeze_dims=dims, output=out)
+    x = m.tensor(a, ttype, q, is_input=True)
+    y = m.tensor(out, ttype, q)
+    o = s.SqueezeOptionsT()
+    o.squeezeDims = dims
+    return BO.SQUEEZE, OPT.SqueezeOptions, o, [x], [y], params, None
+
+
+def draw_expand_dims(r, variant, m):
+    ttype, q = dtype_and_q(r, variant)
+    a = shape(r, r.randint(0, 4), 1, 5)
+    axis = r.randint(-len(a) - 1, len(a))
+    out = list(a)
+    out.insert(axis if axis >= 0 else axis + len(a) + 1, 1)
+    params = dict(input=a, axis=axis, output=out)
+    x = m.tensor(a, ttype, q, is_input=True)
+    ax = m.tensor([1], T.INT32, data=np.array([axis], np.int32))
+    y = m.tensor(out, ttype, q)
+    return BO.EXPAND_DIMS, OPT.ExpandDimsOptions, s.ExpandDimsOptionsT(), [x, ax], [y], params, None
+
+
+def draw_slice(r, variant, m):
+    ttype, q = dtype_and_q(r, variant)
+    a = shape(r, r.randint(1, 4), 1, 6)  # TFLM's SLICE: up to 5 dimensions
+    begin = [r.randint(0, d - 1) for d in a]
+    size = [r.randint(1, d - b) if r.random() < 0.8 else -1 for d, b in zip(a, begin)]
+    out = [d - b if n == -1 else n for d, b, n in zip(a, begin, size)]
+    params = dict(input=a, begin=begin, size=size)
+    x = m.tensor(a, ttype, q, is_input=True)
+    tb = m.tensor([len(a)], T.INT32, data=np.array(begin, np.int32))
+    ts = m.tensor([len(a)], T.INT32, data=np.array(size, np.int32))
+    y = m.tensor(out, ttype, q)
+    return BO.SLICE, OPT.SliceOptions, s.SliceOptionsT(), [x, tb, ts], [y], params, None
+
+
+def draw_split(r, variant, m):
+    ttype, q = dtype_and_q(r, variant)
+    rank = r.randint(1, 4)
+    a = shape(r, rank, 1, 4)
+    axis = r.randrange(rank)
+    parts = r.randint(1, 4)
+    a[axis] *= parts
+    out = list(a)
+    out[axis] //= parts
+    signed_axis = axis - rank if r.random() < 0.3 else axis
+    params = dict(input=a, axis=signed_axis, num_splits=parts)
+    ax = m.tensor([], T.INT32, data=np.array(signed_axis, np.int32))
+    x = m.tensor(a, ttype, q, is_input=True)
+    ys = [m.tensor(out, ttype, q) for _ in range(parts)]
+    o = s.SplitOptionsT()
+    o.numSplits = parts
+    return BO.SPLIT, OPT.SplitOptions, o, [ax, x], ys, params, None
+
+
+def draw_split_v(r, variant, m):
+    ttype, q = dtype_and_q(r, variant)
+    rank = r.randint(1, 4)
+    a = shape(r, rank, 1, 4)
+    axis = r.randrange(rank)
+    sizes = [r.randint(1, 4) for _ in range(r.randint(1, 4))]
+    a[axis] = sum(sizes)
+    given = list(sizes)
+    if r.random() < 0.4:
+        given[r.randrange(len(given))] = -1
+    params = dict(input=a, axis=axis, size_splits=given)
+    x = m.tensor(a, ttype, q, is_input=True)
+    ts = m.tensor([len(given)], T.INT32, data=np.array(given, np.int32))
+    ax = m.tensor([], T.INT32, data=np.array(axis, np.int32))
+    ys = []
+    for size in sizes:
+        out = list(a)
+        out[axis] = size
+        ys.append(m.tensor(out, ttype, q))
+    o = s.SplitVOptionsT()
+    o.numSplits = len(sizes)
+    return BO.SPLIT_V, OPT.SplitVOptions, o, [x, ts, ax], ys, params, None
+
+
+def draw_unpack(r, variant, m):
+    ttype, q = dtype_and_q(r, variant)
+    rank = r.randint(1, 4)
+    a = shape(r, rank, 1, 4)
+    axis = r.randrange(rank)
+    out = [d for i, d in enumerate(a) if i != axis]
+    signed_axis = axis - rank if r.random() < 0.3 else axis
+    params = dict(input=a, axis=signed_axis)
+    x = m.tensor(a, ttype, q, is_input=True)
+    ys = [m.tensor(out, ttype, q) for _ in range(a[axis])]
+    o = s.UnpackOptionsT()
+    o.num = a[axis]
+    o.axis = signed_axis
+    return BO.UNPACK, OPT.UnpackOptions, o, [x], ys, params, None
+
+
+def draw_pack(r, variant, m):
+    ttype, q = dtype_and_q(r, variant)
+    rank = r.randint(0, 3)
+    a = shape(r, rank, 1, 4)
+    count = r.randint(1, 5)
+    axis = r.randint(-rank - 1, rank)
+    out = list(a)
+    out.insert(axis if axis >= 0 else axis + rank + 1, count)
+    params = dict(input=a, count=count, axis=axis)
+    xs = [m.tensor(a, ttype, q, is_input=True) for _ in range(count)]
+    y = m.tensor(out, ttype, q)
+    o = s.PackOptionsT()
+    o.valuesCount = count
+    o.axis = axis
+    return BO.PACK, OPT.PackOptions, o, xs, [y], params, None
+
+
+def draw_depth_space(r, variant, m):
+    ttype, q = dtype_and_q(r, variant)
+    block = r.randint(1, 3)
+    n, h, w, c = r.randint(1, 2), r.randint(1, 3), r.randint(1, 3), r.randint(1, 3)
+    to_space = variant.startswith("depth_to_space")
+    if to_space:
+        a, out = [n, h, w, c * block * block], [n, h * block, w * block, c]
+        o = s.DepthToSpaceOptionsT()
+        code, opt = BO.DEPTH_TO_SPACE, OPT.DepthToSpaceOptions
+    else:
+        a, out = [n, h * block, w * block, c], [n, h, w, c * block * block]
+        o = s.SpaceToDepthOptionsT()
+        code, opt = BO.SPACE_TO_DEPTH, OPT.SpaceToDepthOptions
+    o.blockSize = block
+    params = dict(input=a, block=block)
+    x = m.tensor(a, ttype, q, is_input=True)
+    y = m.tensor(out, ttype, q)
+    return code, opt, o, [x], [y], params, None
+
+
+def draw_padv2(r, variant, m):
+    ttype, q = dtype_and_q(r, variant)
+    a = shape(r, r.choice([1, 2, 3, 4, 4]), 1, 4)
+    pads = [[r.choice([0, 0, 1, 2, 3]), r.choice([0, 0, 1, 2, 3])] for _ in a]
+    out = [d + p[0] + p[1] for d, p in zip(a, pads)]
+    if ttype == T.INT8:
+        value = np.array([r.randint(-128, 127)], np.int8)
+    else:
+        value = np.array([r.uniform(-3.0, 3.0)], np.float32)
+    params = dict(input=a, paddings=pads, value=value[0].item())
+    x = m.tensor(a, ttype, q, is_input=True)
+    p = m.tensor([len(a), 2], T.INT32, data=np.array(pads, np.int32))
+    v = m.tensor([1], ttype, q, data=value)
+    y = m.tensor(out, ttype, q)
+    return BO.PADV2, OPT.PadV2Options, s.PadV2OptionsT(), [x, p, v], [y], params, None
+
+
 # The float input range of each element-wise op: where its function is defined and varied.
 ELEMENTWISE_RANGE = {
     "ABS": (-4.0, 4.0), "NEG": (-4.0, 4.0), "SQUARE": (-4.0, 4.0),
@@ -799,6 +960,26 @@ VARIANTS = {
     "round-float32": ("ROUND", draw_elementwise),
     "sin-float32": ("SIN", draw_elementwise),
     "cos-float32": ("COS", draw_elementwise),
+    "squeeze-int8": ("SQUEEZE", draw_squeeze),
+    "squeeze-float32": ("SQUEEZE", draw_squeeze),
+    "expand_dims-int8": ("EXPAND_DIMS", draw_expand_dims),
+    "expand_dims-float32": ("EXPAND_DIMS", draw_expand_dims),
+    "slice-int8": ("SLICE", draw_slice),
+    "slice-float32": ("SLICE", draw_slice),
+    "split-int8": ("SPLIT", draw_split),
+    "split-float32": ("SPLIT", draw_split),
+    "split_v-int8": ("SPLIT_V", draw_split_v),
+    "split_v-float32": ("SPLIT_V", draw_split_v),
+    "unpack-int8": ("UNPACK", draw_unpack),
+    "unpack-float32": ("UNPACK", draw_unpack),
+    "pack-int8": ("PACK", draw_pack),
+    "pack-float32": ("PACK", draw_pack),
+    "depth_to_space-int8": ("DEPTH_TO_SPACE", draw_depth_space),
+    "depth_to_space-float32": ("DEPTH_TO_SPACE", draw_depth_space),
+    "space_to_depth-int8": ("SPACE_TO_DEPTH", draw_depth_space),
+    "space_to_depth-float32": ("SPACE_TO_DEPTH", draw_depth_space),
+    "padv2-int8": ("PADV2", draw_padv2),
+    "padv2-float32": ("PADV2", draw_padv2),
 }
 
 

@@ -1,6 +1,8 @@
-//! RESHAPE, PAD, MEAN, TRANSPOSE, CONCATENATION and STRIDED_SLICE: ops that move, select or
-//! reduce values along dimensions, most with their parameters in constant inputs. RESHAPE
-//! lowers to a view of its input: neither a step nor bytes.
+//! RESHAPE, PAD, PADV2, MEAN, TRANSPOSE, CONCATENATION and STRIDED_SLICE: ops that move,
+//! select or reduce values along dimensions, most with their parameters in constant inputs.
+//! RESHAPE lowers to a view of its input: neither a step nor bytes. What the other layout
+//! families share lives here too ([`same_quantization`], [`axis_index`],
+//! [`dispatch_slice`]).
 
 use crate::check::{options, Arg, Ctx};
 use crate::element::ElementType::{self, Float16, Float32, Int16, Int32, Int64, Int8, Uint8};
@@ -16,11 +18,11 @@ use ember_kernels::strided_slice::StridedSlice;
 use ember_kernels::transpose::Transpose;
 use ember_kernels::KernelParams;
 
-const ANY: &[ElementType] = &[Float32, Float16, Int8, Uint8, Int16, Int32, Int64];
-const ANY_TEXT: &str = "any supported type";
+pub(super) const ANY: &[ElementType] = &[Float32, Float16, Int8, Uint8, Int16, Int32, Int64];
+pub(super) const ANY_TEXT: &str = "any supported type";
 
 /// Quantized input and output share their parameters (a layout op does not requantize).
-fn same_quantization(
+pub(super) fn same_quantization(
     ctx: &Ctx<'_, '_>,
     input: Arg<'_, '_>,
     output: Arg<'_, '_>,
@@ -36,7 +38,7 @@ fn same_quantization(
 }
 
 /// A dimension index that may count from the end (`-1` is the last), within `rank`.
-fn axis_index(axis: i64, rank: usize) -> Option<usize> {
+pub(super) fn axis_index(axis: i64, rank: usize) -> Option<usize> {
     let rank = i64::try_from(rank).ok()?;
     let index = if axis < 0 {
         axis.checked_add(rank)?
@@ -113,6 +115,38 @@ pub(super) fn check_pad(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
     ) {
         return Err(ctx.bad_options("the options are not PadOptions"));
     }
+    check_paddings(ctx).map(|paddings| OpKind::Pad { paddings })
+}
+
+/// PADV2: PAD's rules, and the value a constant of one element of the input's type and
+/// quantization (the output's zero point, or 0, where it is absent).
+pub(super) fn check_padv2(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    ctx.arity(
+        2..=3,
+        2,
+        1,
+        "inputs [input, paddings, constant_values?] and one output",
+    )?;
+    if !matches!(
+        ctx.raw.options,
+        None | Some(tflite::BuiltinOptionsRef::PadV2Options(_))
+    ) {
+        return Err(ctx.bad_options("the options are not PadV2Options"));
+    }
+    let paddings = check_paddings(ctx)?;
+    if let Some(value) = ctx.opt_input(2) {
+        let input = ctx.input(0)?;
+        if !value.tensor.is_constant() || value.tensor.num_elements() != 1 {
+            return Err(ctx.shape_err(format!("{value} must be a constant of one element")));
+        }
+        ctx.same_type(&[input, value], ANY, ANY_TEXT)?;
+        same_quantization(ctx, input, value)?;
+    }
+    Ok(OpKind::PadV2 { paddings })
+}
+
+/// PAD's and PADV2's paddings and shapes: `(before, after)` per dimension.
+fn check_paddings(ctx: &Ctx<'_, '_>) -> Result<Vec<(usize, usize)>, ImportError> {
     let (input, paddings, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
     let rank = input.tensor.rank();
     if paddings.shape() != [rank, 2] {
@@ -142,7 +176,7 @@ pub(super) fn check_pad(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
         "float32, int8, int16, int32",
     )?;
     same_quantization(ctx, input, output)?;
-    Ok(OpKind::Pad { paddings: pairs })
+    Ok(pairs)
 }
 
 /// MEAN: axes a constant of dimension indices (negative counts from the end, repeats
@@ -401,7 +435,7 @@ pub(super) fn lower_reshape(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<
 }
 
 /// An op's input and output, and the input's element type.
-fn layout_tensors(
+pub(super) fn layout_tensors(
     lowering: &Lowering<'_, '_>,
     op: &Op,
 ) -> Result<(TensorId, TensorId, ElementType), LowerError> {
@@ -409,16 +443,23 @@ fn layout_tensors(
     Ok((input, op.outputs[0], lowering.element_type(input)))
 }
 
-/// PAD, int8 (padded with the zero point) or float32 (with 0).
+/// PAD and PADV2, int8 or float32: padded with PADV2's constant where it has one, else
+/// the zero point (int8) or 0 (float32).
 pub(super) fn lower_pad(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
-    let OpKind::Pad { paddings } = &op.kind else {
+    let (OpKind::Pad { paddings } | OpKind::PadV2 { paddings }) = &op.kind else {
         return Err(lowering.invalid(op, "not a PAD".into()));
     };
     let (input, output, input_type) = layout_tensors(lowering, op)?;
-    let value = if input_type == Int8 {
-        lowering.per_tensor(op, input)?.1 as u8 as u32
-    } else {
-        0
+    let constant = op.inputs.get(2).copied().flatten();
+    let value = match constant.and_then(|tensor| lowering.graph.tensor(tensor).data) {
+        // The constant's bytes, as the kernel fills an element (little-endian).
+        Some(bytes) => bytes
+            .iter()
+            .take(4)
+            .rev()
+            .fold(0u32, |word, &byte| word << 8 | u32::from(byte)),
+        None if input_type == Int8 => lowering.per_tensor(op, input)?.1 as u8 as u32,
+        None => 0,
     };
     let pads: Vec<[i32; 2]> = paddings
         .iter()
@@ -487,7 +528,19 @@ pub(super) fn lower_strided_slice(
     let OpKind::StridedSlice(slice) = &op.kind else {
         return Err(lowering.invalid(op, "not a STRIDED_SLICE".into()));
     };
-    let (input, output, input_type) = layout_tensors(lowering, op)?;
+    let (input, output, _) = layout_tensors(lowering, op)?;
+    dispatch_slice(lowering, op, input, output, slice)
+}
+
+/// One `strided_slice` step: `output` is `slice` of `input` (bounds resolved as the
+/// importer resolves them).
+pub(super) fn dispatch_slice(
+    lowering: &mut Lowering<'_, '_>,
+    op: &Op,
+    input: TensorId,
+    output: TensorId,
+    slice: &StridedSliceOptions,
+) -> Result<(), LowerError> {
     // The importer's bounds are resolved indices; an end of -1 (a negative stride down to
     // index 0 inclusive) is no index the kernel's resolution reads as such (it counts
     // negatives from the end), so those axes go by `end_mask`, which stops a negative
@@ -508,7 +561,7 @@ pub(super) fn lower_strided_slice(
             mask | (u32::from(shrunk) << axis)
         });
     let params = StridedSlice::resolve(
-        input_type.size(),
+        lowering.element_type(input).size(),
         &lowering.graph.tensor(input).shape,
         &narrow(&slice.begin),
         &narrow(&slice.end),
@@ -540,10 +593,24 @@ pub(super) fn lower_concatenation(
         .iter()
         .map(|tensor| graph.tensor(*tensor).shape[axis])
         .collect();
+    dispatch_concatenation(lowering, op, &inputs, output, input_type, &sizes, axis)
+}
+
+/// One `concatenation` step: `output` (of `element` values) is `inputs` joined along
+/// `axis`, input `i` holding `sizes[i]` of it (at most ten inputs: the kernel's bindings).
+pub(super) fn dispatch_concatenation(
+    lowering: &mut Lowering<'_, '_>,
+    op: &Op,
+    inputs: &[TensorId],
+    output: TensorId,
+    element: ElementType,
+    sizes: &[usize],
+    axis: usize,
+) -> Result<(), LowerError> {
     let params = Concatenation::new(
-        input_type.size(),
-        &graph.tensor(output).shape,
-        &sizes,
+        element.size(),
+        &lowering.graph.tensor(output).shape,
+        sizes,
         axis as i32,
     )
     .map_err(kernel_error(op))?;

@@ -11,7 +11,10 @@
 //! - [`math`], the element-wise ops without options: ABS, NEG, SQUARE, SQRT, RSQRT, EXP,
 //!   LOG, FLOOR, CEIL, ROUND, SIN, COS, RELU, RELU6, HARD_SWISH and ELU;
 //! - [`quantize`], QUANTIZE and DEQUANTIZE;
-//! - [`layout`], RESHAPE, PAD, MEAN, TRANSPOSE, CONCATENATION and STRIDED_SLICE.
+//! - [`layout`], RESHAPE, PAD, PADV2, MEAN, TRANSPOSE, CONCATENATION and STRIDED_SLICE;
+//! - [`views`], SQUEEZE and EXPAND_DIMS;
+//! - [`slicing`], SLICE, SPLIT, SPLIT_V and UNPACK;
+//! - [`rearrange`], PACK, DEPTH_TO_SPACE and SPACE_TO_DEPTH.
 
 mod activations;
 mod conv;
@@ -21,6 +24,9 @@ mod layout;
 mod math;
 mod pooling;
 mod quantize;
+mod rearrange;
+mod slicing;
+mod views;
 
 use crate::check::RuleFn;
 use crate::element::ElementType;
@@ -50,16 +56,26 @@ pub(crate) enum Lowers {
     Any,
     /// These input types, to any output type the rule allows.
     Inputs(&'static [ElementType]),
+    /// These types of the input in this slot (SPLIT's data follows its axis).
+    InputAt(usize, &'static [ElementType]),
     /// These (input, output) pairs.
     Conversions(&'static [(ElementType, ElementType)]),
 }
 
 impl Lowers {
+    /// The input whose type [`allows`](Self::allows) reads.
+    fn typed_input(&self) -> usize {
+        match self {
+            Self::InputAt(slot, _) => *slot,
+            _ => 0,
+        }
+    }
+
     /// Whether an op from `input` to `output` lowers.
     fn allows(&self, input: ElementType, output: ElementType) -> bool {
         match self {
             Self::Any => true,
-            Self::Inputs(inputs) => inputs.contains(&input),
+            Self::Inputs(inputs) | Self::InputAt(_, inputs) => inputs.contains(&input),
             Self::Conversions(pairs) => pairs.contains(&(input, output)),
         }
     }
@@ -69,7 +85,9 @@ impl Lowers {
     fn describe(&self) -> String {
         let names: Vec<String> = match self {
             Self::Any => return String::new(),
-            Self::Inputs(inputs) => inputs.iter().map(|ty| ty.name().to_string()).collect(),
+            Self::Inputs(inputs) | Self::InputAt(_, inputs) => {
+                inputs.iter().map(|ty| ty.name().to_string()).collect()
+            }
             Self::Conversions(pairs) => pairs
                 .iter()
                 .map(|(input, output)| format!("{}→{}", input.name(), output.name()))
@@ -87,7 +105,7 @@ const SAME_INT8_OR_FLOAT32: Lowers = Lowers::Conversions(&[(Int8, Int8), (Float3
 const FLOAT32: Lowers = Lowers::Inputs(&[Float32]);
 
 /// Every supported operator, in the order error messages list them.
-static OPS: [OpEntry; 39] = [
+static OPS: [OpEntry; 49] = [
     OpEntry {
         operator: BuiltinOperator::FullyConnected,
         name: "FULLY_CONNECTED",
@@ -361,6 +379,76 @@ static OPS: [OpEntry; 39] = [
         lower: math::lower_elementwise,
         lowers: FLOAT32,
     },
+    OpEntry {
+        operator: BuiltinOperator::Squeeze,
+        name: "SQUEEZE",
+        rule: views::check_squeeze,
+        lower: layout::lower_reshape,
+        lowers: Lowers::Any,
+    },
+    OpEntry {
+        operator: BuiltinOperator::ExpandDims,
+        name: "EXPAND_DIMS",
+        rule: views::check_expand_dims,
+        lower: layout::lower_reshape,
+        lowers: Lowers::Any,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Slice,
+        name: "SLICE",
+        rule: slicing::check_slice,
+        lower: slicing::lower_slice,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Split,
+        name: "SPLIT",
+        rule: slicing::check_split,
+        lower: slicing::lower_parts,
+        lowers: Lowers::InputAt(1, &[Int8, Float32]),
+    },
+    OpEntry {
+        operator: BuiltinOperator::SplitV,
+        name: "SPLIT_V",
+        rule: slicing::check_split_v,
+        lower: slicing::lower_parts,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Unpack,
+        name: "UNPACK",
+        rule: slicing::check_unpack,
+        lower: slicing::lower_parts,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Pack,
+        name: "PACK",
+        rule: rearrange::check_pack,
+        lower: rearrange::lower_pack,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::DepthToSpace,
+        name: "DEPTH_TO_SPACE",
+        rule: rearrange::check_depth_to_space,
+        lower: rearrange::lower_block,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::SpaceToDepth,
+        name: "SPACE_TO_DEPTH",
+        rule: rearrange::check_space_to_depth,
+        lower: rearrange::lower_block,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Padv2,
+        name: "PADV2",
+        rule: layout::check_padv2,
+        lower: layout::lower_pad,
+        lowers: INT8_OR_FLOAT32,
+    },
 ];
 
 /// The supported operator with builtin code `code`, if any.
@@ -405,7 +493,7 @@ pub(crate) fn lower_op(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), L
     let Some(entry) = OPS.iter().find(|entry| entry.name == name) else {
         return Err(lowering.unsupported(op, name.to_string()));
     };
-    let input = lowering.input(op, 0)?;
+    let input = lowering.input(op, entry.lowers.typed_input())?;
     let output = op.outputs[0];
     let (input_type, output_type) = (lowering.element_type(input), lowering.element_type(output));
     if !entry.lowers.allows(input_type, output_type) {
@@ -456,7 +544,8 @@ mod tests {
              MUL, SOFTMAX, LOGISTIC, TANH, RESHAPE, PAD, MEAN, TRANSPOSE, CONCATENATION, \
              STRIDED_SLICE, QUANTIZE, DEQUANTIZE, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM, \
              MINIMUM, RELU, RELU6, HARD_SWISH, ELU, ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, \
-             FLOOR, CEIL, ROUND, SIN, COS"
+             FLOOR, CEIL, ROUND, SIN, COS, SQUEEZE, EXPAND_DIMS, SLICE, SPLIT, SPLIT_V, \
+             UNPACK, PACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH, PADV2"
         );
         assert_eq!(
             supported_lowerings(),
@@ -472,7 +561,10 @@ mod tests {
              float32→float32), HARD_SWISH (float32), ELU (float32), ABS (float32), NEG \
              (float32), SQUARE (float32), SQRT (float32), RSQRT (float32), EXP (float32), LOG \
              (float32), FLOOR (float32), CEIL (float32), ROUND (float32), SIN (float32), COS \
-             (float32)"
+             (float32), SQUEEZE, EXPAND_DIMS, SLICE (int8, float32), SPLIT (int8, float32), \
+             SPLIT_V (int8, float32), UNPACK (int8, float32), PACK (int8, float32), \
+             DEPTH_TO_SPACE (int8, float32), SPACE_TO_DEPTH (int8, float32), PADV2 (int8, \
+             float32)"
         );
     }
 }
