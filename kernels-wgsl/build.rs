@@ -23,7 +23,7 @@ use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::concatenation::Concatenation;
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
-use ember_kernels::dequantize::DequantizeS8F32;
+use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::math_f32::{
@@ -35,7 +35,7 @@ use ember_kernels::mean::{MeanF32, MeanS8};
 use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
-use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8};
+use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
@@ -120,6 +120,8 @@ const SHARED: &[(&str, &[&str])] = &[
             "maximum_s8",
             "minimum_s8",
             "requantize_s8",
+            "requantize_u8_s8",
+            "requantize_s8_u8",
             "quantize_f32_s8",
             "logistic_s8",
             "tanh_s8",
@@ -266,6 +268,9 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<Relu6F32>(),
         op::<HardSwishF32>(),
         op::<EluF32>(),
+        op::<RequantizeU8S8>(),
+        op::<RequantizeS8U8>(),
+        op::<DequantizeU8F32>(),
     ]
 }
 

@@ -9,7 +9,7 @@ use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::concatenation::Concatenation;
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
-use ember_kernels::dequantize::DequantizeS8F32;
+use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::math_f32::{
@@ -21,7 +21,7 @@ use ember_kernels::mean::{MeanF32, MeanS8};
 use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
-use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8};
+use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
@@ -143,7 +143,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 51] = [
+pub(crate) const OPS: [SpirvKernel; 54] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -210,6 +210,9 @@ pub(crate) const OPS: [SpirvKernel; 51] = [
     op::<Relu6F32>(spirv::RELU6_F32, params_of!(Relu6F32)),
     op::<HardSwishF32>(spirv::HARD_SWISH_F32, params_of!(HardSwishF32)),
     op::<EluF32>(spirv::ELU_F32, params_of!(EluF32)),
+    op::<RequantizeU8S8>(spirv::REQUANTIZE_U8_S8, params_of!(RequantizeU8S8)),
+    op::<RequantizeS8U8>(spirv::REQUANTIZE_S8_U8, params_of!(RequantizeS8U8)),
+    op::<DequantizeU8F32>(spirv::DEQUANTIZE_U8_F32, params_of!(DequantizeU8F32)),
 ];
 
 #[cfg(test)]
@@ -274,6 +277,9 @@ mod tests {
             "relu6_f32",
             "hard_swish_f32",
             "elu_f32",
+            "requantize_u8_s8",
+            "requantize_s8_u8",
+            "dequantize_u8_f32",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

@@ -1,7 +1,7 @@
-//! The parameters shared by the conversions between float and an int8 tensor's per-tensor
-//! affine quantization (`real = scale * (q - zero_point)`): an element count, the int8
-//! side's scale and zero point. QUANTIZE and DEQUANTIZE differ only in direction
-//! ([`AffineConversion`]).
+//! The parameters shared by the conversions between float and an 8-bit tensor's per-tensor
+//! affine quantization (`real = scale * (q - zero_point)`): an element count, the integer
+//! side's scale and zero point. QUANTIZE and DEQUANTIZE differ only in direction, int8 and
+//! uint8 in their zero points' range ([`AffineConversion`]).
 //!
 //! Bindings: 0 `input` (`len` elements), 1 `output` (`len` elements).
 
@@ -23,7 +23,9 @@ pub trait AffineConversion {
     type Input: Copy;
     /// The output's element type.
     type Output;
-    /// One element, with the int8 side's `scale` and `zero_point`.
+    /// The zero points the integer side's type holds (int8's unless said).
+    const ZERO_POINTS: (i32, i32) = (-128, 127);
+    /// One element, with the integer side's `scale` and `zero_point`.
     fn convert(x: Self::Input, scale: f32, zero_point: i32) -> Self::Output;
 }
 
@@ -31,7 +33,7 @@ pub trait AffineConversion {
 ///
 /// Words: `len`, `scale` (its `f32` bits), `zero_point`. `decode` refuses (with
 /// [`KernelError::Shape`] and `C::WHAT`) a zero or overflowing length, a scale that is not
-/// positive and finite and a zero point outside `-128..=127`.
+/// positive and finite and a zero point outside `C::ZERO_POINTS`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AffineS8<C> {
     /// Elements.
@@ -58,7 +60,10 @@ impl<C: AffineConversion> AffineS8<C> {
 
     fn validate(self) -> Result<Self, KernelError> {
         byte_len(self.len, 4, C::WHAT)?;
-        if !(self.scale > 0.0 && self.scale.is_finite() && (-128..=127).contains(&self.zero_point))
+        let (lowest, highest) = C::ZERO_POINTS;
+        if !(self.scale > 0.0
+            && self.scale.is_finite()
+            && (lowest..=highest).contains(&self.zero_point))
         {
             return Err(KernelError::Shape(C::WHAT));
         }

@@ -1,8 +1,9 @@
-//! DEQUANTIZE, as TFLM's `dequantize.cc` runs it for int8: `dequantize_s8_f32` through
-//! `reference_ops::Dequantize`, `(float)(scale * (x - zero_point))` with the scale as a
-//! double (the tensor's `f32` scale widened) and the product rounded once to `f32`.
+//! DEQUANTIZE, as TFLM's `dequantize.cc` runs it for int8 and uint8: `dequantize_s8_f32`
+//! and `dequantize_u8_f32` through `reference_ops::Dequantize`, `(float)(scale * (x -
+//! zero_point))` with the scale as a double (the tensor's `f32` scale widened) and the
+//! product rounded once to `f32`.
 //!
-//! Bindings: 0 `input` (`len` `i8`), 1 `output` (`len` `f32`).
+//! Bindings: 0 `input` (`len` `i8` / `u8`), 1 `output` (`len` `f32`).
 
 use crate::affine_s8::{AffineConversion, AffineS8};
 
@@ -22,6 +23,28 @@ impl AffineConversion for Dequantize {
 
     #[inline(always)]
     fn convert(x: i8, scale: f32, zero_point: i32) -> f32 {
+        (f64::from(scale) * f64::from(i32::from(x) - zero_point)) as f32
+    }
+}
+
+/// `dequantize_u8_f32`: uint8 to float. Words and refusals: [`AffineS8`]'s, zero points
+/// in `0..=255`.
+pub type DequantizeU8F32 = AffineS8<DequantizeU8>;
+
+/// uint8 to float, as the [`AffineConversion`] of DEQUANTIZE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DequantizeU8;
+
+impl AffineConversion for DequantizeU8 {
+    const KERNEL: &'static str = "dequantize_u8_f32";
+    const WHAT: &'static str =
+        "dequantize_u8_f32: zero or overflowing length, scale not positive and finite, or zero point outside uint8";
+    const ZERO_POINTS: (i32, i32) = (0, 255);
+    type Input = u8;
+    type Output = f32;
+
+    #[inline(always)]
+    fn convert(x: u8, scale: f32, zero_point: i32) -> f32 {
         (f64::from(scale) * f64::from(i32::from(x) - zero_point)) as f32
     }
 }
@@ -76,5 +99,16 @@ mod tests {
         );
         assert!(p.run(&[0; 2], &mut [0.0; 3]).is_err());
         assert_eq!(DequantizeS8F32::KERNEL, "dequantize_s8_f32");
+    }
+
+    #[test]
+    fn uint8_takes_uint8_zero_points() {
+        let p = DequantizeU8F32::prepare(3, 0.5, 200).unwrap();
+        let mut out = [0f32; 3];
+        p.run(&[200, 255, 0], &mut out).unwrap();
+        assert_eq!(out, [0.0, 27.5, -100.0]);
+        assert!(DequantizeU8F32::prepare(1, 0.5, -1).is_err());
+        assert!(DequantizeU8F32::prepare(1, 0.5, 256).is_err());
+        assert_eq!(DequantizeU8F32::KERNEL, "dequantize_u8_f32");
     }
 }

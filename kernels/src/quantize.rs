@@ -1,11 +1,13 @@
 //! QUANTIZE, as TFLM's `quantize_common.cc` runs it: `quantize_f32_s8` through
-//! `reference_ops::AffineQuantize`, and `requantize_s8` (an int8 input: a change of scale
-//! and zero point) through `reference_ops::Requantize<int8_t, int8_t>`.
+//! `reference_ops::AffineQuantize`, and `requantize_s8`, `requantize_u8_s8` and
+//! `requantize_s8_u8` (an 8-bit input: a change of scale and zero point) through
+//! `reference_ops::Requantize`.
 //!
-//! Bindings, both kernels: 0 `input` (`len` elements: `f32` / `i8`), 1 `output` (`len`
-//! `i8`). Element-wise; `requantize_s8`'s output may alias its input.
+//! Bindings, every kernel: 0 `input` (`len` elements: `f32` / `i8` / `u8`), 1 `output`
+//! (`len` `i8` / `u8`). Element-wise; a requantization's output may alias its input.
 
 use crate::params::{BindingUse, KernelParams, Words};
+use core::marker::PhantomData;
 use hal_core::kernel::KernelError;
 
 use crate::affine_s8::{AffineConversion, AffineS8};
@@ -56,18 +58,98 @@ fn positive(scale: f32) -> bool {
     scale > 0.0 && scale.is_finite()
 }
 
+/// What sets one 8-bit requantization apart from another: its types and kernel.
+pub trait ByteRequantization {
+    /// The kernel's name.
+    const KERNEL: &'static str;
+    /// The refusal's message.
+    const WHAT: &'static str;
+    /// The input's element type.
+    type Input: Copy + Into<i32>;
+    /// The output's element type.
+    type Output;
+    /// The input type's range (its zero points').
+    const INPUT_RANGE: (i32, i32);
+    /// The output type's range (its zero points' and the clamp's).
+    const OUTPUT_RANGE: (i32, i32);
+    /// An `i32` within [`OUTPUT_RANGE`](Self::OUTPUT_RANGE) as an output element.
+    fn narrow(value: i32) -> Self::Output;
+}
+
+/// int8 to int8.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct S8ToS8;
+
+impl ByteRequantization for S8ToS8 {
+    const KERNEL: &'static str = "requantize_s8";
+    const WHAT: &'static str = "requantize_s8: zero length, zero points outside int8, scale ratio of 2^31 or more, multiplier/shift out of range, or clamp range empty or outside int8";
+    type Input = i8;
+    type Output = i8;
+    const INPUT_RANGE: (i32, i32) = (-128, 127);
+    const OUTPUT_RANGE: (i32, i32) = (-128, 127);
+
+    #[inline(always)]
+    fn narrow(value: i32) -> i8 {
+        value as i8
+    }
+}
+
+/// uint8 to int8 (a uint8 model's input).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct U8ToS8;
+
+impl ByteRequantization for U8ToS8 {
+    const KERNEL: &'static str = "requantize_u8_s8";
+    const WHAT: &'static str = "requantize_u8_s8: zero length, zero points outside uint8 / int8, scale ratio of 2^31 or more, multiplier/shift out of range, or clamp range empty or outside int8";
+    type Input = u8;
+    type Output = i8;
+    const INPUT_RANGE: (i32, i32) = (0, 255);
+    const OUTPUT_RANGE: (i32, i32) = (-128, 127);
+
+    #[inline(always)]
+    fn narrow(value: i32) -> i8 {
+        value as i8
+    }
+}
+
+/// int8 to uint8 (a uint8 model's output).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct S8ToU8;
+
+impl ByteRequantization for S8ToU8 {
+    const KERNEL: &'static str = "requantize_s8_u8";
+    const WHAT: &'static str = "requantize_s8_u8: zero length, zero points outside int8 / uint8, scale ratio of 2^31 or more, multiplier/shift out of range, or clamp range empty or outside uint8";
+    type Input = i8;
+    type Output = u8;
+    const INPUT_RANGE: (i32, i32) = (-128, 127);
+    const OUTPUT_RANGE: (i32, i32) = (0, 255);
+
+    #[inline(always)]
+    fn narrow(value: i32) -> u8 {
+        value as u8
+    }
+}
+
 /// `requantize_s8`: `clamp(MultiplyByQuantizedMultiplier(x - input_zero_point, multiplier,
 /// shift) + output_zero_point, act_min, act_max)`: TFLM's QUANTIZE from int8 to int8
 /// (`Requantize`, no fast path, clamped to int8), its int8 RELU (`ReluQuantized`, clamped
 /// from the output's zero point up) and its int8 RELU6 (`Relu6Quantized`, the raw input
 /// clamped to the input's zero point and six: [`RequantizeS8::relu6`]).
+pub type RequantizeS8 = Requantize<S8ToS8>;
+/// `requantize_u8_s8`: TFLM's QUANTIZE from uint8 to int8 (`Requantize`; its fast path for
+/// a zero point 128 apart at one scale gives the same values).
+pub type RequantizeU8S8 = Requantize<U8ToS8>;
+/// `requantize_s8_u8`: TFLM's QUANTIZE from int8 to uint8.
+pub type RequantizeS8U8 = Requantize<S8ToU8>;
+
+/// Parameters of the 8-bit requantization `P`.
 ///
 /// Words: `len`, `input_zero_point`, `output_zero_point`, `multiplier`, `shift`, `act_min`,
-/// `act_max`. `decode` refuses (with [`KernelError::Shape`]) a zero length, zero points
-/// outside `-128..=127`, a negative multiplier, a shift outside `-31..=31` and a clamp
-/// range that is empty or leaves `-128..=127`.
+/// `act_max`. `decode` refuses (with [`KernelError::Shape`] and `P::WHAT`) a zero length,
+/// zero points outside their types, a negative multiplier, a shift outside `-31..=31` and
+/// a clamp range that is empty or leaves the output's type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RequantizeS8 {
+pub struct Requantize<P> {
     /// Elements.
     pub len: usize,
     /// The input's zero point.
@@ -83,15 +165,15 @@ pub struct RequantizeS8 {
     pub act_min: i32,
     /// The highest output.
     pub act_max: i32,
+    pair: PhantomData<P>,
 }
 
-impl RequantizeS8 {
-    const WHAT: &'static str = "requantize_s8: zero length, zero points outside int8, scale ratio of 2^31 or more, multiplier/shift out of range, or clamp range empty or outside int8";
-
-    /// The parameters TFLM's `PrepareQuantizeReference` computes for an int8 → int8
-    /// QUANTIZE of `len` elements: `QuantizeMultiplier(input_scale / output_scale)` in
-    /// double. Refuses scales that are not positive and finite, a ratio of `2^31` or more
-    /// (its shift would exceed 31, overflowing TFLM's left shift) and what `decode` refuses.
+impl<P: ByteRequantization> Requantize<P> {
+    /// The parameters TFLM's `PrepareQuantizeReference` computes for a QUANTIZE between
+    /// 8-bit types of `len` elements: `QuantizeMultiplier(input_scale / output_scale)` in
+    /// double, clamped to the output's type. Refuses scales that are not positive and
+    /// finite, a ratio of `2^31` or more (its shift would exceed 31, overflowing TFLM's left
+    /// shift) and what `decode` refuses.
     pub fn prepare(
         len: usize,
         input_scale: f32,
@@ -100,22 +182,78 @@ impl RequantizeS8 {
         output_zero_point: i32,
     ) -> Result<Self, KernelError> {
         if !positive(input_scale) || !positive(output_scale) {
-            return Err(KernelError::Shape(Self::WHAT));
+            return Err(KernelError::Shape(P::WHAT));
         }
         let (multiplier, shift) =
             quantize_multiplier(f64::from(input_scale) / f64::from(output_scale));
+        let (act_min, act_max) = P::OUTPUT_RANGE;
+        Self::new(
+            len,
+            (input_zero_point, output_zero_point),
+            (multiplier, shift),
+            (act_min, act_max),
+        )
+    }
+
+    /// The parameters from their parts, validated as `decode` validates them.
+    fn new(
+        len: usize,
+        (input_zero_point, output_zero_point): (i32, i32),
+        (multiplier, shift): (i32, i32),
+        (act_min, act_max): (i32, i32),
+    ) -> Result<Self, KernelError> {
         Self {
             len,
             input_zero_point,
             output_zero_point,
             multiplier,
             shift,
-            act_min: -128,
-            act_max: 127,
+            act_min,
+            act_max,
+            pair: PhantomData,
         }
         .validate()
     }
 
+    fn validate(self) -> Result<Self, KernelError> {
+        byte_len(self.len, 1, P::WHAT)?;
+        let within =
+            |(lowest, highest): (i32, i32), value: i32| (lowest..=highest).contains(&value);
+        if !within(P::INPUT_RANGE, self.input_zero_point)
+            || !within(P::OUTPUT_RANGE, self.output_zero_point)
+            || self.multiplier < 0
+            || !(-31..=31).contains(&self.shift)
+            || !within(P::OUTPUT_RANGE, self.act_min)
+            || !within(P::OUTPUT_RANGE, self.act_max)
+            || self.act_min > self.act_max
+        {
+            return Err(KernelError::Shape(P::WHAT));
+        }
+        Ok(self)
+    }
+
+    /// Bindings 0 (`input`) and 1 (`output`) each hold `len` bytes:
+    /// [`KernelError::MissingBinding`] or [`KernelError::BindingTooSmall`] otherwise.
+    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
+        check_elementwise::<P::Input, P::Output>(self.len, binding_lens)
+    }
+
+    /// Runs the kernel over the first `len` elements of each slice, after
+    /// [`check`](Self::check)ing their lengths.
+    pub fn run(&self, input: &[P::Input], output: &mut [P::Output]) -> Result<(), KernelError> {
+        map_elementwise(self.len, input, output, |x| {
+            let centered = x.into() - self.input_zero_point;
+            let scaled = multiply_by_quantized_multiplier(centered, self.multiplier, self.shift);
+            P::narrow(
+                scaled
+                    .wrapping_add(self.output_zero_point)
+                    .clamp(self.act_min, self.act_max),
+            )
+        })
+    }
+}
+
+impl RequantizeS8 {
     /// The parameters TFLM's RELU Prepare (`CalculateReluOpData`) computes for an int8
     /// RELU of `len` elements: `QuantizeMultiplier(input_scale / output_scale)`, the
     /// division in `f32`, and outputs from the output's zero point up. Refuses what
@@ -129,19 +267,14 @@ impl RequantizeS8 {
     ) -> Result<Self, KernelError> {
         let ratio = input_scale / output_scale;
         if !positive(input_scale) || !positive(output_scale) || !positive(ratio) {
-            return Err(KernelError::Shape(Self::WHAT));
+            return Err(KernelError::Shape(S8ToS8::WHAT));
         }
-        let (multiplier, shift) = quantize_multiplier(f64::from(ratio));
-        Self {
+        Self::new(
             len,
-            input_zero_point,
-            output_zero_point,
-            multiplier,
-            shift,
-            act_min: output_zero_point,
-            act_max: 127,
-        }
-        .validate()
+            (input_zero_point, output_zero_point),
+            quantize_multiplier(f64::from(ratio)),
+            (output_zero_point, 127),
+        )
     }
 
     /// The parameters of TFLM's int8 RELU6 (`Relu6Quantized`) for `len` elements: the raw
@@ -152,58 +285,15 @@ impl RequantizeS8 {
     /// and finite, and a six below the zero point (an empty range).
     pub fn relu6(len: usize, input_scale: f32, input_zero_point: i32) -> Result<Self, KernelError> {
         if !positive(input_scale) {
-            return Err(KernelError::Shape(Self::WHAT));
+            return Err(KernelError::Shape(S8ToS8::WHAT));
         }
         let six = (libm::roundf(6.0 / input_scale) + input_zero_point as f32).clamp(-128.0, 127.0);
-        Self {
-            len,
-            input_zero_point: 0,
-            output_zero_point: 0,
-            multiplier: 1 << 30,
-            shift: 1,
-            act_min: input_zero_point,
-            act_max: six as i32,
-        }
-        .validate()
-    }
-
-    fn validate(self) -> Result<Self, KernelError> {
-        byte_len(self.len, 1, Self::WHAT)?;
-        let int8 = -128..=127;
-        if !int8.contains(&self.input_zero_point)
-            || !int8.contains(&self.output_zero_point)
-            || self.multiplier < 0
-            || !(-31..=31).contains(&self.shift)
-            || !int8.contains(&self.act_min)
-            || !int8.contains(&self.act_max)
-            || self.act_min > self.act_max
-        {
-            return Err(KernelError::Shape(Self::WHAT));
-        }
-        Ok(self)
-    }
-
-    /// Bindings 0 (`input`) and 1 (`output`) each hold `len` bytes:
-    /// [`KernelError::MissingBinding`] or [`KernelError::BindingTooSmall`] otherwise.
-    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
-        check_elementwise::<i8, i8>(self.len, binding_lens)
-    }
-
-    /// Runs the kernel over the first `len` elements of each slice, after
-    /// [`check`](Self::check)ing their lengths.
-    pub fn run(&self, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
-        map_elementwise(self.len, input, output, |x| {
-            let centered = i32::from(x) - self.input_zero_point;
-            let scaled = multiply_by_quantized_multiplier(centered, self.multiplier, self.shift);
-            scaled
-                .wrapping_add(self.output_zero_point)
-                .clamp(self.act_min, self.act_max) as i8
-        })
+        Self::new(len, (0, 0), (1 << 30, 1), (input_zero_point, six as i32))
     }
 }
 
-impl KernelParams for RequantizeS8 {
-    const KERNEL: &'static str = "requantize_s8";
+impl<P: ByteRequantization> KernelParams for Requantize<P> {
+    const KERNEL: &'static str = P::KERNEL;
     const BINDINGS: &'static [BindingUse] = &[BindingUse::READ_8, BindingUse::WRITE_8];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
@@ -219,16 +309,12 @@ impl KernelParams for RequantizeS8 {
     }
 
     fn decode(words: &mut Words<'_>) -> Result<Self, KernelError> {
-        Self {
-            len: words.usize()?,
-            input_zero_point: words.i32()?,
-            output_zero_point: words.i32()?,
-            multiplier: words.i32()?,
-            shift: words.i32()?,
-            act_min: words.i32()?,
-            act_max: words.i32()?,
-        }
-        .validate()
+        Self::new(
+            words.usize()?,
+            (words.i32()?, words.i32()?),
+            (words.i32()?, words.i32()?),
+            (words.i32()?, words.i32()?),
+        )
     }
 }
 
@@ -297,6 +383,29 @@ mod tests {
         assert!(RequantizeS8::prepare(2, 1.0e10, 0, 1.0, 0).is_err());
         assert!(RequantizeS8::prepare(2, 1.0, 0, 0.0, 0).is_err());
         assert!(RequantizeS8::prepare(2, 1.0, 0, 1.0, 128).is_err());
+    }
+
+    #[test]
+    fn uint8_requantizes_to_and_from_int8() {
+        // One scale, zero points 128 apart: TFLM's fast path, the sign bit flipped.
+        let to_int8 = RequantizeU8S8::prepare(256, 0.5, 128, 0.5, 0).unwrap();
+        let input: Vec<u8> = (0..=255).collect();
+        let mut out = [0i8; 256];
+        to_int8.run(&input, &mut out).unwrap();
+        assert!(input.iter().zip(out).all(|(&x, y)| (x ^ 0x80) as i8 == y));
+        let to_uint8 = RequantizeS8U8::prepare(256, 0.5, 0, 0.5, 128).unwrap();
+        let mut back = [0u8; 256];
+        to_uint8.run(&out, &mut back).unwrap();
+        assert_eq!(&back[..], &input[..]);
+        // Another scale: clamped to uint8's range.
+        let halve = RequantizeS8U8::prepare(3, 0.1, 0, 0.05, 10).unwrap();
+        let mut out = [0u8; 3];
+        halve.run(&[-10, 100, 127], &mut out).unwrap();
+        assert_eq!(out, [0, 210, 255]);
+        assert!(RequantizeU8S8::prepare(1, 1.0, -1, 1.0, 0).is_err());
+        assert!(RequantizeS8U8::prepare(1, 1.0, 0, 1.0, -1).is_err());
+        assert_eq!(RequantizeU8S8::KERNEL, "requantize_u8_s8");
+        assert_eq!(RequantizeS8U8::KERNEL, "requantize_s8_u8");
     }
 
     #[test]

@@ -644,6 +644,25 @@ def draw_strided_slice(r, variant, m):
 def draw_quantize(r, variant, m):
     dims = shape(r, r.randint(1, 4), 1, 6)
     so, zo = act_scale(r), zp8(r)
+    if variant == "quantize-uint8-int8":
+        # A uint8 model's input: mostly its zero point 128 above at one scale (TFLM's fast
+        # path), sometimes anything.
+        si, zi = so, zo + 128
+        if r.random() < 0.4:
+            si, zi = so * log_uniform(r, 0.3, 3.0), r.randint(0, 255)
+        x = m.tensor(dims, T.UINT8, (si, zi, 0), is_input=True)
+        y = m.tensor(dims, T.INT8, (so, zo, 0))
+        params = dict(shape=dims, input_q=(si, zi), output_q=(so, zo))
+        return BO.QUANTIZE, OPT.NONE, None, [x], [y], params, None
+    if variant == "quantize-int8-uint8":
+        zu = zo + 128
+        if r.random() < 0.4:
+            zu = r.randint(0, 255)
+        su = so if r.random() < 0.6 else so * log_uniform(r, 0.3, 3.0)
+        x = m.tensor(dims, T.INT8, (so, zo, 0), is_input=True)
+        y = m.tensor(dims, T.UINT8, (su, zu, 0))
+        params = dict(shape=dims, input_q=(so, zo), output_q=(su, zu))
+        return BO.QUANTIZE, OPT.NONE, None, [x], [y], params, None
     params = dict(shape=dims, output_q=(so, zo))
     if variant == "quantize-float32-int8":
         x = m.tensor(dims, T.FLOAT32, is_input=True)
@@ -662,8 +681,12 @@ def draw_quantize(r, variant, m):
 
 def draw_dequantize(r, variant, m):
     dims = shape(r, r.randint(1, 4), 1, 6)
-    qi = (act_scale(r), zp8(r), 0)
-    x = m.tensor(dims, T.INT8, qi, is_input=True)
+    if "uint8" in variant:
+        qi = (act_scale(r), r.randint(0, 255), 0)
+        x = m.tensor(dims, T.UINT8, qi, is_input=True)
+    else:
+        qi = (act_scale(r), zp8(r), 0)
+        x = m.tensor(dims, T.INT8, qi, is_input=True)
     y = m.tensor(dims, T.FLOAT32)
     return BO.DEQUANTIZE, OPT.NONE, None, [x], [y], dict(shape=dims, input_q=qi[:2]), None
 
@@ -935,6 +958,9 @@ VARIANTS = {
     "quantize-float32-int8": ("QUANTIZE", draw_quantize),
     "quantize-int8-int8": ("QUANTIZE", draw_quantize),
     "dequantize-int8-float32": ("DEQUANTIZE", draw_dequantize),
+    "quantize-uint8-int8": ("QUANTIZE", draw_quantize),
+    "quantize-int8-uint8": ("QUANTIZE", draw_quantize),
+    "dequantize-uint8-float32": ("DEQUANTIZE", draw_dequantize),
     "sub-float32": ("SUB", draw_binary),
     "div-float32": ("DIV", draw_binary),
     "squared_difference-float32": ("SQUARED_DIFFERENCE", draw_binary),

@@ -34,7 +34,7 @@ use crate::lowering::{LowerError, LowerFn, Lowering};
 use crate::op::Op;
 use crate::tflite::BuiltinOperator;
 use std::sync::OnceLock;
-use ElementType::{Float32, Int16, Int8};
+use ElementType::{Float32, Int16, Int8, Uint8};
 
 /// One supported operator.
 pub(crate) struct OpEntry {
@@ -223,14 +223,14 @@ static OPS: [OpEntry; 49] = [
         name: "QUANTIZE",
         rule: quantize::check_quantize,
         lower: quantize::lower_quantize,
-        lowers: Lowers::Conversions(&[(Float32, Int8), (Int8, Int8)]),
+        lowers: Lowers::Conversions(&[(Float32, Int8), (Int8, Int8), (Uint8, Int8), (Int8, Uint8)]),
     },
     OpEntry {
         operator: BuiltinOperator::Dequantize,
         name: "DEQUANTIZE",
         rule: quantize::check_dequantize,
         lower: quantize::lower_dequantize,
-        lowers: Lowers::Conversions(&[(Int8, Float32)]),
+        lowers: Lowers::Conversions(&[(Int8, Float32), (Uint8, Float32)]),
     },
     OpEntry {
         operator: BuiltinOperator::Sub,
@@ -555,7 +555,8 @@ mod tests {
              float32→float32), LOGISTIC (int8→int8, float32→float32), TANH (int8→int8, \
              float32→float32), RESHAPE, PAD (int8, float32), MEAN (int8, float32), TRANSPOSE \
              (int8, float32), CONCATENATION (int8, float32), STRIDED_SLICE (int8, float32), \
-             QUANTIZE (float32→int8, int8→int8), DEQUANTIZE (int8→float32), SUB (float32), \
+             QUANTIZE (float32→int8, int8→int8, uint8→int8, int8→uint8), DEQUANTIZE \
+             (int8→float32, uint8→float32), SUB (float32), \
              DIV (float32), SQUARED_DIFFERENCE (float32), MAXIMUM (int8, float32), MINIMUM \
              (int8, float32), RELU (int8→int8, float32→float32), RELU6 (int8→int8, \
              float32→float32), HARD_SWISH (float32), ELU (float32), ABS (float32), NEG \

@@ -6,8 +6,8 @@ use crate::lowering::{kernel_error, LowerError, Lowering};
 use crate::op::{Op, OpKind};
 use crate::tflite::BuiltinOptionsRef;
 use crate::ImportError;
-use ember_kernels::dequantize::DequantizeS8F32;
-use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8};
+use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
+use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
 
 /// QUANTIZE: float32 (or a quantized integer, requantized) to int8, uint8 or int16 quantized
 /// per tensor; the same shape.
@@ -57,41 +57,62 @@ pub(super) fn check_dequantize(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError>
     Ok(OpKind::Dequantize)
 }
 
-/// QUANTIZE: float32 to int8, or int8 requantized.
+/// QUANTIZE: float32 to int8, or int8 and uint8 requantized (int8 to int8 or uint8, uint8
+/// to int8).
 pub(super) fn lower_quantize(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
     let input = lowering.input(op, 0)?;
     let output = op.outputs[0];
     let kernel = kernel_error(op);
     let len = lowering.graph.tensor(output).num_elements();
-    if lowering.element_type(input) == Float32 {
-        let (output_scale, output_zero_point) = lowering.per_tensor(op, output)?;
+    let tensors = [input, output];
+    let (output_scale, output_zero_point) = lowering.per_tensor(op, output)?;
+    let input_type = lowering.element_type(input);
+    if input_type == Float32 {
         let params =
             QuantizeF32S8::prepare(len, output_scale, output_zero_point).map_err(kernel)?;
-        lowering.dispatch_params(&params, &[input, output]);
-    } else {
-        let (input_scale, input_zero_point) = lowering.per_tensor(op, input)?;
-        let (output_scale, output_zero_point) = lowering.per_tensor(op, output)?;
-        let params = RequantizeS8::prepare(
-            len,
-            input_scale,
-            input_zero_point,
-            output_scale,
-            output_zero_point,
-        )
-        .map_err(kernel)?;
-        lowering.dispatch_params(&params, &[input, output]);
+        lowering.dispatch_params(&params, &tensors);
+        return Ok(());
+    }
+    let (input_scale, input_zero_point) = lowering.per_tensor(op, input)?;
+    let parts = (
+        len,
+        input_scale,
+        input_zero_point,
+        output_scale,
+        output_zero_point,
+    );
+    match (input_type, lowering.element_type(output)) {
+        (Uint8, _) => {
+            let params = RequantizeU8S8::prepare(parts.0, parts.1, parts.2, parts.3, parts.4);
+            lowering.dispatch_params(&params.map_err(kernel)?, &tensors);
+        }
+        (_, Uint8) => {
+            let params = RequantizeS8U8::prepare(parts.0, parts.1, parts.2, parts.3, parts.4);
+            lowering.dispatch_params(&params.map_err(kernel)?, &tensors);
+        }
+        _ => {
+            let params = RequantizeS8::prepare(parts.0, parts.1, parts.2, parts.3, parts.4);
+            lowering.dispatch_params(&params.map_err(kernel)?, &tensors);
+        }
     }
     Ok(())
 }
 
-/// DEQUANTIZE: int8 to float32.
+/// DEQUANTIZE: int8 or uint8 to float32.
 pub(super) fn lower_dequantize(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
     let input = lowering.input(op, 0)?;
     let output = op.outputs[0];
     let len = lowering.graph.tensor(output).num_elements();
     let (input_scale, input_zero_point) = lowering.per_tensor(op, input)?;
-    let params =
-        DequantizeS8F32::prepare(len, input_scale, input_zero_point).map_err(kernel_error(op))?;
-    lowering.dispatch_params(&params, &[input, output]);
+    let kernel = kernel_error(op);
+    if lowering.element_type(input) == Uint8 {
+        let params =
+            DequantizeU8F32::prepare(len, input_scale, input_zero_point).map_err(kernel)?;
+        lowering.dispatch_params(&params, &[input, output]);
+    } else {
+        let params =
+            DequantizeS8F32::prepare(len, input_scale, input_zero_point).map_err(kernel)?;
+        lowering.dispatch_params(&params, &[input, output]);
+    }
     Ok(())
 }

@@ -22,7 +22,7 @@ use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::concatenation::{Concatenation, MAX_INPUTS};
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
-use ember_kernels::dequantize::DequantizeS8F32;
+use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::math_f32::{
@@ -34,7 +34,7 @@ use ember_kernels::mean::{MeanF32, MeanS8};
 use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
-use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8};
+use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
 use ember_kernels::scratch::Scratch;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
@@ -110,6 +110,15 @@ unary!(TANH_S8, tanh_s8, TanhS8, i8, i8);
 unary!(TANH_F32, tanh_f32, TanhF32, f32, f32);
 unary!(QUANTIZE_F32_S8, quantize_f32_s8, QuantizeF32S8, f32, i8);
 unary!(REQUANTIZE_S8, requantize_s8, RequantizeS8, i8, i8);
+unary!(REQUANTIZE_U8_S8, requantize_u8_s8, RequantizeU8S8, u8, i8);
+unary!(REQUANTIZE_S8_U8, requantize_s8_u8, RequantizeS8U8, i8, u8);
+unary!(
+    DEQUANTIZE_U8_F32,
+    dequantize_u8_f32,
+    DequantizeU8F32,
+    u8,
+    f32
+);
 unary!(
     DEQUANTIZE_S8_F32,
     dequantize_s8_f32,
@@ -680,7 +689,10 @@ tflite_table!(
     TANH_F32,
     QUANTIZE_F32_S8,
     REQUANTIZE_S8,
+    REQUANTIZE_U8_S8,
+    REQUANTIZE_S8_U8,
     DEQUANTIZE_S8_F32,
+    DEQUANTIZE_U8_F32,
     SUB_F32,
     DIV_F32,
     SQUARED_DIFFERENCE_F32,
