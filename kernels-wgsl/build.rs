@@ -25,6 +25,7 @@ use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
+use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::math_f32::{
     AbsF32, CeilF32, CosF32, ExpF32, FloorF32, LogF32, NegF32, RoundF32, RsqrtF32, SinF32, SqrtF32,
@@ -122,6 +123,7 @@ const SHARED: &[(&str, &[&str])] = &[
             "requantize_s8",
             "requantize_u8_s8",
             "requantize_s8_u8",
+            "leaky_relu_s8",
             "quantize_f32_s8",
             "logistic_s8",
             "tanh_s8",
@@ -183,6 +185,7 @@ const SHARED: &[(&str, &[&str])] = &[
             "relu6_f32",
             "hard_swish_f32",
             "elu_f32",
+            "leaky_relu_f32",
         ],
     ),
     // Sine and cosine to a few ulp.
@@ -271,6 +274,8 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<RequantizeU8S8>(),
         op::<RequantizeS8U8>(),
         op::<DequantizeU8F32>(),
+        op::<LeakyReluS8>(),
+        op::<LeakyReluF32>(),
     ]
 }
 

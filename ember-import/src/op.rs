@@ -244,6 +244,11 @@ pub enum OpKind {
     Logistic,
     /// TANH: inputs `[input]`.
     Tanh,
+    /// LEAKY_RELU: inputs `[input]`.
+    LeakyRelu {
+        /// The slope below zero.
+        alpha: f32,
+    },
     /// RESHAPE, a view: inputs `[input, shape?]`; the output tensor has the new shape.
     Reshape,
     /// PAD with the zero point: inputs `[input, paddings]`.
@@ -343,6 +348,7 @@ impl OpKind {
             Self::Softmax { .. } => "SOFTMAX",
             Self::Logistic => "LOGISTIC",
             Self::Tanh => "TANH",
+            Self::LeakyRelu { .. } => "LEAKY_RELU",
             Self::Reshape => "RESHAPE",
             Self::Pad { .. } => "PAD",
             Self::Mean { .. } => "MEAN",
@@ -434,6 +440,7 @@ impl fmt::Display for OptionsDisplay<'_> {
                 write!(f, "activation={}", activation.name())
             }
             OpKind::Softmax { beta } => write!(f, "beta={beta}"),
+            OpKind::LeakyRelu { alpha } => write!(f, "alpha={alpha}"),
             OpKind::Pad { paddings } | OpKind::PadV2 { paddings } => {
                 write!(f, "paddings={paddings:?}")
             }

@@ -11,6 +11,7 @@ use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
+use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::math_f32::{
     AbsF32, CeilF32, CosF32, ExpF32, FloorF32, LogF32, NegF32, RoundF32, RsqrtF32, SinF32, SqrtF32,
@@ -143,7 +144,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 54] = [
+pub(crate) const OPS: [SpirvKernel; 56] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -213,6 +214,8 @@ pub(crate) const OPS: [SpirvKernel; 54] = [
     op::<RequantizeU8S8>(spirv::REQUANTIZE_U8_S8, params_of!(RequantizeU8S8)),
     op::<RequantizeS8U8>(spirv::REQUANTIZE_S8_U8, params_of!(RequantizeS8U8)),
     op::<DequantizeU8F32>(spirv::DEQUANTIZE_U8_F32, params_of!(DequantizeU8F32)),
+    op::<LeakyReluS8>(spirv::LEAKY_RELU_S8, params_of!(LeakyReluS8)),
+    op::<LeakyReluF32>(spirv::LEAKY_RELU_F32, params_of!(LeakyReluF32)),
 ];
 
 #[cfg(test)]
@@ -280,6 +283,8 @@ mod tests {
             "requantize_u8_s8",
             "requantize_s8_u8",
             "dequantize_u8_f32",
+            "leaky_relu_s8",
+            "leaky_relu_f32",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

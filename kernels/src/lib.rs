@@ -82,6 +82,7 @@ pub mod dequantize;
 mod elementwise_map;
 pub mod fixed_point;
 pub mod float_math;
+pub mod leaky_relu;
 pub mod logistic;
 pub mod quantize;
 pub mod softmax;

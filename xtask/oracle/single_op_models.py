@@ -852,6 +852,26 @@ def draw_padv2(r, variant, m):
     return BO.PADV2, OPT.PadV2Options, s.PadV2OptionsT(), [x, p, v], [y], params, None
 
 
+def draw_leaky_relu(r, variant, m):
+    dims = shape(r, r.randint(1, 4), 1, 6)
+    alpha = r.choice([0.1, 0.2, 0.3, r.uniform(0.01, 0.9), r.uniform(1.0, 3.0), -r.uniform(0.1, 2.0)])
+    params = dict(shape=dims, alpha=alpha)
+    if "int8" in variant:
+        qi = (act_scale(r), zp8(r), 0)
+        qo = qi if r.random() < 0.3 else (qi[0] * log_uniform(r, 0.3, 3.0), zp8(r), 0)
+        x = m.tensor(dims, T.INT8, qi, is_input=True)
+        y = m.tensor(dims, T.INT8, qo)
+        params.update(input_q=qi[:2], output_q=qo[:2])
+        fr = None
+    else:
+        x = m.tensor(dims, T.FLOAT32, is_input=True)
+        y = m.tensor(dims, T.FLOAT32)
+        fr = (-4.0, 4.0)
+    o = s.LeakyReluOptionsT()
+    o.alpha = alpha
+    return BO.LEAKY_RELU, OPT.LeakyReluOptions, o, [x], [y], params, fr
+
+
 # The float input range of each element-wise op: where its function is defined and varied.
 ELEMENTWISE_RANGE = {
     "ABS": (-4.0, 4.0), "NEG": (-4.0, 4.0), "SQUARE": (-4.0, 4.0),
@@ -961,6 +981,8 @@ VARIANTS = {
     "quantize-uint8-int8": ("QUANTIZE", draw_quantize),
     "quantize-int8-uint8": ("QUANTIZE", draw_quantize),
     "dequantize-uint8-float32": ("DEQUANTIZE", draw_dequantize),
+    "leaky_relu-int8": ("LEAKY_RELU", draw_leaky_relu),
+    "leaky_relu-float32": ("LEAKY_RELU", draw_leaky_relu),
     "sub-float32": ("SUB", draw_binary),
     "div-float32": ("DIV", draw_binary),
     "squared_difference-float32": ("SQUARED_DIFFERENCE", draw_binary),

@@ -1,5 +1,5 @@
-//! SOFTMAX, LOGISTIC and TANH: one output value per input value (SOFTMAX's over the last
-//! dimension), the same shape.
+//! SOFTMAX, LOGISTIC, TANH and LEAKY_RELU: one output value per input value (SOFTMAX's over
+//! the last dimension), the same shape.
 
 use crate::check::{options, Ctx};
 use crate::element::ElementType::{self, Float32, Int16, Int8};
@@ -8,6 +8,7 @@ use crate::op::{Op, OpKind};
 use crate::tensor::TensorId;
 use crate::ImportError;
 use ember_kernels::builtin::SOFTMAX_F32;
+use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::tanh::{TanhF32, TanhS8};
@@ -51,7 +52,16 @@ pub(super) fn check_tanh(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
     check_unary(ctx).map(|()| OpKind::Tanh)
 }
 
-/// LOGISTIC and TANH: the same shape and type (float32, int8, int16).
+/// LEAKY_RELU: the same shape and type (float32, int8, int16), a finite alpha.
+pub(super) fn check_leaky_relu(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    let alpha = options!(ctx, LeakyReluOptions).alpha;
+    if !alpha.is_finite() {
+        return Err(ctx.bad_options(format!("alpha is {alpha}")));
+    }
+    check_unary(ctx).map(|()| OpKind::LeakyRelu { alpha })
+}
+
+/// LOGISTIC, TANH and LEAKY_RELU: the same shape and type (float32, int8, int16).
 fn check_unary(ctx: &Ctx<'_, '_>) -> Result<(), ImportError> {
     ctx.arity(1..=1, 1, 1, "one input and one output")?;
     let (input, output) = (ctx.input(0)?, ctx.output(0)?);
@@ -162,6 +172,26 @@ pub(super) fn lower_tanh(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(),
     } else {
         let (input_scale, input_zero_point) = lowering.per_tensor(op, input)?;
         let params = TanhS8::prepare(len, input_scale, input_zero_point).map_err(kernel)?;
+        lowering.dispatch_params(&params, &[input, output]);
+    }
+    Ok(())
+}
+
+/// LEAKY_RELU: int8 to int8, float32 to float32.
+pub(super) fn lower_leaky_relu(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
+    let OpKind::LeakyRelu { alpha } = op.kind else {
+        return Err(lowering.invalid(op, "not a LEAKY_RELU".into()));
+    };
+    let (input, output, _) = unary_tensors(lowering, op)?;
+    let kernel = kernel_error(op);
+    let len = lowering.graph.tensor(output).num_elements();
+    if lowering.element_type(input) == Float32 {
+        let params = LeakyReluF32::prepare(len, alpha).map_err(kernel)?;
+        lowering.dispatch_params(&params, &[input, output]);
+    } else {
+        let input_q = lowering.per_tensor(op, input)?;
+        let output_q = lowering.per_tensor(op, output)?;
+        let params = LeakyReluS8::prepare(len, alpha, input_q, output_q).map_err(kernel)?;
         lowering.dispatch_params(&params, &[input, output]);
     }
     Ok(())

@@ -7,7 +7,7 @@
 //! - [`pooling`], AVERAGE_POOL_2D and MAX_POOL_2D;
 //! - [`fully_connected`], FULLY_CONNECTED;
 //! - [`elementwise`], ADD, MUL, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM and MINIMUM;
-//! - [`activations`], SOFTMAX, LOGISTIC and TANH;
+//! - [`activations`], SOFTMAX, LOGISTIC, TANH and LEAKY_RELU;
 //! - [`math`], the element-wise ops without options: ABS, NEG, SQUARE, SQRT, RSQRT, EXP,
 //!   LOG, FLOOR, CEIL, ROUND, SIN, COS, RELU, RELU6, HARD_SWISH and ELU;
 //! - [`quantize`], QUANTIZE and DEQUANTIZE;
@@ -105,7 +105,7 @@ const SAME_INT8_OR_FLOAT32: Lowers = Lowers::Conversions(&[(Int8, Int8), (Float3
 const FLOAT32: Lowers = Lowers::Inputs(&[Float32]);
 
 /// Every supported operator, in the order error messages list them.
-static OPS: [OpEntry; 49] = [
+static OPS: [OpEntry; 50] = [
     OpEntry {
         operator: BuiltinOperator::FullyConnected,
         name: "FULLY_CONNECTED",
@@ -231,6 +231,13 @@ static OPS: [OpEntry; 49] = [
         rule: quantize::check_dequantize,
         lower: quantize::lower_dequantize,
         lowers: Lowers::Conversions(&[(Int8, Float32), (Uint8, Float32)]),
+    },
+    OpEntry {
+        operator: BuiltinOperator::LeakyRelu,
+        name: "LEAKY_RELU",
+        rule: activations::check_leaky_relu,
+        lower: activations::lower_leaky_relu,
+        lowers: SAME_INT8_OR_FLOAT32,
     },
     OpEntry {
         operator: BuiltinOperator::Sub,
@@ -542,7 +549,7 @@ mod tests {
             supported_operators(),
             "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D, ADD, \
              MUL, SOFTMAX, LOGISTIC, TANH, RESHAPE, PAD, MEAN, TRANSPOSE, CONCATENATION, \
-             STRIDED_SLICE, QUANTIZE, DEQUANTIZE, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM, \
+             STRIDED_SLICE, QUANTIZE, DEQUANTIZE, LEAKY_RELU, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM, \
              MINIMUM, RELU, RELU6, HARD_SWISH, ELU, ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, \
              FLOOR, CEIL, ROUND, SIN, COS, SQUEEZE, EXPAND_DIMS, SLICE, SPLIT, SPLIT_V, \
              UNPACK, PACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH, PADV2"
@@ -556,7 +563,8 @@ mod tests {
              float32→float32), RESHAPE, PAD (int8, float32), MEAN (int8, float32), TRANSPOSE \
              (int8, float32), CONCATENATION (int8, float32), STRIDED_SLICE (int8, float32), \
              QUANTIZE (float32→int8, int8→int8, uint8→int8, int8→uint8), DEQUANTIZE \
-             (int8→float32, uint8→float32), SUB (float32), \
+             (int8→float32, uint8→float32), LEAKY_RELU (int8→int8, float32→float32), SUB \
+             (float32), \
              DIV (float32), SQUARED_DIFFERENCE (float32), MAXIMUM (int8, float32), MINIMUM \
              (int8, float32), RELU (int8→int8, float32→float32), RELU6 (int8→int8, \
              float32→float32), HARD_SWISH (float32), ELU (float32), ABS (float32), NEG \

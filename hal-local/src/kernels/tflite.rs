@@ -24,6 +24,7 @@ use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
+use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::math_f32::{
     AbsF32, CeilF32, CosF32, ExpF32, FloorF32, LogF32, NegF32, RoundF32, RsqrtF32, SinF32, SqrtF32,
@@ -142,6 +143,8 @@ unary!(RELU_OP_F32, relu_op_f32, ReluF32, f32, f32);
 unary!(RELU6_F32, relu6_f32, Relu6F32, f32, f32);
 unary!(HARD_SWISH_F32, hard_swish_f32, HardSwishF32, f32, f32);
 unary!(ELU_F32, elu_f32, EluF32, f32, f32);
+unary!(LEAKY_RELU_F32, leaky_relu_f32, LeakyReluF32, f32, f32);
+unary!(LEAKY_RELU_S8, leaky_relu_s8, LeakyReluS8, i8, i8);
 
 /// Binding `index` as elements, to read.
 fn read<'s, T: Element>(bindings: &'s [Bytes<'_>], index: usize) -> Result<&'s [T], KernelError> {
@@ -716,6 +719,8 @@ tflite_table!(
     RELU6_F32,
     HARD_SWISH_F32,
     ELU_F32,
+    LEAKY_RELU_S8,
+    LEAKY_RELU_F32,
 );
 
 #[cfg(test)]
