@@ -37,6 +37,7 @@ use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
+use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
@@ -104,7 +105,15 @@ const SHARED: &[(&str, &[&str])] = &[
     // The loop of the built-in element-wise float binary ops.
     ("zip_f32.wgsl", &["add_f32", "mul_f32"]),
     // Moving whole elements of 1, 2 or 4 bytes.
-    ("gather_bytes.wgsl", &["pad", "transpose", "strided_slice"]),
+    (
+        "gather_bytes.wgsl",
+        &[
+            "pad",
+            "transpose",
+            "strided_slice",
+            "resize_nearest_neighbor",
+        ],
+    ),
     // gemmlowp's fixed point.
     (
         "fixed_point.wgsl",
@@ -133,7 +142,12 @@ const SHARED: &[(&str, &[&str])] = &[
     // The float division the reference rounds correctly.
     (
         "div_rn.wgsl",
-        &["average_pool2d_f32", "quantize_f32_s8", "div_f32"],
+        &[
+            "average_pool2d_f32",
+            "quantize_f32_s8",
+            "div_f32",
+            "resize_nearest_neighbor",
+        ],
     ),
     // The loop of a broadcasting float binary op (add_f32, mul_f32 given constants).
     (
@@ -276,6 +290,7 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<DequantizeU8F32>(),
         op::<LeakyReluS8>(),
         op::<LeakyReluF32>(),
+        op::<ResizeNearestNeighbor>(),
     ]
 }
 

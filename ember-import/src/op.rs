@@ -319,6 +319,13 @@ pub enum OpKind {
         /// The block's side.
         block: usize,
     },
+    /// RESIZE_NEAREST_NEIGHBOR over NHWC: inputs `[input, size]`.
+    ResizeNearestNeighbor {
+        /// TFLite's `align_corners`.
+        align_corners: bool,
+        /// TFLite's `half_pixel_centers`.
+        half_pixel_centers: bool,
+    },
     /// PADV2: inputs `[input, paddings, constant_values?]`, padded with the constant (the
     /// output's zero point, or 0, without it).
     PadV2 {
@@ -368,6 +375,7 @@ impl OpKind {
             Self::DepthToSpace { .. } => "DEPTH_TO_SPACE",
             Self::SpaceToDepth { .. } => "SPACE_TO_DEPTH",
             Self::PadV2 { .. } => "PADV2",
+            Self::ResizeNearestNeighbor { .. } => "RESIZE_NEAREST_NEIGHBOR",
             Self::Binary { op, .. } => op.name(),
         }
     }
@@ -448,6 +456,13 @@ impl fmt::Display for OptionsDisplay<'_> {
             | OpKind::SplitV { axis }
             | OpKind::Unpack { axis }
             | OpKind::Pack { axis } => write!(f, "axis={axis}"),
+            OpKind::ResizeNearestNeighbor {
+                align_corners,
+                half_pixel_centers,
+            } => write!(
+                f,
+                "align_corners={align_corners} half_pixel_centers={half_pixel_centers}"
+            ),
             OpKind::DepthToSpace { block } | OpKind::SpaceToDepth { block } => {
                 write!(f, "block={block}")
             }

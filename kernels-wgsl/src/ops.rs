@@ -23,6 +23,7 @@ use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
+use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
@@ -144,7 +145,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 56] = [
+pub(crate) const OPS: [SpirvKernel; 57] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -216,6 +217,10 @@ pub(crate) const OPS: [SpirvKernel; 56] = [
     op::<DequantizeU8F32>(spirv::DEQUANTIZE_U8_F32, params_of!(DequantizeU8F32)),
     op::<LeakyReluS8>(spirv::LEAKY_RELU_S8, params_of!(LeakyReluS8)),
     op::<LeakyReluF32>(spirv::LEAKY_RELU_F32, params_of!(LeakyReluF32)),
+    op::<ResizeNearestNeighbor>(
+        spirv::RESIZE_NEAREST_NEIGHBOR,
+        params_of!(ResizeNearestNeighbor),
+    ),
 ];
 
 #[cfg(test)]
@@ -285,6 +290,7 @@ mod tests {
             "dequantize_u8_f32",
             "leaky_relu_s8",
             "leaky_relu_f32",
+            "resize_nearest_neighbor",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

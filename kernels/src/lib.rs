@@ -37,6 +37,7 @@ pub mod padding;
 pub mod params;
 pub mod pooling;
 pub mod quant;
+pub mod resize_nearest_neighbor;
 mod row_major;
 mod row_tiles;
 pub mod scratch;

@@ -872,6 +872,27 @@ def draw_leaky_relu(r, variant, m):
     return BO.LEAKY_RELU, OPT.LeakyReluOptions, o, [x], [y], params, fr
 
 
+def draw_resize_nearest(r, variant, m):
+    ttype, q = dtype_and_q(r, variant)
+    n, h, w, c = r.randint(1, 2), r.randint(1, 7), r.randint(1, 7), r.randint(1, 4)
+    oh, ow = r.randint(1, 16), r.randint(1, 16)
+    if r.random() < 0.4:  # the usual upsampling by a whole factor
+        factor = r.randint(2, 3)
+        oh, ow = h * factor, w * factor
+    align = r.random() < 0.3
+    half = not align and r.random() < 0.5
+    params = dict(input=[n, h, w, c], size=[oh, ow], align_corners=align,
+                  half_pixel_centers=half)
+    x = m.tensor([n, h, w, c], ttype, q, is_input=True)
+    size = m.tensor([2], T.INT32, data=np.array([oh, ow], np.int32))
+    y = m.tensor([n, oh, ow, c], ttype, q)
+    o = s.ResizeNearestNeighborOptionsT()
+    o.alignCorners = align
+    o.halfPixelCenters = half
+    return (BO.RESIZE_NEAREST_NEIGHBOR, OPT.ResizeNearestNeighborOptions, o, [x, size], [y],
+            params, None)
+
+
 # The float input range of each element-wise op: where its function is defined and varied.
 ELEMENTWISE_RANGE = {
     "ABS": (-4.0, 4.0), "NEG": (-4.0, 4.0), "SQUARE": (-4.0, 4.0),
@@ -981,6 +1002,8 @@ VARIANTS = {
     "quantize-uint8-int8": ("QUANTIZE", draw_quantize),
     "quantize-int8-uint8": ("QUANTIZE", draw_quantize),
     "dequantize-uint8-float32": ("DEQUANTIZE", draw_dequantize),
+    "resize_nearest_neighbor-int8": ("RESIZE_NEAREST_NEIGHBOR", draw_resize_nearest),
+    "resize_nearest_neighbor-float32": ("RESIZE_NEAREST_NEIGHBOR", draw_resize_nearest),
     "leaky_relu-int8": ("LEAKY_RELU", draw_leaky_relu),
     "leaky_relu-float32": ("LEAKY_RELU", draw_leaky_relu),
     "sub-float32": ("SUB", draw_binary),

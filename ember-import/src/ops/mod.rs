@@ -14,7 +14,8 @@
 //! - [`layout`], RESHAPE, PAD, PADV2, MEAN, TRANSPOSE, CONCATENATION and STRIDED_SLICE;
 //! - [`views`], SQUEEZE and EXPAND_DIMS;
 //! - [`slicing`], SLICE, SPLIT, SPLIT_V and UNPACK;
-//! - [`rearrange`], PACK, DEPTH_TO_SPACE and SPACE_TO_DEPTH.
+//! - [`rearrange`], PACK, DEPTH_TO_SPACE and SPACE_TO_DEPTH;
+//! - [`resize`], RESIZE_NEAREST_NEIGHBOR.
 
 mod activations;
 mod conv;
@@ -25,6 +26,7 @@ mod math;
 mod pooling;
 mod quantize;
 mod rearrange;
+mod resize;
 mod slicing;
 mod views;
 
@@ -105,7 +107,7 @@ const SAME_INT8_OR_FLOAT32: Lowers = Lowers::Conversions(&[(Int8, Int8), (Float3
 const FLOAT32: Lowers = Lowers::Inputs(&[Float32]);
 
 /// Every supported operator, in the order error messages list them.
-static OPS: [OpEntry; 50] = [
+static OPS: [OpEntry; 51] = [
     OpEntry {
         operator: BuiltinOperator::FullyConnected,
         name: "FULLY_CONNECTED",
@@ -456,6 +458,13 @@ static OPS: [OpEntry; 50] = [
         lower: layout::lower_pad,
         lowers: INT8_OR_FLOAT32,
     },
+    OpEntry {
+        operator: BuiltinOperator::ResizeNearestNeighbor,
+        name: "RESIZE_NEAREST_NEIGHBOR",
+        rule: resize::check_resize_nearest_neighbor,
+        lower: resize::lower_resize_nearest_neighbor,
+        lowers: INT8_OR_FLOAT32,
+    },
 ];
 
 /// The supported operator with builtin code `code`, if any.
@@ -552,7 +561,7 @@ mod tests {
              STRIDED_SLICE, QUANTIZE, DEQUANTIZE, LEAKY_RELU, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM, \
              MINIMUM, RELU, RELU6, HARD_SWISH, ELU, ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, \
              FLOOR, CEIL, ROUND, SIN, COS, SQUEEZE, EXPAND_DIMS, SLICE, SPLIT, SPLIT_V, \
-             UNPACK, PACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH, PADV2"
+             UNPACK, PACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH, PADV2, RESIZE_NEAREST_NEIGHBOR"
         );
         assert_eq!(
             supported_lowerings(),
@@ -573,7 +582,7 @@ mod tests {
              (float32), SQUEEZE, EXPAND_DIMS, SLICE (int8, float32), SPLIT (int8, float32), \
              SPLIT_V (int8, float32), UNPACK (int8, float32), PACK (int8, float32), \
              DEPTH_TO_SPACE (int8, float32), SPACE_TO_DEPTH (int8, float32), PADV2 (int8, \
-             float32)"
+             float32), RESIZE_NEAREST_NEIGHBOR (int8, float32)"
         );
     }
 }

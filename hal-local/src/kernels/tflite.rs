@@ -36,6 +36,7 @@ use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
+use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
 use ember_kernels::scratch::Scratch;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
@@ -622,6 +623,13 @@ binary!(MAXIMUM_S8, maximum_s8, MaximumS8, i8);
 binary!(MINIMUM_S8, minimum_s8, MinimumS8, i8);
 unary!(PAD, pad, Pad, u8, u8);
 unary!(TRANSPOSE, transpose, Transpose, u8, u8);
+unary!(
+    RESIZE_NEAREST_NEIGHBOR,
+    resize_nearest_neighbor,
+    ResizeNearestNeighbor,
+    u8,
+    u8
+);
 unary!(STRIDED_SLICE, strided_slice, StridedSlice, u8, u8);
 unary!(MEAN_S8, mean_s8, MeanS8, i8, i8);
 unary!(MEAN_F32, mean_f32, MeanF32, f32, f32);
@@ -721,6 +729,7 @@ tflite_table!(
     ELU_F32,
     LEAKY_RELU_S8,
     LEAKY_RELU_F32,
+    RESIZE_NEAREST_NEIGHBOR,
 );
 
 #[cfg(test)]
