@@ -20,6 +20,7 @@ use naga::valid::{Capabilities, ValidationFlags, Validator};
 use ember_kernels::activation_f32::{EluF32, HardSwishF32, Relu6F32, ReluF32};
 use ember_kernels::add::AddS8;
 use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
+use ember_kernels::cast::Cast;
 use ember_kernels::concatenation::Concatenation;
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
@@ -291,6 +292,7 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<LeakyReluS8>(),
         op::<LeakyReluF32>(),
         op::<ResizeNearestNeighbor>(),
+        op::<Cast>(),
     ]
 }
 

@@ -281,6 +281,8 @@ pub enum OpKind {
     Quantize,
     /// DEQUANTIZE (integer or float16 to float32): inputs `[input]`.
     Dequantize,
+    /// CAST between element types: inputs `[input]`.
+    Cast,
     /// An element-wise op without options: inputs `[input]`.
     Elementwise(ElementwiseOp),
     /// SQUEEZE, a view: inputs `[input]`; the output drops dimensions of size 1.
@@ -364,6 +366,7 @@ impl OpKind {
             Self::StridedSlice(_) => "STRIDED_SLICE",
             Self::Quantize => "QUANTIZE",
             Self::Dequantize => "DEQUANTIZE",
+            Self::Cast => "CAST",
             Self::Elementwise(op) => op.name(),
             Self::Squeeze => "SQUEEZE",
             Self::ExpandDims => "EXPAND_DIMS",
@@ -481,6 +484,7 @@ impl fmt::Display for OptionsDisplay<'_> {
             | OpKind::Reshape
             | OpKind::Quantize
             | OpKind::Dequantize
+            | OpKind::Cast
             | OpKind::Elementwise(_)
             | OpKind::Squeeze
             | OpKind::ExpandDims => Ok(()),

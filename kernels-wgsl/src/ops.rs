@@ -6,6 +6,7 @@ use crate::{spirv, KernelError};
 use ember_kernels::activation_f32::{EluF32, HardSwishF32, Relu6F32, ReluF32};
 use ember_kernels::add::AddS8;
 use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
+use ember_kernels::cast::Cast;
 use ember_kernels::concatenation::Concatenation;
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
@@ -145,7 +146,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 57] = [
+pub(crate) const OPS: [SpirvKernel; 58] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -221,6 +222,7 @@ pub(crate) const OPS: [SpirvKernel; 57] = [
         spirv::RESIZE_NEAREST_NEIGHBOR,
         params_of!(ResizeNearestNeighbor),
     ),
+    op::<Cast>(spirv::CAST, params_of!(Cast)),
 ];
 
 #[cfg(test)]
@@ -291,6 +293,7 @@ mod tests {
             "leaky_relu_s8",
             "leaky_relu_f32",
             "resize_nearest_neighbor",
+            "cast",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

@@ -17,6 +17,7 @@ pub mod arithmetic_f32;
 pub mod broadcast;
 pub mod broadcast_f32;
 pub mod builtin;
+pub mod cast;
 pub mod concatenation;
 pub mod conv2d;
 mod copy;

@@ -893,6 +893,22 @@ def draw_resize_nearest(r, variant, m):
             params, None)
 
 
+CAST_TYPES = {"int8": T.INT8, "int16": T.INT16, "int32": T.INT32, "float32": T.FLOAT32}
+# A float range each integer type holds after truncation (and beyond, for int8's wrapping).
+CAST_RANGE = {"int8": (-300.0, 300.0), "int16": (-40000.0, 40000.0),
+              "int32": (-1.0e6, 1.0e6), "float32": (-10.0, 10.0)}
+
+
+def draw_cast(r, variant, m):
+    _, source, target = variant.split("-")
+    dims = shape(r, r.randint(1, 4), 1, 6)
+    params = dict(shape=dims, source=source, target=target)
+    x = m.tensor(dims, CAST_TYPES[source], is_input=True)
+    y = m.tensor(dims, CAST_TYPES[target])
+    fr = CAST_RANGE[target] if source == "float32" else None
+    return BO.CAST, OPT.CastOptions, s.CastOptionsT(), [x], [y], params, fr
+
+
 # The float input range of each element-wise op: where its function is defined and varied.
 ELEMENTWISE_RANGE = {
     "ABS": (-4.0, 4.0), "NEG": (-4.0, 4.0), "SQUARE": (-4.0, 4.0),
@@ -1002,6 +1018,18 @@ VARIANTS = {
     "quantize-uint8-int8": ("QUANTIZE", draw_quantize),
     "quantize-int8-uint8": ("QUANTIZE", draw_quantize),
     "dequantize-uint8-float32": ("DEQUANTIZE", draw_dequantize),
+    "cast-int8-int16": ("CAST", draw_cast),
+    "cast-int8-int32": ("CAST", draw_cast),
+    "cast-int8-float32": ("CAST", draw_cast),
+    "cast-int16-int8": ("CAST", draw_cast),
+    "cast-int16-int32": ("CAST", draw_cast),
+    "cast-int16-float32": ("CAST", draw_cast),
+    "cast-int32-int8": ("CAST", draw_cast),
+    "cast-int32-int16": ("CAST", draw_cast),
+    "cast-int32-float32": ("CAST", draw_cast),
+    "cast-float32-int8": ("CAST", draw_cast),
+    "cast-float32-int16": ("CAST", draw_cast),
+    "cast-float32-int32": ("CAST", draw_cast),
     "resize_nearest_neighbor-int8": ("RESIZE_NEAREST_NEIGHBOR", draw_resize_nearest),
     "resize_nearest_neighbor-float32": ("RESIZE_NEAREST_NEIGHBOR", draw_resize_nearest),
     "leaky_relu-int8": ("LEAKY_RELU", draw_leaky_relu),

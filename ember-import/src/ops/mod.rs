@@ -11,6 +11,7 @@
 //! - [`math`], the element-wise ops without options: ABS, NEG, SQUARE, SQRT, RSQRT, EXP,
 //!   LOG, FLOOR, CEIL, ROUND, SIN, COS, RELU, RELU6, HARD_SWISH and ELU;
 //! - [`quantize`], QUANTIZE and DEQUANTIZE;
+//! - [`cast`], CAST;
 //! - [`layout`], RESHAPE, PAD, PADV2, MEAN, TRANSPOSE, CONCATENATION and STRIDED_SLICE;
 //! - [`views`], SQUEEZE and EXPAND_DIMS;
 //! - [`slicing`], SLICE, SPLIT, SPLIT_V and UNPACK;
@@ -18,6 +19,7 @@
 //! - [`resize`], RESIZE_NEAREST_NEIGHBOR.
 
 mod activations;
+mod cast;
 mod conv;
 mod elementwise;
 mod fully_connected;
@@ -36,7 +38,7 @@ use crate::lowering::{LowerError, LowerFn, Lowering};
 use crate::op::Op;
 use crate::tflite::BuiltinOperator;
 use std::sync::OnceLock;
-use ElementType::{Float32, Int16, Int8, Uint8};
+use ElementType::{Float32, Int16, Int32, Int8, Uint8};
 
 /// One supported operator.
 pub(crate) struct OpEntry {
@@ -107,7 +109,7 @@ const SAME_INT8_OR_FLOAT32: Lowers = Lowers::Conversions(&[(Int8, Int8), (Float3
 const FLOAT32: Lowers = Lowers::Inputs(&[Float32]);
 
 /// Every supported operator, in the order error messages list them.
-static OPS: [OpEntry; 51] = [
+static OPS: [OpEntry; 52] = [
     OpEntry {
         operator: BuiltinOperator::FullyConnected,
         name: "FULLY_CONNECTED",
@@ -233,6 +235,13 @@ static OPS: [OpEntry; 51] = [
         rule: quantize::check_dequantize,
         lower: quantize::lower_dequantize,
         lowers: Lowers::Conversions(&[(Int8, Float32), (Uint8, Float32)]),
+    },
+    OpEntry {
+        operator: BuiltinOperator::Cast,
+        name: "CAST",
+        rule: cast::check_cast,
+        lower: cast::lower_cast,
+        lowers: Lowers::Inputs(&[Int8, Int16, Int32, Float32]),
     },
     OpEntry {
         operator: BuiltinOperator::LeakyRelu,
@@ -558,7 +567,7 @@ mod tests {
             supported_operators(),
             "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D, ADD, \
              MUL, SOFTMAX, LOGISTIC, TANH, RESHAPE, PAD, MEAN, TRANSPOSE, CONCATENATION, \
-             STRIDED_SLICE, QUANTIZE, DEQUANTIZE, LEAKY_RELU, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM, \
+             STRIDED_SLICE, QUANTIZE, DEQUANTIZE, CAST, LEAKY_RELU, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM, \
              MINIMUM, RELU, RELU6, HARD_SWISH, ELU, ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, \
              FLOOR, CEIL, ROUND, SIN, COS, SQUEEZE, EXPAND_DIMS, SLICE, SPLIT, SPLIT_V, \
              UNPACK, PACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH, PADV2, RESIZE_NEAREST_NEIGHBOR"
@@ -572,7 +581,8 @@ mod tests {
              float32→float32), RESHAPE, PAD (int8, float32), MEAN (int8, float32), TRANSPOSE \
              (int8, float32), CONCATENATION (int8, float32), STRIDED_SLICE (int8, float32), \
              QUANTIZE (float32→int8, int8→int8, uint8→int8, int8→uint8), DEQUANTIZE \
-             (int8→float32, uint8→float32), LEAKY_RELU (int8→int8, float32→float32), SUB \
+             (int8→float32, uint8→float32), CAST (int8, int16, int32, float32), LEAKY_RELU \
+             (int8→int8, float32→float32), SUB \
              (float32), \
              DIV (float32), SQUARED_DIFFERENCE (float32), MAXIMUM (int8, float32), MINIMUM \
              (int8, float32), RELU (int8→int8, float32→float32), RELU6 (int8→int8, \

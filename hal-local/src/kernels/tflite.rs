@@ -19,6 +19,7 @@ use crate::kernel::{elements, elements_mut, Bytes, Element, Entry, Exclusive, Ke
 use ember_kernels::activation_f32::{EluF32, HardSwishF32, Relu6F32, ReluF32};
 use ember_kernels::add::AddS8;
 use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
+use ember_kernels::cast::Cast;
 use ember_kernels::concatenation::{Concatenation, MAX_INPUTS};
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
@@ -623,6 +624,7 @@ binary!(MAXIMUM_S8, maximum_s8, MaximumS8, i8);
 binary!(MINIMUM_S8, minimum_s8, MinimumS8, i8);
 unary!(PAD, pad, Pad, u8, u8);
 unary!(TRANSPOSE, transpose, Transpose, u8, u8);
+unary!(CAST, cast, Cast, u8, u8);
 unary!(
     RESIZE_NEAREST_NEIGHBOR,
     resize_nearest_neighbor,
@@ -730,6 +732,7 @@ tflite_table!(
     LEAKY_RELU_S8,
     LEAKY_RELU_F32,
     RESIZE_NEAREST_NEIGHBOR,
+    CAST,
 );
 
 #[cfg(test)]
