@@ -26,6 +26,7 @@ use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
+use ember_kernels::gather::Gather;
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::math_f32::{
@@ -293,6 +294,7 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<LeakyReluF32>(),
         op::<ResizeNearestNeighbor>(),
         op::<Cast>(),
+        op::<Gather>(),
     ]
 }
 

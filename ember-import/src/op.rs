@@ -306,6 +306,13 @@ pub enum OpKind {
         /// The unpacked dimension.
         axis: usize,
     },
+    /// GATHER: inputs `[input, indices]`; slices along `axis` picked by the indices.
+    Gather {
+        /// The gathered dimension.
+        axis: usize,
+        /// Leading dimensions shared by input and indices.
+        batch_dims: usize,
+    },
     /// PACK: inputs `[a, b, ...]` of one shape, stacked along a new dimension `axis`.
     Pack {
         /// The new dimension.
@@ -374,6 +381,7 @@ impl OpKind {
             Self::Split { .. } => "SPLIT",
             Self::SplitV { .. } => "SPLIT_V",
             Self::Unpack { .. } => "UNPACK",
+            Self::Gather { .. } => "GATHER",
             Self::Pack { .. } => "PACK",
             Self::DepthToSpace { .. } => "DEPTH_TO_SPACE",
             Self::SpaceToDepth { .. } => "SPACE_TO_DEPTH",
@@ -459,6 +467,7 @@ impl fmt::Display for OptionsDisplay<'_> {
             | OpKind::SplitV { axis }
             | OpKind::Unpack { axis }
             | OpKind::Pack { axis } => write!(f, "axis={axis}"),
+            OpKind::Gather { axis, batch_dims } => write!(f, "axis={axis} batch_dims={batch_dims}"),
             OpKind::ResizeNearestNeighbor {
                 align_corners,
                 half_pixel_centers,

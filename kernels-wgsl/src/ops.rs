@@ -12,6 +12,7 @@ use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
+use ember_kernels::gather::Gather;
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::math_f32::{
@@ -146,7 +147,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 58] = [
+pub(crate) const OPS: [SpirvKernel; 59] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -223,6 +224,7 @@ pub(crate) const OPS: [SpirvKernel; 58] = [
         params_of!(ResizeNearestNeighbor),
     ),
     op::<Cast>(spirv::CAST, params_of!(Cast)),
+    op::<Gather>(spirv::GATHER, params_of!(Gather)),
 ];
 
 #[cfg(test)]
@@ -294,6 +296,7 @@ mod tests {
             "leaky_relu_f32",
             "resize_nearest_neighbor",
             "cast",
+            "gather",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

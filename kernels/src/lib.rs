@@ -23,6 +23,7 @@ pub mod conv2d;
 mod copy;
 pub mod depthwise_conv2d;
 pub mod fully_connected;
+pub mod gather;
 pub mod math_f32;
 pub mod maximum_minimum;
 pub mod mean;

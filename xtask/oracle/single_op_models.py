@@ -909,6 +909,27 @@ def draw_cast(r, variant, m):
     return BO.CAST, OPT.CastOptions, s.CastOptionsT(), [x], [y], params, fr
 
 
+def draw_gather(r, variant, m):
+    ttype, q = dtype_and_q(r, variant)
+    rank = r.randint(1, 4)
+    a = shape(r, rank, 1, 5)
+    axis = r.randrange(rank)
+    batch_dims = r.randint(0, axis) if r.random() < 0.3 else 0
+    index_shape = a[:batch_dims] + shape(r, r.randint(0, 2), 1, 4)
+    count = int(np.prod(index_shape, dtype=np.int64))
+    index_values = np.array([r.randrange(a[axis]) for _ in range(count)], np.int32)
+    out = a[:axis] + index_shape[batch_dims:] + a[axis + 1:]
+    signed_axis = axis - rank if r.random() < 0.3 else axis
+    params = dict(input=a, axis=signed_axis, batch_dims=batch_dims, indices=index_shape)
+    x = m.tensor(a, ttype, q, is_input=True)
+    ix = m.tensor(index_shape, T.INT32, data=index_values.reshape(index_shape))
+    y = m.tensor(out, ttype, q)
+    o = s.GatherOptionsT()
+    o.axis = signed_axis
+    o.batchDims = batch_dims
+    return BO.GATHER, OPT.GatherOptions, o, [x, ix], [y], params, None
+
+
 # The float input range of each element-wise op: where its function is defined and varied.
 ELEMENTWISE_RANGE = {
     "ABS": (-4.0, 4.0), "NEG": (-4.0, 4.0), "SQUARE": (-4.0, 4.0),
@@ -1030,6 +1051,8 @@ VARIANTS = {
     "cast-float32-int8": ("CAST", draw_cast),
     "cast-float32-int16": ("CAST", draw_cast),
     "cast-float32-int32": ("CAST", draw_cast),
+    "gather-int8": ("GATHER", draw_gather),
+    "gather-float32": ("GATHER", draw_gather),
     "resize_nearest_neighbor-int8": ("RESIZE_NEAREST_NEIGHBOR", draw_resize_nearest),
     "resize_nearest_neighbor-float32": ("RESIZE_NEAREST_NEIGHBOR", draw_resize_nearest),
     "leaky_relu-int8": ("LEAKY_RELU", draw_leaky_relu),

@@ -14,7 +14,7 @@
 //! - [`cast`], CAST;
 //! - [`layout`], RESHAPE, PAD, PADV2, MEAN, TRANSPOSE, CONCATENATION and STRIDED_SLICE;
 //! - [`views`], SQUEEZE and EXPAND_DIMS;
-//! - [`slicing`], SLICE, SPLIT, SPLIT_V and UNPACK;
+//! - [`slicing`], SLICE, SPLIT, SPLIT_V, UNPACK and GATHER;
 //! - [`rearrange`], PACK, DEPTH_TO_SPACE and SPACE_TO_DEPTH;
 //! - [`resize`], RESIZE_NEAREST_NEIGHBOR.
 
@@ -109,7 +109,7 @@ const SAME_INT8_OR_FLOAT32: Lowers = Lowers::Conversions(&[(Int8, Int8), (Float3
 const FLOAT32: Lowers = Lowers::Inputs(&[Float32]);
 
 /// Every supported operator, in the order error messages list them.
-static OPS: [OpEntry; 52] = [
+static OPS: [OpEntry; 53] = [
     OpEntry {
         operator: BuiltinOperator::FullyConnected,
         name: "FULLY_CONNECTED",
@@ -440,6 +440,13 @@ static OPS: [OpEntry; 52] = [
         lowers: INT8_OR_FLOAT32,
     },
     OpEntry {
+        operator: BuiltinOperator::Gather,
+        name: "GATHER",
+        rule: slicing::check_gather,
+        lower: slicing::lower_gather,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
         operator: BuiltinOperator::Pack,
         name: "PACK",
         rule: rearrange::check_pack,
@@ -570,7 +577,8 @@ mod tests {
              STRIDED_SLICE, QUANTIZE, DEQUANTIZE, CAST, LEAKY_RELU, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM, \
              MINIMUM, RELU, RELU6, HARD_SWISH, ELU, ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, \
              FLOOR, CEIL, ROUND, SIN, COS, SQUEEZE, EXPAND_DIMS, SLICE, SPLIT, SPLIT_V, \
-             UNPACK, PACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH, PADV2, RESIZE_NEAREST_NEIGHBOR"
+             UNPACK, GATHER, PACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH, PADV2, \
+             RESIZE_NEAREST_NEIGHBOR"
         );
         assert_eq!(
             supported_lowerings(),
@@ -590,7 +598,8 @@ mod tests {
              (float32), SQUARE (float32), SQRT (float32), RSQRT (float32), EXP (float32), LOG \
              (float32), FLOOR (float32), CEIL (float32), ROUND (float32), SIN (float32), COS \
              (float32), SQUEEZE, EXPAND_DIMS, SLICE (int8, float32), SPLIT (int8, float32), \
-             SPLIT_V (int8, float32), UNPACK (int8, float32), PACK (int8, float32), \
+             SPLIT_V (int8, float32), UNPACK (int8, float32), GATHER (int8, float32), PACK \
+             (int8, float32), \
              DEPTH_TO_SPACE (int8, float32), SPACE_TO_DEPTH (int8, float32), PADV2 (int8, \
              float32), RESIZE_NEAREST_NEIGHBOR (int8, float32)"
         );

@@ -1,12 +1,15 @@
 //! SLICE, SPLIT, SPLIT_V and UNPACK: parts of the input, each output one `strided_slice`
-//! step (the kernel STRIDED_SLICE runs) of the input.
+//! step (the kernel STRIDED_SLICE runs) of the input; and GATHER, parts picked by indices
+//! (the `gather` kernel).
 
 use super::layout::{axis_index, dispatch_slice, same_quantization, ANY, ANY_TEXT};
 use crate::check::{options, Arg, Ctx};
-use crate::lowering::{LowerError, Lowering};
+use crate::element::ElementType::{Float32, Int32, Int64, Int8};
+use crate::lowering::{kernel_error, LowerError, Lowering};
 use crate::op::{Op, OpKind, StridedSliceOptions};
 use crate::tensor::ShapeDisplay;
 use crate::ImportError;
+use ember_kernels::gather::Gather;
 
 /// SLICE: `begin` and `size` constants of one value per input dimension (a size of -1 runs
 /// to the end), within the input; the output has the sizes.
@@ -203,5 +206,88 @@ pub(super) fn lower_parts(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<()
         dispatch_slice(lowering, op, input, output, &slice)?;
         start += size;
     }
+    Ok(())
+}
+
+/// GATHER: input (float32 or int8) and int32 or int64 indices; `axis` (negative counts from
+/// the end) and `batch_dims` (negative counts from the indices' rank) as TFLM takes them;
+/// the output `input[..axis] + indices[batch_dims..] + input[axis + 1..]` of the input's
+/// type and quantization. Constant indices must lie within the axis.
+pub(super) fn check_gather(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    ctx.arity(2..=2, 2, 1, "inputs [input, indices] and one output")?;
+    let options = options!(ctx, GatherOptions);
+    let (input, indices, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    let (rank, index_rank) = (input.tensor.rank(), indices.tensor.rank());
+    let axis = axis_index(i64::from(options.axis), rank)
+        .ok_or_else(|| ctx.bad_options(format!("axis {} is outside rank {rank}", options.axis)))?;
+    let batch_dims = i64::from(options.batch_dims);
+    let batch_dims = if batch_dims < 0 {
+        batch_dims + index_rank as i64
+    } else {
+        batch_dims
+    };
+    let batch_dims = usize::try_from(batch_dims)
+        .ok()
+        .filter(|&dims| dims <= axis && dims < rank && dims <= index_rank)
+        .ok_or_else(|| {
+            ctx.bad_options(format!(
+                "batch_dims {} with axis {axis}",
+                options.batch_dims
+            ))
+        })?;
+    if input.shape()[..batch_dims] != indices.shape()[..batch_dims] {
+        return Err(ctx.shape_err(format!(
+            "{input} and {indices} differ in their first {batch_dims} dimensions"
+        )));
+    }
+    if !matches!(indices.ty(), Int32 | Int64) {
+        return Err(ctx.type_err(format!("{indices}: supported types are int32, int64")));
+    }
+    if indices.tensor.is_constant() {
+        let axis_size = input.shape()[axis] as i64;
+        if let Some(stray) = ctx
+            .const_ints(indices)?
+            .into_iter()
+            .find(|&index| !(0..axis_size).contains(&index))
+        {
+            return Err(ctx.shape_err(format!(
+                "{indices} holds {stray}, outside dimension {axis} of {input}"
+            )));
+        }
+    }
+    let mut expected = input.shape()[..axis].to_vec();
+    expected.extend_from_slice(&indices.shape()[batch_dims..]);
+    expected.extend_from_slice(&input.shape()[axis + 1..]);
+    ctx.shape_is(output, &expected)?;
+    ctx.same_type(&[input, output], &[Float32, Int8], "float32, int8")?;
+    same_quantization(ctx, input, output)?;
+    Ok(OpKind::Gather { axis, batch_dims })
+}
+
+/// GATHER, int8 or float32, int32 indices.
+pub(super) fn lower_gather(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
+    let OpKind::Gather { axis, batch_dims } = op.kind else {
+        return Err(lowering.invalid(op, "not a GATHER".into()));
+    };
+    let input = lowering.input(op, 0)?;
+    let indices = lowering.input(op, 1)?;
+    if lowering.element_type(indices) != Int32 {
+        return Err(lowering.unsupported(op, "GATHER with int64 indices".into()));
+    }
+    let output = op.outputs[0];
+    let shape = &lowering.graph.tensor(input).shape;
+    let index_shape = &lowering.graph.tensor(indices).shape;
+    let product = |dims: &[usize]| dims.iter().product::<usize>();
+    let params = Gather {
+        elem_bytes: lowering.element_type(input).size(),
+        batches: product(&shape[..batch_dims]),
+        outer: product(&shape[batch_dims..axis]),
+        axis_size: shape[axis],
+        inner: product(&shape[axis + 1..]),
+        coords: product(&index_shape[batch_dims..]),
+    }
+    .validate()
+    .map_err(kernel_error(op))?;
+    lowering.dispatch_params(&params, &[input, indices, output]);
     Ok(())
 }

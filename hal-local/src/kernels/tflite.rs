@@ -25,6 +25,7 @@ use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
+use ember_kernels::gather::Gather;
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::math_f32::{
@@ -622,6 +623,7 @@ binary!(MAXIMUM_F32, maximum_f32, MaximumF32, f32);
 binary!(MINIMUM_F32, minimum_f32, MinimumF32, f32);
 binary!(MAXIMUM_S8, maximum_s8, MaximumS8, i8);
 binary!(MINIMUM_S8, minimum_s8, MinimumS8, i8);
+binary!(GATHER, gather, Gather, u8);
 unary!(PAD, pad, Pad, u8, u8);
 unary!(TRANSPOSE, transpose, Transpose, u8, u8);
 unary!(CAST, cast, Cast, u8, u8);
@@ -733,6 +735,7 @@ tflite_table!(
     LEAKY_RELU_F32,
     RESIZE_NEAREST_NEIGHBOR,
     CAST,
+    GATHER,
 );
 
 #[cfg(test)]
