@@ -19,6 +19,7 @@ use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 use ember_kernels::activation_f32::{EluF32, HardSwishF32, Relu6F32, ReluF32};
 use ember_kernels::add::AddS8;
+use ember_kernels::arg_min_max::ArgMinMax;
 use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::cast::Cast;
 use ember_kernels::concatenation::Concatenation;
@@ -295,6 +296,7 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<ResizeNearestNeighbor>(),
         op::<Cast>(),
         op::<Gather>(),
+        op::<ArgMinMax>(),
     ]
 }
 

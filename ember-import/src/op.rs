@@ -313,6 +313,16 @@ pub enum OpKind {
         /// Leading dimensions shared by input and indices.
         batch_dims: usize,
     },
+    /// ARG_MAX: inputs `[input, axis]`; the axis reduced to its largest value's index.
+    ArgMax {
+        /// The reduced dimension.
+        axis: usize,
+    },
+    /// ARG_MIN: inputs `[input, axis]`; the axis reduced to its smallest value's index.
+    ArgMin {
+        /// The reduced dimension.
+        axis: usize,
+    },
     /// PACK: inputs `[a, b, ...]` of one shape, stacked along a new dimension `axis`.
     Pack {
         /// The new dimension.
@@ -382,6 +392,8 @@ impl OpKind {
             Self::SplitV { .. } => "SPLIT_V",
             Self::Unpack { .. } => "UNPACK",
             Self::Gather { .. } => "GATHER",
+            Self::ArgMax { .. } => "ARG_MAX",
+            Self::ArgMin { .. } => "ARG_MIN",
             Self::Pack { .. } => "PACK",
             Self::DepthToSpace { .. } => "DEPTH_TO_SPACE",
             Self::SpaceToDepth { .. } => "SPACE_TO_DEPTH",
@@ -466,7 +478,9 @@ impl fmt::Display for OptionsDisplay<'_> {
             OpKind::Split { axis }
             | OpKind::SplitV { axis }
             | OpKind::Unpack { axis }
-            | OpKind::Pack { axis } => write!(f, "axis={axis}"),
+            | OpKind::Pack { axis }
+            | OpKind::ArgMax { axis }
+            | OpKind::ArgMin { axis } => write!(f, "axis={axis}"),
             OpKind::Gather { axis, batch_dims } => write!(f, "axis={axis} batch_dims={batch_dims}"),
             OpKind::ResizeNearestNeighbor {
                 align_corners,

@@ -5,6 +5,7 @@ use crate::kernel::{Spec, SpirvKernel};
 use crate::{spirv, KernelError};
 use ember_kernels::activation_f32::{EluF32, HardSwishF32, Relu6F32, ReluF32};
 use ember_kernels::add::AddS8;
+use ember_kernels::arg_min_max::ArgMinMax;
 use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::cast::Cast;
 use ember_kernels::concatenation::Concatenation;
@@ -147,7 +148,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 59] = [
+pub(crate) const OPS: [SpirvKernel; 60] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -225,6 +226,7 @@ pub(crate) const OPS: [SpirvKernel; 59] = [
     ),
     op::<Cast>(spirv::CAST, params_of!(Cast)),
     op::<Gather>(spirv::GATHER, params_of!(Gather)),
+    op::<ArgMinMax>(spirv::ARG_MIN_MAX, params_of!(ArgMinMax)),
 ];
 
 #[cfg(test)]
@@ -297,6 +299,7 @@ mod tests {
             "resize_nearest_neighbor",
             "cast",
             "gather",
+            "arg_min_max",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

@@ -13,6 +13,7 @@ pub mod activation;
 pub mod activation_f32;
 pub mod add;
 pub mod affine_s8;
+pub mod arg_min_max;
 pub mod arithmetic_f32;
 pub mod broadcast;
 pub mod broadcast_f32;

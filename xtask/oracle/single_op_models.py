@@ -930,6 +930,26 @@ def draw_gather(r, variant, m):
     return BO.GATHER, OPT.GatherOptions, o, [x, ix], [y], params, None
 
 
+def draw_arg_min_max(r, variant, m):
+    ttype, q = dtype_and_q(r, variant)
+    rank = r.randint(1, 4)
+    a = shape(r, rank, 1, 6)
+    axis = r.randrange(rank)
+    out = [d for i, d in enumerate(a) if i != axis]
+    signed_axis = axis - rank if r.random() < 0.3 else axis
+    params = dict(input=a, axis=signed_axis)
+    x = m.tensor(a, ttype, q, is_input=True)
+    ax = m.tensor([1], T.INT32, data=np.array([signed_axis], np.int32))
+    y = m.tensor(out, T.INT32)
+    if variant.startswith("arg_max"):
+        o = s.ArgMaxOptionsT()
+        o.outputType = T.INT32
+        return BO.ARG_MAX, OPT.ArgMaxOptions, o, [x, ax], [y], params, None
+    o = s.ArgMinOptionsT()
+    o.outputType = T.INT32
+    return BO.ARG_MIN, OPT.ArgMinOptions, o, [x, ax], [y], params, None
+
+
 # The float input range of each element-wise op: where its function is defined and varied.
 ELEMENTWISE_RANGE = {
     "ABS": (-4.0, 4.0), "NEG": (-4.0, 4.0), "SQUARE": (-4.0, 4.0),
@@ -1051,6 +1071,10 @@ VARIANTS = {
     "cast-float32-int8": ("CAST", draw_cast),
     "cast-float32-int16": ("CAST", draw_cast),
     "cast-float32-int32": ("CAST", draw_cast),
+    "arg_max-int8": ("ARG_MAX", draw_arg_min_max),
+    "arg_max-float32": ("ARG_MAX", draw_arg_min_max),
+    "arg_min-int8": ("ARG_MIN", draw_arg_min_max),
+    "arg_min-float32": ("ARG_MIN", draw_arg_min_max),
     "gather-int8": ("GATHER", draw_gather),
     "gather-float32": ("GATHER", draw_gather),
     "resize_nearest_neighbor-int8": ("RESIZE_NEAREST_NEIGHBOR", draw_resize_nearest),

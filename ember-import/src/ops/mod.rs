@@ -16,7 +16,8 @@
 //! - [`views`], SQUEEZE and EXPAND_DIMS;
 //! - [`slicing`], SLICE, SPLIT, SPLIT_V, UNPACK and GATHER;
 //! - [`rearrange`], PACK, DEPTH_TO_SPACE and SPACE_TO_DEPTH;
-//! - [`resize`], RESIZE_NEAREST_NEIGHBOR.
+//! - [`resize`], RESIZE_NEAREST_NEIGHBOR;
+//! - [`reductions`], ARG_MAX and ARG_MIN.
 
 mod activations;
 mod cast;
@@ -28,6 +29,7 @@ mod math;
 mod pooling;
 mod quantize;
 mod rearrange;
+mod reductions;
 mod resize;
 mod slicing;
 mod views;
@@ -109,7 +111,7 @@ const SAME_INT8_OR_FLOAT32: Lowers = Lowers::Conversions(&[(Int8, Int8), (Float3
 const FLOAT32: Lowers = Lowers::Inputs(&[Float32]);
 
 /// Every supported operator, in the order error messages list them.
-static OPS: [OpEntry; 53] = [
+static OPS: [OpEntry; 55] = [
     OpEntry {
         operator: BuiltinOperator::FullyConnected,
         name: "FULLY_CONNECTED",
@@ -447,6 +449,20 @@ static OPS: [OpEntry; 53] = [
         lowers: INT8_OR_FLOAT32,
     },
     OpEntry {
+        operator: BuiltinOperator::ArgMax,
+        name: "ARG_MAX",
+        rule: reductions::check_arg_max,
+        lower: reductions::lower_arg,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::ArgMin,
+        name: "ARG_MIN",
+        rule: reductions::check_arg_min,
+        lower: reductions::lower_arg,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
         operator: BuiltinOperator::Pack,
         name: "PACK",
         rule: rearrange::check_pack,
@@ -577,7 +593,7 @@ mod tests {
              STRIDED_SLICE, QUANTIZE, DEQUANTIZE, CAST, LEAKY_RELU, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM, \
              MINIMUM, RELU, RELU6, HARD_SWISH, ELU, ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, \
              FLOOR, CEIL, ROUND, SIN, COS, SQUEEZE, EXPAND_DIMS, SLICE, SPLIT, SPLIT_V, \
-             UNPACK, GATHER, PACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH, PADV2, \
+             UNPACK, GATHER, ARG_MAX, ARG_MIN, PACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH, PADV2, \
              RESIZE_NEAREST_NEIGHBOR"
         );
         assert_eq!(
@@ -598,8 +614,8 @@ mod tests {
              (float32), SQUARE (float32), SQRT (float32), RSQRT (float32), EXP (float32), LOG \
              (float32), FLOOR (float32), CEIL (float32), ROUND (float32), SIN (float32), COS \
              (float32), SQUEEZE, EXPAND_DIMS, SLICE (int8, float32), SPLIT (int8, float32), \
-             SPLIT_V (int8, float32), UNPACK (int8, float32), GATHER (int8, float32), PACK \
-             (int8, float32), \
+             SPLIT_V (int8, float32), UNPACK (int8, float32), GATHER (int8, float32), ARG_MAX \
+             (int8, float32), ARG_MIN (int8, float32), PACK (int8, float32), \
              DEPTH_TO_SPACE (int8, float32), SPACE_TO_DEPTH (int8, float32), PADV2 (int8, \
              float32), RESIZE_NEAREST_NEIGHBOR (int8, float32)"
         );

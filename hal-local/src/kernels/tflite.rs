@@ -18,6 +18,7 @@ use super::KernelPath;
 use crate::kernel::{elements, elements_mut, Bytes, Element, Entry, Exclusive, Kernel, Writes};
 use ember_kernels::activation_f32::{EluF32, HardSwishF32, Relu6F32, ReluF32};
 use ember_kernels::add::AddS8;
+use ember_kernels::arg_min_max::ArgMinMax;
 use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::cast::Cast;
 use ember_kernels::concatenation::{Concatenation, MAX_INPUTS};
@@ -627,6 +628,7 @@ binary!(GATHER, gather, Gather, u8);
 unary!(PAD, pad, Pad, u8, u8);
 unary!(TRANSPOSE, transpose, Transpose, u8, u8);
 unary!(CAST, cast, Cast, u8, u8);
+unary!(ARG_MIN_MAX, arg_min_max, ArgMinMax, u8, i32);
 unary!(
     RESIZE_NEAREST_NEIGHBOR,
     resize_nearest_neighbor,
@@ -736,6 +738,7 @@ tflite_table!(
     RESIZE_NEAREST_NEIGHBOR,
     CAST,
     GATHER,
+    ARG_MIN_MAX,
 );
 
 #[cfg(test)]
