@@ -40,6 +40,7 @@ use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
+use ember_kernels::reduce::{ReduceMaxF32, ReduceMaxS8, ReduceMinF32, ReduceMinS8, SumF32};
 use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
@@ -136,6 +137,8 @@ const SHARED: &[(&str, &[&str])] = &[
             "requantize_u8_s8",
             "requantize_s8_u8",
             "leaky_relu_s8",
+            "reduce_max_s8",
+            "reduce_min_s8",
             "quantize_f32_s8",
             "logistic_s8",
             "tanh_s8",
@@ -220,7 +223,25 @@ const SHARED: &[(&str, &[&str])] = &[
     // Bindings and loop of the float pooling kernels.
     ("pool_f32.wgsl", &["average_pool2d_f32", "max_pool2d_f32"]),
     // MEAN's shape and reduced axes.
-    ("mean_shape.wgsl", &["mean_s8", "mean_f32"]),
+    (
+        "mean_shape.wgsl",
+        &[
+            "mean_s8",
+            "mean_f32",
+            "sum_f32",
+            "reduce_max_f32",
+            "reduce_min_f32",
+            "reduce_max_s8",
+            "reduce_min_s8",
+        ],
+    ),
+    // Bindings and loop of the float reductions.
+    (
+        "reduce_f32.wgsl",
+        &["sum_f32", "reduce_max_f32", "reduce_min_f32"],
+    ),
+    // Bindings and reduction of the int8 ones.
+    ("reduce_s8.wgsl", &["reduce_max_s8", "reduce_min_s8"]),
 ];
 
 /// The TFLite op set's kernels: each one's name and, for each binding it declares, whether
@@ -297,6 +318,11 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<Cast>(),
         op::<Gather>(),
         op::<ArgMinMax>(),
+        op::<SumF32>(),
+        op::<ReduceMaxS8>(),
+        op::<ReduceMaxF32>(),
+        op::<ReduceMinS8>(),
+        op::<ReduceMinF32>(),
     ]
 }
 

@@ -24,7 +24,7 @@ pub use lower_options::LowerOptions;
 pub use lowering::{LowerError, FUNCTION};
 pub use op::{
     Activation, BinaryOp, Conv2dOptions, DepthwiseConv2dOptions, ElementwiseOp,
-    FullyConnectedOptions, Hw, Op, OpKind, OptionsDisplay, Padding, Pool2dOptions,
+    FullyConnectedOptions, Hw, Op, OpKind, OptionsDisplay, Padding, Pool2dOptions, ReduceOp,
     StridedSliceOptions,
 };
 pub use ops::supported_operators;

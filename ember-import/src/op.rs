@@ -182,6 +182,28 @@ impl ElementwiseOp {
     }
 }
 
+/// The reductions over axes beside MEAN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    /// SUM.
+    Sum,
+    /// REDUCE_MAX.
+    Max,
+    /// REDUCE_MIN.
+    Min,
+}
+
+impl ReduceOp {
+    /// The schema's name (`SUM`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Sum => "SUM",
+            Self::Max => "REDUCE_MAX",
+            Self::Min => "REDUCE_MIN",
+        }
+    }
+}
+
 /// The broadcasting two-input ops beside ADD and MUL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
@@ -313,6 +335,15 @@ pub enum OpKind {
         /// Leading dimensions shared by input and indices.
         batch_dims: usize,
     },
+    /// SUM, REDUCE_MAX or REDUCE_MIN: inputs `[input, axes]`.
+    Reduce {
+        /// Which.
+        op: ReduceOp,
+        /// The reduced dimensions, ascending, without repeats.
+        axes: Vec<usize>,
+        /// Reduced dimensions stay as size 1.
+        keep_dims: bool,
+    },
     /// ARG_MAX: inputs `[input, axis]`; the axis reduced to its largest value's index.
     ArgMax {
         /// The reduced dimension.
@@ -393,6 +424,7 @@ impl OpKind {
             Self::Unpack { .. } => "UNPACK",
             Self::Gather { .. } => "GATHER",
             Self::ArgMax { .. } => "ARG_MAX",
+            Self::Reduce { op, .. } => op.name(),
             Self::ArgMin { .. } => "ARG_MIN",
             Self::Pack { .. } => "PACK",
             Self::DepthToSpace { .. } => "DEPTH_TO_SPACE",
@@ -492,7 +524,12 @@ impl fmt::Display for OptionsDisplay<'_> {
             OpKind::DepthToSpace { block } | OpKind::SpaceToDepth { block } => {
                 write!(f, "block={block}")
             }
-            OpKind::Mean { axes, keep_dims } => write!(f, "axes={axes:?} keep_dims={keep_dims}"),
+            OpKind::Mean { axes, keep_dims }
+            | OpKind::Reduce {
+                axes, keep_dims, ..
+            } => {
+                write!(f, "axes={axes:?} keep_dims={keep_dims}")
+            }
             OpKind::Transpose { perm } => write!(f, "perm={perm:?}"),
             OpKind::Concatenation { axis, activation } => {
                 write!(f, "axis={axis} activation={}", activation.name())

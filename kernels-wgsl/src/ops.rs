@@ -26,6 +26,7 @@ use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
+use ember_kernels::reduce::{ReduceMaxF32, ReduceMaxS8, ReduceMinF32, ReduceMinS8, SumF32};
 use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
@@ -148,7 +149,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 60] = [
+pub(crate) const OPS: [SpirvKernel; 65] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -227,6 +228,11 @@ pub(crate) const OPS: [SpirvKernel; 60] = [
     op::<Cast>(spirv::CAST, params_of!(Cast)),
     op::<Gather>(spirv::GATHER, params_of!(Gather)),
     op::<ArgMinMax>(spirv::ARG_MIN_MAX, params_of!(ArgMinMax)),
+    op::<SumF32>(spirv::SUM_F32, params_of!(SumF32)),
+    op::<ReduceMaxS8>(spirv::REDUCE_MAX_S8, params_of!(ReduceMaxS8)),
+    op::<ReduceMaxF32>(spirv::REDUCE_MAX_F32, params_of!(ReduceMaxF32)),
+    op::<ReduceMinS8>(spirv::REDUCE_MIN_S8, params_of!(ReduceMinS8)),
+    op::<ReduceMinF32>(spirv::REDUCE_MIN_F32, params_of!(ReduceMinF32)),
 ];
 
 #[cfg(test)]
@@ -300,6 +306,11 @@ mod tests {
             "cast",
             "gather",
             "arg_min_max",
+            "sum_f32",
+            "reduce_max_s8",
+            "reduce_max_f32",
+            "reduce_min_s8",
+            "reduce_min_f32",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

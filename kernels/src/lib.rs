@@ -40,6 +40,7 @@ pub mod padding;
 pub mod params;
 pub mod pooling;
 pub mod quant;
+pub mod reduce;
 pub mod resize_nearest_neighbor;
 mod row_major;
 mod row_tiles;

@@ -81,7 +81,7 @@ impl MeanShape {
             .product()
     }
 
-    fn check(&self, lens: &[usize], elem: usize) -> Result<(), KernelError> {
+    pub(crate) fn check(&self, lens: &[usize], elem: usize) -> Result<(), KernelError> {
         need(lens, 0, self.input.iter().product(), elem)?;
         need(lens, 1, self.output_len(), elem)
     }
@@ -89,7 +89,7 @@ impl MeanShape {
     /// For each output element in order: `init`, then `add(acc, input_index)` over its
     /// reduced elements in input (row-major) order, then `finish(output_index, acc)`.
     #[inline(always)]
-    fn run_loops<A: Copy>(
+    pub(crate) fn run_loops<A: Copy>(
         &self,
         init: A,
         mut add: impl FnMut(&mut A, usize),
@@ -141,13 +141,13 @@ impl MeanShape {
         }
     }
 
-    fn encode(&self, out: &mut impl Extend<u32>) {
+    pub(crate) fn encode(&self, out: &mut impl Extend<u32>) {
         out.extend([self.rank as u32]);
         out.extend(self.input[..self.rank].iter().map(|&d| d as u32));
         out.extend([self.axes]);
     }
 
-    fn decode(w: &mut Words<'_>) -> Result<Self, KernelError> {
+    pub(crate) fn decode(w: &mut Words<'_>) -> Result<Self, KernelError> {
         let rank = w.usize()?;
         if rank == 0 || rank > MAX_RANK {
             return Err(KernelError::Shape("mean rank 0 or above 6"));

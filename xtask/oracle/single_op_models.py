@@ -504,6 +504,18 @@ def draw_pad(r, variant, m):
     return BO.PAD, OPT.PadOptions, s.PadOptionsT(), [x, p], [y], params, None
 
 
+def draw_reduce(r, variant, m):
+    """SUM (float32), REDUCE_MAX and REDUCE_MIN (int8 with one quantization in and out, as
+    TFLM requires, and float32): MEAN's shapes and axes."""
+    opcode, opt, options, ins, outs, params, fr = draw_mean(r, "mean-" + variant.split("-")[1], m)
+    if "int8" in variant:
+        # The output takes the input's quantization.
+        m.tensors[outs[0]].quantization = m.tensors[ins[0]].quantization
+        params.pop("output_q", None)
+    code = {"sum": BO.SUM, "reduce_max": BO.REDUCE_MAX, "reduce_min": BO.REDUCE_MIN}
+    return code[variant.split("-")[0]], opt, options, ins, outs, params, (-4.0, 4.0)
+
+
 def draw_mean(r, variant, m):
     rank = r.randint(1, 4)
     a = shape(r, rank, 1, 6)
@@ -1071,6 +1083,11 @@ VARIANTS = {
     "cast-float32-int8": ("CAST", draw_cast),
     "cast-float32-int16": ("CAST", draw_cast),
     "cast-float32-int32": ("CAST", draw_cast),
+    "sum-float32": ("SUM", draw_reduce),
+    "reduce_max-int8": ("REDUCE_MAX", draw_reduce),
+    "reduce_max-float32": ("REDUCE_MAX", draw_reduce),
+    "reduce_min-int8": ("REDUCE_MIN", draw_reduce),
+    "reduce_min-float32": ("REDUCE_MIN", draw_reduce),
     "arg_max-int8": ("ARG_MAX", draw_arg_min_max),
     "arg_max-float32": ("ARG_MAX", draw_arg_min_max),
     "arg_min-int8": ("ARG_MIN", draw_arg_min_max),

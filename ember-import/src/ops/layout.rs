@@ -182,6 +182,14 @@ fn check_paddings(ctx: &Ctx<'_, '_>) -> Result<Vec<(usize, usize)>, ImportError>
 /// MEAN: axes a constant of dimension indices (negative counts from the end, repeats
 /// allowed); the output drops them, or keeps them as 1 with `keep_dims`.
 pub(super) fn check_mean(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    let (axes, keep_dims) = check_reduction(ctx)?;
+    Ok(OpKind::Mean { axes, keep_dims })
+}
+
+/// A reduction's axes (a constant of dimension indices; negative counts from the end,
+/// repeats allowed) and `keep_dims`; the output drops the axes, or keeps them as 1; the
+/// types float32, int8 or int16. Returns the axes ascending without repeats.
+pub(super) fn check_reduction(ctx: &Ctx<'_, '_>) -> Result<(Vec<usize>, bool), ImportError> {
     ctx.arity(2..=2, 2, 1, "inputs [input, axes] and one output")?;
     let keep_dims = options!(ctx, ReducerOptions).keep_dims;
     let (input, axes_in, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
@@ -215,7 +223,7 @@ pub(super) fn check_mean(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
         ctx.per_tensor(input)?;
         ctx.per_tensor(output)?;
     }
-    Ok(OpKind::Mean { axes, keep_dims })
+    Ok((axes, keep_dims))
 }
 
 /// TRANSPOSE: the permutation a constant naming each input dimension once; output

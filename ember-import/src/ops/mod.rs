@@ -17,7 +17,7 @@
 //! - [`slicing`], SLICE, SPLIT, SPLIT_V, UNPACK and GATHER;
 //! - [`rearrange`], PACK, DEPTH_TO_SPACE and SPACE_TO_DEPTH;
 //! - [`resize`], RESIZE_NEAREST_NEIGHBOR;
-//! - [`reductions`], ARG_MAX and ARG_MIN.
+//! - [`reductions`], ARG_MAX, ARG_MIN, SUM, REDUCE_MAX and REDUCE_MIN.
 
 mod activations;
 mod cast;
@@ -111,7 +111,7 @@ const SAME_INT8_OR_FLOAT32: Lowers = Lowers::Conversions(&[(Int8, Int8), (Float3
 const FLOAT32: Lowers = Lowers::Inputs(&[Float32]);
 
 /// Every supported operator, in the order error messages list them.
-static OPS: [OpEntry; 55] = [
+static OPS: [OpEntry; 58] = [
     OpEntry {
         operator: BuiltinOperator::FullyConnected,
         name: "FULLY_CONNECTED",
@@ -463,6 +463,27 @@ static OPS: [OpEntry; 55] = [
         lowers: INT8_OR_FLOAT32,
     },
     OpEntry {
+        operator: BuiltinOperator::Sum,
+        name: "SUM",
+        rule: reductions::check_sum,
+        lower: reductions::lower_reduce,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::ReduceMax,
+        name: "REDUCE_MAX",
+        rule: reductions::check_reduce_max,
+        lower: reductions::lower_reduce,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::ReduceMin,
+        name: "REDUCE_MIN",
+        rule: reductions::check_reduce_min,
+        lower: reductions::lower_reduce,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
         operator: BuiltinOperator::Pack,
         name: "PACK",
         rule: rearrange::check_pack,
@@ -593,7 +614,8 @@ mod tests {
              STRIDED_SLICE, QUANTIZE, DEQUANTIZE, CAST, LEAKY_RELU, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM, \
              MINIMUM, RELU, RELU6, HARD_SWISH, ELU, ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, \
              FLOOR, CEIL, ROUND, SIN, COS, SQUEEZE, EXPAND_DIMS, SLICE, SPLIT, SPLIT_V, \
-             UNPACK, GATHER, ARG_MAX, ARG_MIN, PACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH, PADV2, \
+             UNPACK, GATHER, ARG_MAX, ARG_MIN, SUM, REDUCE_MAX, REDUCE_MIN, PACK, \
+             DEPTH_TO_SPACE, SPACE_TO_DEPTH, PADV2, \
              RESIZE_NEAREST_NEIGHBOR"
         );
         assert_eq!(
@@ -615,7 +637,8 @@ mod tests {
              (float32), FLOOR (float32), CEIL (float32), ROUND (float32), SIN (float32), COS \
              (float32), SQUEEZE, EXPAND_DIMS, SLICE (int8, float32), SPLIT (int8, float32), \
              SPLIT_V (int8, float32), UNPACK (int8, float32), GATHER (int8, float32), ARG_MAX \
-             (int8, float32), ARG_MIN (int8, float32), PACK (int8, float32), \
+             (int8, float32), ARG_MIN (int8, float32), SUM (float32), REDUCE_MAX (int8, \
+             float32), REDUCE_MIN (int8, float32), PACK (int8, float32), \
              DEPTH_TO_SPACE (int8, float32), SPACE_TO_DEPTH (int8, float32), PADV2 (int8, \
              float32), RESIZE_NEAREST_NEIGHBOR (int8, float32)"
         );

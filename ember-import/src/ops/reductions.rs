@@ -1,13 +1,16 @@
 //! ARG_MAX and ARG_MIN: one dimension reduced to the index of its largest or smallest
-//! value (the `arg_min_max` kernel). MEAN, the other reduction, is with the layout ops.
+//! value (the `arg_min_max` kernel); SUM, REDUCE_MAX and REDUCE_MIN over MEAN's axes
+//! (`ember_kernels::reduce`, on MEAN's walk). MEAN is with the layout ops.
 
-use super::layout::axis_index;
+use super::layout::{axis_index, check_reduction, same_quantization};
 use crate::check::Ctx;
 use crate::element::ElementType::{Float32, Int16, Int32, Int64, Int8, Uint8};
 use crate::lowering::{kernel_error, LowerError, Lowering};
-use crate::op::{Op, OpKind};
+use crate::op::{Op, OpKind, ReduceOp};
 use crate::ImportError;
 use ember_kernels::arg_min_max::ArgMinMax;
+use ember_kernels::mean::MeanShape;
+use ember_kernels::reduce::{ReduceMaxF32, ReduceMaxS8, ReduceMinF32, ReduceMinS8, SumF32};
 
 /// ARG_MAX and ARG_MIN: an input of rank at least 1 (float32, int8, uint8, int16 or
 /// int32), the axis a constant scalar (negative counts from the end), the output int32 or
@@ -69,5 +72,64 @@ pub(super) fn lower_arg(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), 
     .validate()
     .map_err(kernel_error(op))?;
     lowering.dispatch_params(&params, &[input, output]);
+    Ok(())
+}
+
+/// SUM: MEAN's rules.
+pub(super) fn check_sum(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    let (axes, keep_dims) = check_reduction(ctx)?;
+    Ok(OpKind::Reduce {
+        op: ReduceOp::Sum,
+        axes,
+        keep_dims,
+    })
+}
+
+/// REDUCE_MAX and REDUCE_MIN: MEAN's rules, and an integer output quantized as the input
+/// (they compare raw values, as TFLM requires).
+fn check_extreme(ctx: &Ctx<'_, '_>, op: ReduceOp) -> Result<OpKind, ImportError> {
+    let (axes, keep_dims) = check_reduction(ctx)?;
+    same_quantization(ctx, ctx.input(0)?, ctx.output(0)?)?;
+    Ok(OpKind::Reduce {
+        op,
+        axes,
+        keep_dims,
+    })
+}
+
+/// REDUCE_MAX.
+pub(super) fn check_reduce_max(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    check_extreme(ctx, ReduceOp::Max)
+}
+
+/// REDUCE_MIN.
+pub(super) fn check_reduce_min(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    check_extreme(ctx, ReduceOp::Min)
+}
+
+/// SUM (float32), REDUCE_MAX and REDUCE_MIN (int8 or float32).
+pub(super) fn lower_reduce(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
+    let OpKind::Reduce {
+        op: reduce, axes, ..
+    } = &op.kind
+    else {
+        return Err(lowering.invalid(op, "not a reduction".into()));
+    };
+    let input = lowering.input(op, 0)?;
+    let output = op.outputs[0];
+    let axes: Vec<i32> = axes.iter().map(|&axis| axis as i32).collect();
+    let shape =
+        MeanShape::new(&lowering.graph.tensor(input).shape, &axes).map_err(kernel_error(op))?;
+    let tensors = [input, output];
+    match (reduce, lowering.element_type(input) == Float32) {
+        (ReduceOp::Sum, true) => lowering.dispatch_params(&SumF32::new(shape), &tensors),
+        (ReduceOp::Max, true) => lowering.dispatch_params(&ReduceMaxF32::new(shape), &tensors),
+        (ReduceOp::Min, true) => lowering.dispatch_params(&ReduceMinF32::new(shape), &tensors),
+        (ReduceOp::Max, false) => lowering.dispatch_params(&ReduceMaxS8::new(shape), &tensors),
+        (ReduceOp::Min, false) => lowering.dispatch_params(&ReduceMinS8::new(shape), &tensors),
+        (ReduceOp::Sum, false) => {
+            return Err(lowering.unsupported(op, "SUM from Int8".into()));
+        }
+    }
     Ok(())
 }

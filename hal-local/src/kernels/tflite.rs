@@ -39,6 +39,7 @@ use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
+use ember_kernels::reduce::{ReduceMaxF32, ReduceMaxS8, ReduceMinF32, ReduceMinS8, SumF32};
 use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
 use ember_kernels::scratch::Scratch;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
@@ -628,6 +629,11 @@ binary!(GATHER, gather, Gather, u8);
 unary!(PAD, pad, Pad, u8, u8);
 unary!(TRANSPOSE, transpose, Transpose, u8, u8);
 unary!(CAST, cast, Cast, u8, u8);
+unary!(SUM_F32, sum_f32, SumF32, f32, f32);
+unary!(REDUCE_MAX_F32, reduce_max_f32, ReduceMaxF32, f32, f32);
+unary!(REDUCE_MIN_F32, reduce_min_f32, ReduceMinF32, f32, f32);
+unary!(REDUCE_MAX_S8, reduce_max_s8, ReduceMaxS8, i8, i8);
+unary!(REDUCE_MIN_S8, reduce_min_s8, ReduceMinS8, i8, i8);
 unary!(ARG_MIN_MAX, arg_min_max, ArgMinMax, u8, i32);
 unary!(
     RESIZE_NEAREST_NEIGHBOR,
@@ -739,6 +745,11 @@ tflite_table!(
     CAST,
     GATHER,
     ARG_MIN_MAX,
+    SUM_F32,
+    REDUCE_MAX_S8,
+    REDUCE_MAX_F32,
+    REDUCE_MIN_S8,
+    REDUCE_MIN_F32,
 );
 
 #[cfg(test)]
