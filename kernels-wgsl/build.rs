@@ -29,6 +29,7 @@ use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
+use ember_kernels::log_softmax::LogSoftmaxF32;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::math_f32::{
     AbsF32, CeilF32, CosF32, ExpF32, FloorF32, LogF32, NegF32, RoundF32, RsqrtF32, SinF32, SqrtF32,
@@ -323,6 +324,7 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<ReduceMaxF32>(),
         op::<ReduceMinS8>(),
         op::<ReduceMinF32>(),
+        op::<LogSoftmaxF32>(),
     ]
 }
 

@@ -262,6 +262,8 @@ pub enum OpKind {
         /// `softmax(beta * x)`.
         beta: f32,
     },
+    /// LOG_SOFTMAX over the last dimension: inputs `[input]`.
+    LogSoftmax,
     /// LOGISTIC (sigmoid): inputs `[input]`.
     Logistic,
     /// TANH: inputs `[input]`.
@@ -403,6 +405,7 @@ impl OpKind {
             Self::Add { .. } => "ADD",
             Self::Mul { .. } => "MUL",
             Self::Softmax { .. } => "SOFTMAX",
+            Self::LogSoftmax => "LOG_SOFTMAX",
             Self::Logistic => "LOGISTIC",
             Self::Tanh => "TANH",
             Self::LeakyRelu { .. } => "LEAKY_RELU",
@@ -540,6 +543,7 @@ impl fmt::Display for OptionsDisplay<'_> {
                 o.begin, o.end, o.strides, o.shrink
             ),
             OpKind::Logistic
+            | OpKind::LogSoftmax
             | OpKind::Tanh
             | OpKind::Reshape
             | OpKind::Quantize

@@ -15,6 +15,7 @@ use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
+use ember_kernels::log_softmax::LogSoftmaxF32;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::math_f32::{
     AbsF32, CeilF32, CosF32, ExpF32, FloorF32, LogF32, NegF32, RoundF32, RsqrtF32, SinF32, SqrtF32,
@@ -149,7 +150,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 65] = [
+pub(crate) const OPS: [SpirvKernel; 66] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -233,6 +234,7 @@ pub(crate) const OPS: [SpirvKernel; 65] = [
     op::<ReduceMaxF32>(spirv::REDUCE_MAX_F32, params_of!(ReduceMaxF32)),
     op::<ReduceMinS8>(spirv::REDUCE_MIN_S8, params_of!(ReduceMinS8)),
     op::<ReduceMinF32>(spirv::REDUCE_MIN_F32, params_of!(ReduceMinF32)),
+    op::<LogSoftmaxF32>(spirv::LOG_SOFTMAX_F32, params_of!(LogSoftmaxF32)),
 ];
 
 #[cfg(test)]
@@ -311,6 +313,7 @@ mod tests {
             "reduce_max_f32",
             "reduce_min_s8",
             "reduce_min_f32",
+            "log_softmax_f32",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

@@ -88,6 +88,7 @@ mod elementwise_map;
 pub mod fixed_point;
 pub mod float_math;
 pub mod leaky_relu;
+pub mod log_softmax;
 pub mod logistic;
 pub mod quantize;
 pub mod softmax;

@@ -429,6 +429,15 @@ def draw_softmax(r, variant, m):
     return BO.SOFTMAX, OPT.SoftmaxOptions, o, [x], [y], params, fr
 
 
+def draw_log_softmax(r, variant, m):
+    rank = r.randint(1, 4)
+    dims = shape(r, rank - 1, 1, 4) + [r.randint(1, 40)]
+    x = m.tensor(dims, T.FLOAT32, is_input=True)
+    y = m.tensor(dims, T.FLOAT32)
+    o = s.LogSoftmaxOptionsT()
+    return BO.LOG_SOFTMAX, OPT.LogSoftmaxOptions, o, [x], [y], dict(shape=dims), (-8.0, 8.0)
+
+
 def draw_logistic_tanh(r, variant, m):
     logistic = variant.startswith("logistic")
     dims = shape(r, r.randint(1, 4), 1, 6)
@@ -1049,6 +1058,7 @@ VARIANTS = {
     "softmax-int8": ("SOFTMAX", draw_softmax),
     "softmax-int8-int16": ("SOFTMAX", draw_softmax),
     "softmax-float32": ("SOFTMAX", draw_softmax),
+    "log_softmax-float32": ("LOG_SOFTMAX", draw_log_softmax),
     "logistic-int8": ("LOGISTIC", draw_logistic_tanh),
     "logistic-float32": ("LOGISTIC", draw_logistic_tanh),
     "tanh-int8": ("TANH", draw_logistic_tanh),

@@ -1,5 +1,5 @@
-//! SOFTMAX, LOGISTIC, TANH and LEAKY_RELU: one output value per input value (SOFTMAX's over
-//! the last dimension), the same shape.
+//! SOFTMAX, LOG_SOFTMAX, LOGISTIC, TANH and LEAKY_RELU: one output value per input value
+//! (SOFTMAX's and LOG_SOFTMAX's over the last dimension), the same shape.
 
 use crate::check::{options, Ctx};
 use crate::element::ElementType::{self, Float32, Int16, Int8};
@@ -9,6 +9,7 @@ use crate::tensor::TensorId;
 use crate::ImportError;
 use ember_kernels::builtin::SOFTMAX_F32;
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
+use ember_kernels::log_softmax::LogSoftmaxF32;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::tanh::{TanhF32, TanhS8};
@@ -40,6 +41,34 @@ pub(super) fn check_softmax(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
         }
     }
     Ok(OpKind::Softmax { beta })
+}
+
+/// LOG_SOFTMAX over the last dimension: float32 or int8, the same shape and type, an input
+/// of rank at least 1.
+pub(super) fn check_log_softmax(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    ctx.arity(1..=1, 1, 1, "one input and one output")?;
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    if input.tensor.rank() == 0 {
+        return Err(ctx.shape_err(format!("{input} must have at least one dimension")));
+    }
+    ctx.shape_is(output, input.shape())?;
+    if ctx.same_type(&[input, output], &[Float32, Int8], "float32, int8")? != Float32 {
+        ctx.per_tensor(input)?;
+        ctx.per_tensor(output)?;
+    }
+    Ok(OpKind::LogSoftmax)
+}
+
+/// LOG_SOFTMAX, float32.
+pub(super) fn lower_log_softmax(
+    lowering: &mut Lowering<'_, '_>,
+    op: &Op,
+) -> Result<(), LowerError> {
+    let (input, output, _) = unary_tensors(lowering, op)?;
+    let (rows, depth) = rows(lowering, output);
+    let params = LogSoftmaxF32::new(rows, depth).map_err(kernel_error(op))?;
+    lowering.dispatch_params(&params, &[input, output]);
+    Ok(())
 }
 
 /// LOGISTIC: the same shape and type (float32, int8, int16).

@@ -7,7 +7,7 @@
 //! - [`pooling`], AVERAGE_POOL_2D and MAX_POOL_2D;
 //! - [`fully_connected`], FULLY_CONNECTED;
 //! - [`elementwise`], ADD, MUL, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM and MINIMUM;
-//! - [`activations`], SOFTMAX, LOGISTIC, TANH and LEAKY_RELU;
+//! - [`activations`], SOFTMAX, LOG_SOFTMAX, LOGISTIC, TANH and LEAKY_RELU;
 //! - [`math`], the element-wise ops without options: ABS, NEG, SQUARE, SQRT, RSQRT, EXP,
 //!   LOG, FLOOR, CEIL, ROUND, SIN, COS, RELU, RELU6, HARD_SWISH and ELU;
 //! - [`quantize`], QUANTIZE and DEQUANTIZE;
@@ -111,7 +111,7 @@ const SAME_INT8_OR_FLOAT32: Lowers = Lowers::Conversions(&[(Int8, Int8), (Float3
 const FLOAT32: Lowers = Lowers::Inputs(&[Float32]);
 
 /// Every supported operator, in the order error messages list them.
-static OPS: [OpEntry; 58] = [
+static OPS: [OpEntry; 59] = [
     OpEntry {
         operator: BuiltinOperator::FullyConnected,
         name: "FULLY_CONNECTED",
@@ -167,6 +167,13 @@ static OPS: [OpEntry; 58] = [
         rule: activations::check_softmax,
         lower: activations::lower_softmax,
         lowers: Lowers::Conversions(&[(Int8, Int8), (Int8, Int16), (Float32, Float32)]),
+    },
+    OpEntry {
+        operator: BuiltinOperator::LogSoftmax,
+        name: "LOG_SOFTMAX",
+        rule: activations::check_log_softmax,
+        lower: activations::lower_log_softmax,
+        lowers: FLOAT32,
     },
     OpEntry {
         operator: BuiltinOperator::Logistic,
@@ -610,7 +617,7 @@ mod tests {
         assert_eq!(
             supported_operators(),
             "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D, ADD, \
-             MUL, SOFTMAX, LOGISTIC, TANH, RESHAPE, PAD, MEAN, TRANSPOSE, CONCATENATION, \
+             MUL, SOFTMAX, LOG_SOFTMAX, LOGISTIC, TANH, RESHAPE, PAD, MEAN, TRANSPOSE, CONCATENATION, \
              STRIDED_SLICE, QUANTIZE, DEQUANTIZE, CAST, LEAKY_RELU, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM, \
              MINIMUM, RELU, RELU6, HARD_SWISH, ELU, ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, \
              FLOOR, CEIL, ROUND, SIN, COS, SQUEEZE, EXPAND_DIMS, SLICE, SPLIT, SPLIT_V, \
@@ -623,7 +630,8 @@ mod tests {
             "FULLY_CONNECTED (int8, float32), CONV_2D (int8, float32), DEPTHWISE_CONV_2D \
              (int8, float32), AVERAGE_POOL_2D (int8, float32), MAX_POOL_2D (int8, float32), \
              ADD (int8, float32), MUL (int8, float32), SOFTMAX (int8→int8, int8→int16, \
-             float32→float32), LOGISTIC (int8→int8, float32→float32), TANH (int8→int8, \
+             float32→float32), LOG_SOFTMAX (float32), LOGISTIC (int8→int8, float32→float32), \
+             TANH (int8→int8, \
              float32→float32), RESHAPE, PAD (int8, float32), MEAN (int8, float32), TRANSPOSE \
              (int8, float32), CONCATENATION (int8, float32), STRIDED_SLICE (int8, float32), \
              QUANTIZE (float32→int8, int8→int8, uint8→int8, int8→uint8), DEQUANTIZE \

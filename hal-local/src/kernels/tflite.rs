@@ -28,6 +28,7 @@ use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
+use ember_kernels::log_softmax::LogSoftmaxF32;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::math_f32::{
     AbsF32, CeilF32, CosF32, ExpF32, FloorF32, LogF32, NegF32, RoundF32, RsqrtF32, SinF32, SqrtF32,
@@ -630,6 +631,7 @@ unary!(PAD, pad, Pad, u8, u8);
 unary!(TRANSPOSE, transpose, Transpose, u8, u8);
 unary!(CAST, cast, Cast, u8, u8);
 unary!(SUM_F32, sum_f32, SumF32, f32, f32);
+unary!(LOG_SOFTMAX_F32, log_softmax_f32, LogSoftmaxF32, f32, f32);
 unary!(REDUCE_MAX_F32, reduce_max_f32, ReduceMaxF32, f32, f32);
 unary!(REDUCE_MIN_F32, reduce_min_f32, ReduceMinF32, f32, f32);
 unary!(REDUCE_MAX_S8, reduce_max_s8, ReduceMaxS8, i8, i8);
@@ -750,6 +752,7 @@ tflite_table!(
     REDUCE_MAX_F32,
     REDUCE_MIN_S8,
     REDUCE_MIN_F32,
+    LOG_SOFTMAX_F32,
 );
 
 #[cfg(test)]
