@@ -28,6 +28,7 @@ use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
+use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::log_softmax::LogSoftmaxF32;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
@@ -138,6 +139,7 @@ const SHARED: &[(&str, &[&str])] = &[
             "requantize_u8_s8",
             "requantize_s8_u8",
             "leaky_relu_s8",
+            "hard_swish_s8",
             "reduce_max_s8",
             "reduce_min_s8",
             "quantize_f32_s8",
@@ -325,6 +327,7 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<ReduceMinS8>(),
         op::<ReduceMinF32>(),
         op::<LogSoftmaxF32>(),
+        op::<HardSwishS8>(),
     ]
 }
 

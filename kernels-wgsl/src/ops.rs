@@ -14,6 +14,7 @@ use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
+use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::log_softmax::LogSoftmaxF32;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
@@ -150,7 +151,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 66] = [
+pub(crate) const OPS: [SpirvKernel; 67] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -235,6 +236,7 @@ pub(crate) const OPS: [SpirvKernel; 66] = [
     op::<ReduceMinS8>(spirv::REDUCE_MIN_S8, params_of!(ReduceMinS8)),
     op::<ReduceMinF32>(spirv::REDUCE_MIN_F32, params_of!(ReduceMinF32)),
     op::<LogSoftmaxF32>(spirv::LOG_SOFTMAX_F32, params_of!(LogSoftmaxF32)),
+    op::<HardSwishS8>(spirv::HARD_SWISH_S8, params_of!(HardSwishS8)),
 ];
 
 #[cfg(test)]
@@ -314,6 +316,7 @@ mod tests {
             "reduce_min_s8",
             "reduce_min_f32",
             "log_softmax_f32",
+            "hard_swish_s8",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

@@ -87,6 +87,7 @@ pub mod dequantize;
 mod elementwise_map;
 pub mod fixed_point;
 pub mod float_math;
+pub mod hard_swish;
 pub mod leaky_relu;
 pub mod log_softmax;
 pub mod logistic;

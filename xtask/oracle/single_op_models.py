@@ -989,6 +989,14 @@ def draw_elementwise(r, variant, m):
     op_name = VARIANTS[variant][0]
     dims = shape(r, r.randint(1, 4), 1, 6)
     params = dict(shape=dims)
+    if "int8" in variant and op_name == "HARD_SWISH":
+        # TFLM requires input_scale / 128 / output_scale at most 1.
+        qi = (act_scale(r) * r.uniform(1.0, 10.0), zp8(r), 0)
+        qo = (qi[0] * log_uniform(r, 0.3, 2.0), zp8(r), 0)
+        x = m.tensor(dims, T.INT8, qi, is_input=True)
+        y = m.tensor(dims, T.INT8, qo)
+        params.update(input_q=qi[:2], output_q=qo[:2])
+        return getattr(BO, op_name), OPT.NONE, None, [x], [y], params, None
     if "int8" in variant:
         qi = (act_scale(r) * r.uniform(1.0, 10.0), zp8(r), 0)
         if op_name == "RELU" or r.random() < 0.2:
@@ -1120,6 +1128,7 @@ VARIANTS = {
     "relu6-int8": ("RELU6", draw_elementwise),
     "relu6-float32": ("RELU6", draw_elementwise),
     "hard_swish-float32": ("HARD_SWISH", draw_elementwise),
+    "hard_swish-int8": ("HARD_SWISH", draw_elementwise),
     "elu-float32": ("ELU", draw_elementwise),
     "abs-float32": ("ABS", draw_elementwise),
     "neg-float32": ("NEG", draw_elementwise),

@@ -2,7 +2,7 @@
 //! (ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, FLOOR, CEIL, ROUND, SIN, COS) and the
 //! activations RELU, RELU6, HARD_SWISH and ELU. Each float op is a kernel of its own
 //! (`ember_kernels::math_f32`, `ember_kernels::activation_f32`); an int8 RELU or RELU6 is
-//! `requantize_s8` with TFLM's clamp.
+//! `requantize_s8` with TFLM's clamp, an int8 HARD_SWISH `hard_swish_s8`.
 
 use crate::check::Ctx;
 use crate::element::ElementType::{self, Float32, Int16, Int8};
@@ -10,6 +10,7 @@ use crate::lowering::{kernel_error, LowerError, Lowering};
 use crate::op::{ElementwiseOp, Op, OpKind};
 use crate::tensor::TensorId;
 use crate::ImportError;
+use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::quantize::RequantizeS8;
 use ember_kernels::unary_f32::{UnaryF32, UnaryFunctionF32};
 use ember_kernels::{activation_f32, math_f32};
@@ -71,7 +72,8 @@ rules!(
 );
 
 /// Any [`ElementwiseOp`]: float32 through its own kernel, int8 RELU and RELU6 through
-/// `requantize_s8` (the registry lets no other int8 op through).
+/// `requantize_s8`, int8 HARD_SWISH through `hard_swish_s8` (the registry lets no other
+/// int8 op through).
 pub(super) fn lower_elementwise(
     lowering: &mut Lowering<'_, '_>,
     op: &Op,
@@ -98,6 +100,13 @@ pub(super) fn lower_elementwise(
                 )
             }
             ElementwiseOp::Relu6 => RequantizeS8::relu6(len, input_scale, input_zero_point),
+            ElementwiseOp::HardSwish => {
+                let output_q = lowering.per_tensor(op, output)?;
+                let params = HardSwishS8::prepare(len, (input_scale, input_zero_point), output_q)
+                    .map_err(kernel)?;
+                lowering.dispatch_params(&params, &tensors);
+                return Ok(());
+            }
             other => {
                 return Err(lowering.unsupported(op, format!("{} from Int8", other.name())));
             }

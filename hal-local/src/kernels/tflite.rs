@@ -27,6 +27,7 @@ use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
+use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::log_softmax::LogSoftmaxF32;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
@@ -151,6 +152,7 @@ unary!(HARD_SWISH_F32, hard_swish_f32, HardSwishF32, f32, f32);
 unary!(ELU_F32, elu_f32, EluF32, f32, f32);
 unary!(LEAKY_RELU_F32, leaky_relu_f32, LeakyReluF32, f32, f32);
 unary!(LEAKY_RELU_S8, leaky_relu_s8, LeakyReluS8, i8, i8);
+unary!(HARD_SWISH_S8, hard_swish_s8, HardSwishS8, i8, i8);
 
 /// Binding `index` as elements, to read.
 fn read<'s, T: Element>(bindings: &'s [Bytes<'_>], index: usize) -> Result<&'s [T], KernelError> {
@@ -753,6 +755,7 @@ tflite_table!(
     REDUCE_MIN_S8,
     REDUCE_MIN_F32,
     LOG_SOFTMAX_F32,
+    HARD_SWISH_S8,
 );
 
 #[cfg(test)]
