@@ -32,6 +32,7 @@ use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::log_softmax::LogSoftmaxF32;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
+use ember_kernels::lut_s8::LutS8;
 use ember_kernels::math_f32::{
     AbsF32, CeilF32, CosF32, ExpF32, FloorF32, LogF32, NegF32, RoundF32, RsqrtF32, SinF32, SqrtF32,
     SquareF32,
@@ -140,6 +141,7 @@ const SHARED: &[(&str, &[&str])] = &[
             "requantize_s8_u8",
             "leaky_relu_s8",
             "hard_swish_s8",
+            "lut_s8",
             "reduce_max_s8",
             "reduce_min_s8",
             "quantize_f32_s8",
@@ -328,6 +330,7 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<ReduceMinF32>(),
         op::<LogSoftmaxF32>(),
         op::<HardSwishS8>(),
+        op::<LutS8>(),
     ]
 }
 

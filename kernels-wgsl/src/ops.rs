@@ -18,6 +18,7 @@ use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::log_softmax::LogSoftmaxF32;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
+use ember_kernels::lut_s8::LutS8;
 use ember_kernels::math_f32::{
     AbsF32, CeilF32, CosF32, ExpF32, FloorF32, LogF32, NegF32, RoundF32, RsqrtF32, SinF32, SqrtF32,
     SquareF32,
@@ -151,7 +152,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 67] = [
+pub(crate) const OPS: [SpirvKernel; 68] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -237,6 +238,7 @@ pub(crate) const OPS: [SpirvKernel; 67] = [
     op::<ReduceMinF32>(spirv::REDUCE_MIN_F32, params_of!(ReduceMinF32)),
     op::<LogSoftmaxF32>(spirv::LOG_SOFTMAX_F32, params_of!(LogSoftmaxF32)),
     op::<HardSwishS8>(spirv::HARD_SWISH_S8, params_of!(HardSwishS8)),
+    op::<LutS8>(spirv::LUT_S8, params_of!(LutS8)),
 ];
 
 #[cfg(test)]
@@ -317,6 +319,7 @@ mod tests {
             "reduce_min_f32",
             "log_softmax_f32",
             "hard_swish_s8",
+            "lut_s8",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

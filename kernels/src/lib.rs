@@ -91,6 +91,7 @@ pub mod hard_swish;
 pub mod leaky_relu;
 pub mod log_softmax;
 pub mod logistic;
+pub mod lut_s8;
 pub mod quantize;
 pub mod softmax;
 pub mod tanh;

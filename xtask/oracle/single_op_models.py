@@ -989,7 +989,7 @@ def draw_elementwise(r, variant, m):
     op_name = VARIANTS[variant][0]
     dims = shape(r, r.randint(1, 4), 1, 6)
     params = dict(shape=dims)
-    if "int8" in variant and op_name == "HARD_SWISH":
+    if "int8" in variant and op_name in ("HARD_SWISH", "ELU"):
         # TFLM requires input_scale / 128 / output_scale at most 1.
         qi = (act_scale(r) * r.uniform(1.0, 10.0), zp8(r), 0)
         qo = (qi[0] * log_uniform(r, 0.3, 2.0), zp8(r), 0)
@@ -1130,6 +1130,7 @@ VARIANTS = {
     "hard_swish-float32": ("HARD_SWISH", draw_elementwise),
     "hard_swish-int8": ("HARD_SWISH", draw_elementwise),
     "elu-float32": ("ELU", draw_elementwise),
+    "elu-int8": ("ELU", draw_elementwise),
     "abs-float32": ("ABS", draw_elementwise),
     "neg-float32": ("NEG", draw_elementwise),
     "square-float32": ("SQUARE", draw_elementwise),

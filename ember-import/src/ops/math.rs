@@ -2,7 +2,8 @@
 //! (ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, FLOOR, CEIL, ROUND, SIN, COS) and the
 //! activations RELU, RELU6, HARD_SWISH and ELU. Each float op is a kernel of its own
 //! (`ember_kernels::math_f32`, `ember_kernels::activation_f32`); an int8 RELU or RELU6 is
-//! `requantize_s8` with TFLM's clamp, an int8 HARD_SWISH `hard_swish_s8`.
+//! `requantize_s8` with TFLM's clamp, an int8 HARD_SWISH `hard_swish_s8`, an int8 ELU
+//! `lut_s8` with TFLM's table.
 
 use crate::check::Ctx;
 use crate::element::ElementType::{self, Float32, Int16, Int8};
@@ -11,8 +12,10 @@ use crate::op::{ElementwiseOp, Op, OpKind};
 use crate::tensor::TensorId;
 use crate::ImportError;
 use ember_kernels::hard_swish::HardSwishS8;
+use ember_kernels::lut_s8::{LutS8, TABLE_LEN};
 use ember_kernels::quantize::RequantizeS8;
 use ember_kernels::unary_f32::{UnaryF32, UnaryFunctionF32};
+use ember_kernels::KernelParams;
 use ember_kernels::{activation_f32, math_f32};
 
 /// The element types TFLM takes for `op`, and how errors list them.
@@ -72,8 +75,8 @@ rules!(
 );
 
 /// Any [`ElementwiseOp`]: float32 through its own kernel, int8 RELU and RELU6 through
-/// `requantize_s8`, int8 HARD_SWISH through `hard_swish_s8` (the registry lets no other
-/// int8 op through).
+/// `requantize_s8`, int8 HARD_SWISH through `hard_swish_s8`, int8 ELU through `lut_s8` and
+/// TFLM's table (the registry lets no other int8 op through).
 pub(super) fn lower_elementwise(
     lowering: &mut Lowering<'_, '_>,
     op: &Op,
@@ -100,6 +103,20 @@ pub(super) fn lower_elementwise(
                 )
             }
             ElementwiseOp::Relu6 => RequantizeS8::relu6(len, input_scale, input_zero_point),
+            ElementwiseOp::Elu => {
+                let output_q = lowering.per_tensor(op, output)?;
+                let table = elu_table((input_scale, input_zero_point), output_q);
+                let params = LutS8::new(len).map_err(kernel)?;
+                let mut words = Vec::new();
+                params.encode(&mut words);
+                let bindings = [
+                    lowering.operand(input),
+                    lowering.constant(&format!("op {} ELU table", op.index), &table),
+                    lowering.operand(output),
+                ];
+                lowering.dispatch(LutS8::KERNEL, &words, &bindings);
+                return Ok(());
+            }
             ElementwiseOp::HardSwish => {
                 let output_q = lowering.per_tensor(op, output)?;
                 let params = HardSwishS8::prepare(len, (input_scale, input_zero_point), output_q)
@@ -145,4 +162,27 @@ pub(super) fn lower_elementwise(
         ElementwiseOp::Elu => float::<activation_f32::Elu>,
     };
     dispatch(lowering, op, len, &tensors)
+}
+
+/// TFLM's int8 ELU table (`PopulateLookupTable` with `x < 0 ? exp(x) - 1 : x`), entry by the
+/// input's byte: each value dequantized, transformed and requantized in `f32` as TFLM's
+/// Prepare computes it (`exp` is the C library's `expf`, as TFLM's).
+fn elu_table(
+    (input_scale, input_zero_point): (f32, i32),
+    (output_scale, output_zero_point): (f32, i32),
+) -> [u8; TABLE_LEN] {
+    let inverse_scale = 1.0 / output_scale;
+    let mut table = [0u8; TABLE_LEN];
+    for value in -128i32..=127 {
+        let dequantized = input_scale * (value - input_zero_point) as f32;
+        let transformed = if dequantized < 0.0 {
+            dequantized.exp() - 1.0
+        } else {
+            dequantized
+        };
+        let rescaled = (transformed * inverse_scale).round();
+        let quantized = (rescaled + output_zero_point as f32) as i32;
+        table[usize::from(value as i8 as u8)] = quantized.clamp(-128, 127) as i8 as u8;
+    }
+    table
 }

@@ -320,7 +320,7 @@ static OPS: [OpEntry; 59] = [
         name: "ELU",
         rule: math::check_elu,
         lower: math::lower_elementwise,
-        lowers: FLOAT32,
+        lowers: SAME_INT8_OR_FLOAT32,
     },
     OpEntry {
         operator: BuiltinOperator::Abs,
@@ -640,7 +640,7 @@ mod tests {
              (float32), \
              DIV (float32), SQUARED_DIFFERENCE (float32), MAXIMUM (int8, float32), MINIMUM \
              (int8, float32), RELU (int8→int8, float32→float32), RELU6 (int8→int8, \
-             float32→float32), HARD_SWISH (int8→int8, float32→float32), ELU (float32), ABS (float32), NEG \
+             float32→float32), HARD_SWISH (int8→int8, float32→float32), ELU (int8→int8, float32→float32), ABS (float32), NEG \
              (float32), SQUARE (float32), SQRT (float32), RSQRT (float32), EXP (float32), LOG \
              (float32), FLOOR (float32), CEIL (float32), ROUND (float32), SIN (float32), COS \
              (float32), SQUEEZE, EXPAND_DIMS, SLICE (int8, float32), SPLIT (int8, float32), \

@@ -31,6 +31,7 @@ use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::log_softmax::LogSoftmaxF32;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
+use ember_kernels::lut_s8::LutS8;
 use ember_kernels::math_f32::{
     AbsF32, CeilF32, CosF32, ExpF32, FloorF32, LogF32, NegF32, RoundF32, RsqrtF32, SinF32, SqrtF32,
     SquareF32,
@@ -629,6 +630,7 @@ binary!(MINIMUM_F32, minimum_f32, MinimumF32, f32);
 binary!(MAXIMUM_S8, maximum_s8, MaximumS8, i8);
 binary!(MINIMUM_S8, minimum_s8, MinimumS8, i8);
 binary!(GATHER, gather, Gather, u8);
+binary!(LUT_S8, lut_s8, LutS8, i8);
 unary!(PAD, pad, Pad, u8, u8);
 unary!(TRANSPOSE, transpose, Transpose, u8, u8);
 unary!(CAST, cast, Cast, u8, u8);
@@ -756,6 +758,7 @@ tflite_table!(
     REDUCE_MIN_F32,
     LOG_SOFTMAX_F32,
     HARD_SWISH_S8,
+    LUT_S8,
 );
 
 #[cfg(test)]
