@@ -42,6 +42,7 @@ use ember_kernels::mean::{MeanF32, MeanS8};
 use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
+use ember_kernels::prelu::{PreluF32, PreluS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
 use ember_kernels::reduce::{ReduceMaxF32, ReduceMaxS8, ReduceMinF32, ReduceMinS8, SumF32};
 use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
@@ -95,6 +96,7 @@ const SHARED: &[(&str, &[&str])] = &[
             "mul_s8",
             "maximum_s8",
             "minimum_s8",
+            "prelu_s8",
             "add_f32",
             "mul_f32",
             "sub_f32",
@@ -102,12 +104,13 @@ const SHARED: &[(&str, &[&str])] = &[
             "squared_difference_f32",
             "maximum_f32",
             "minimum_f32",
+            "prelu_f32",
         ],
     ),
     // Bindings and loads of a broadcasting int8 binary op.
     (
         "binary_s8.wgsl",
-        &["add_s8", "mul_s8", "maximum_s8", "minimum_s8"],
+        &["add_s8", "mul_s8", "maximum_s8", "minimum_s8", "prelu_s8"],
     ),
     // The loop of the built-in element-wise float binary ops.
     ("zip_f32.wgsl", &["add_f32", "mul_f32"]),
@@ -136,6 +139,7 @@ const SHARED: &[(&str, &[&str])] = &[
             "mul_s8",
             "maximum_s8",
             "minimum_s8",
+            "prelu_s8",
             "requantize_s8",
             "requantize_u8_s8",
             "requantize_s8_u8",
@@ -171,6 +175,7 @@ const SHARED: &[(&str, &[&str])] = &[
             "squared_difference_f32",
             "maximum_f32",
             "minimum_f32",
+            "prelu_f32",
         ],
     ),
     // The bindings of the float binary ops, for both loops.
@@ -184,6 +189,7 @@ const SHARED: &[(&str, &[&str])] = &[
             "squared_difference_f32",
             "maximum_f32",
             "minimum_f32",
+            "prelu_f32",
         ],
     ),
     // The quantized softmax's bindings, rows and main loop.
@@ -331,6 +337,8 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<LogSoftmaxF32>(),
         op::<HardSwishS8>(),
         op::<LutS8>(),
+        op::<PreluS8>(),
+        op::<PreluF32>(),
     ]
 }
 

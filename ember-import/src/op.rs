@@ -217,6 +217,8 @@ pub enum BinaryOp {
     Maximum,
     /// MINIMUM.
     Minimum,
+    /// PRELU: `x >= 0 ? x : x * alpha`, alpha (input 1) broadcast.
+    Prelu,
 }
 
 impl BinaryOp {
@@ -228,6 +230,7 @@ impl BinaryOp {
             Self::SquaredDifference => "SQUARED_DIFFERENCE",
             Self::Maximum => "MAXIMUM",
             Self::Minimum => "MINIMUM",
+            Self::Prelu => "PRELU",
         }
     }
 }

@@ -28,6 +28,7 @@ use ember_kernels::mean::{MeanF32, MeanS8};
 use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
+use ember_kernels::prelu::{PreluF32, PreluS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
 use ember_kernels::reduce::{ReduceMaxF32, ReduceMaxS8, ReduceMinF32, ReduceMinS8, SumF32};
 use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
@@ -152,7 +153,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 68] = [
+pub(crate) const OPS: [SpirvKernel; 70] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -239,6 +240,8 @@ pub(crate) const OPS: [SpirvKernel; 68] = [
     op::<LogSoftmaxF32>(spirv::LOG_SOFTMAX_F32, params_of!(LogSoftmaxF32)),
     op::<HardSwishS8>(spirv::HARD_SWISH_S8, params_of!(HardSwishS8)),
     op::<LutS8>(spirv::LUT_S8, params_of!(LutS8)),
+    op::<PreluS8>(spirv::PRELU_S8, params_of!(PreluS8)),
+    op::<PreluF32>(spirv::PRELU_F32, params_of!(PreluF32)),
 ];
 
 #[cfg(test)]
@@ -320,6 +323,8 @@ mod tests {
             "log_softmax_f32",
             "hard_swish_s8",
             "lut_s8",
+            "prelu_s8",
+            "prelu_f32",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

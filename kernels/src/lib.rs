@@ -39,6 +39,7 @@ pub mod pad;
 pub mod padding;
 pub mod params;
 pub mod pooling;
+pub mod prelu;
 pub mod quant;
 pub mod reduce;
 pub mod resize_nearest_neighbor;

@@ -971,6 +971,27 @@ def draw_arg_min_max(r, variant, m):
     return BO.ARG_MIN, OPT.ArgMinOptions, o, [x, ax], [y], params, None
 
 
+def draw_prelu(r, variant, m):
+    """PRELU: alpha broadcast to the input (its shape, or its trailing dimensions with ones:
+    per channel, shared over space), as TFLite's converter writes it (up to 4 dimensions)."""
+    a = shape(r, r.randint(1, 4), 1, 5)
+    alpha_shape = [d if r.random() < 0.6 else 1 for d in a][r.randint(0, len(a) - 1):]
+    params = dict(input=a, alpha=alpha_shape)
+    if "int8" in variant:
+        qi = (act_scale(r), zp8(r), 0)
+        qa = (log_uniform(r, 0.001, 0.02), zp8(r), 0)
+        qo = (qi[0] * log_uniform(r, 0.5, 2.0), zp8(r), 0)
+        x = m.tensor(a, T.INT8, qi, is_input=True)
+        alpha = m.tensor(alpha_shape, T.INT8, qa, data=i8_weights(r, alpha_shape))
+        y = m.tensor(a, T.INT8, qo)
+        params.update(input_q=qi[:2], alpha_q=qa[:2], output_q=qo[:2])
+    else:
+        x = m.tensor(a, T.FLOAT32, is_input=True)
+        alpha = m.tensor(alpha_shape, T.FLOAT32, data=f32_array(r, alpha_shape, -0.5, 1.5))
+        y = m.tensor(a, T.FLOAT32)
+    return BO.PRELU, OPT.NONE, None, [x, alpha], [y], params, (-3.0, 3.0)
+
+
 # The float input range of each element-wise op: where its function is defined and varied.
 ELEMENTWISE_RANGE = {
     "ABS": (-4.0, 4.0), "NEG": (-4.0, 4.0), "SQUARE": (-4.0, 4.0),
@@ -1116,6 +1137,8 @@ VARIANTS = {
     "resize_nearest_neighbor-float32": ("RESIZE_NEAREST_NEIGHBOR", draw_resize_nearest),
     "leaky_relu-int8": ("LEAKY_RELU", draw_leaky_relu),
     "leaky_relu-float32": ("LEAKY_RELU", draw_leaky_relu),
+    "prelu-int8": ("PRELU", draw_prelu),
+    "prelu-float32": ("PRELU", draw_prelu),
     "sub-float32": ("SUB", draw_binary),
     "div-float32": ("DIV", draw_binary),
     "squared_difference-float32": ("SQUARED_DIFFERENCE", draw_binary),

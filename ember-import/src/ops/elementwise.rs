@@ -1,6 +1,6 @@
 //! ADD, MUL and the other broadcasting two-input ops ([`BinaryOp`]: SUB, DIV,
-//! SQUARED_DIFFERENCE, MAXIMUM, MINIMUM): one output value per pair of (broadcast) input
-//! values.
+//! SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, PRELU): one output value per pair of (broadcast)
+//! input values.
 
 use crate::check::{options, Ctx};
 use crate::element::ElementType::{self, Float32, Int16, Int32, Int64, Int8};
@@ -13,6 +13,7 @@ use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::broadcast::BroadcastShape;
 use ember_kernels::maximum_minimum::{MaximumF32, MaximumS8, MinimumF32, MinimumS8};
 use ember_kernels::mul::{MulF32, MulS8};
+use ember_kernels::prelu::{PreluF32, PreluS8};
 
 /// Numpy broadcasting: shapes aligned at the end, each pair of dimensions equal or one of
 /// them 1.
@@ -105,6 +106,16 @@ pub(super) fn check_minimum(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
     check_unfused(ctx, BinaryOp::Minimum, SELECT_TYPES)
 }
 
+/// PRELU: input and alpha of one type (float32, int8, int16) that broadcast to the output's
+/// shape.
+pub(super) fn check_prelu(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    check_unfused(
+        ctx,
+        BinaryOp::Prelu,
+        (&[Float32, Int8, Int16], "float32, int8, int16"),
+    )
+}
+
 /// The types TFLM's MAXIMUM and MINIMUM take.
 const SELECT_TYPES: (&[ElementType], &str) = (
     &[Float32, Int8, Int16, Int32, Int64],
@@ -167,7 +178,7 @@ pub(super) fn lower_mul(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), 
 }
 
 /// A [`BinaryOp`]: float32 each through its own kernel, int8 MAXIMUM and MINIMUM on the raw
-/// values (the registry lets no other int8 op through).
+/// values and int8 PRELU with its multipliers (the registry lets no other int8 op through).
 pub(super) fn lower_binary(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
     let OpKind::Binary {
         op: binary,
@@ -186,6 +197,16 @@ pub(super) fn lower_binary(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(
     let tensors = [left, right, output];
     if lowering.element_type(left) == Int8 {
         match binary {
+            BinaryOp::Prelu => {
+                let params = PreluS8::prepare(
+                    shape,
+                    lowering.per_tensor(op, left)?,
+                    lowering.per_tensor(op, right)?,
+                    lowering.per_tensor(op, output)?,
+                )
+                .map_err(kernel)?;
+                lowering.dispatch_params(&params, &tensors);
+            }
             BinaryOp::Maximum => lowering.dispatch_params(&MaximumS8::new(shape), &tensors),
             BinaryOp::Minimum => lowering.dispatch_params(&MinimumS8::new(shape), &tensors),
             other => {
@@ -211,6 +232,9 @@ pub(super) fn lower_binary(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(
         }
         BinaryOp::Minimum => {
             lowering.dispatch_params(&MinimumF32::new(shape, act_min, act_max), &tensors)
+        }
+        BinaryOp::Prelu => {
+            lowering.dispatch_params(&PreluF32::new(shape, act_min, act_max), &tensors)
         }
     }
     Ok(())

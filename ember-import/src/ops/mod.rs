@@ -6,7 +6,7 @@
 //! - [`conv`], CONV_2D and DEPTHWISE_CONV_2D (and the separable pair fused for a GPU);
 //! - [`pooling`], AVERAGE_POOL_2D and MAX_POOL_2D;
 //! - [`fully_connected`], FULLY_CONNECTED;
-//! - [`elementwise`], ADD, MUL, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM and MINIMUM;
+//! - [`elementwise`], ADD, MUL, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM and PRELU;
 //! - [`activations`], SOFTMAX, LOG_SOFTMAX, LOGISTIC, TANH and LEAKY_RELU;
 //! - [`math`], the element-wise ops without options: ABS, NEG, SQUARE, SQRT, RSQRT, EXP,
 //!   LOG, FLOOR, CEIL, ROUND, SIN, COS, RELU, RELU6, HARD_SWISH and ELU;
@@ -111,7 +111,7 @@ const SAME_INT8_OR_FLOAT32: Lowers = Lowers::Conversions(&[(Int8, Int8), (Float3
 const FLOAT32: Lowers = Lowers::Inputs(&[Float32]);
 
 /// Every supported operator, in the order error messages list them.
-static OPS: [OpEntry; 59] = [
+static OPS: [OpEntry; 60] = [
     OpEntry {
         operator: BuiltinOperator::FullyConnected,
         name: "FULLY_CONNECTED",
@@ -291,6 +291,13 @@ static OPS: [OpEntry; 59] = [
         operator: BuiltinOperator::Minimum,
         name: "MINIMUM",
         rule: elementwise::check_minimum,
+        lower: elementwise::lower_binary,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Prelu,
+        name: "PRELU",
+        rule: elementwise::check_prelu,
         lower: elementwise::lower_binary,
         lowers: INT8_OR_FLOAT32,
     },
@@ -619,7 +626,7 @@ mod tests {
             "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D, ADD, \
              MUL, SOFTMAX, LOG_SOFTMAX, LOGISTIC, TANH, RESHAPE, PAD, MEAN, TRANSPOSE, CONCATENATION, \
              STRIDED_SLICE, QUANTIZE, DEQUANTIZE, CAST, LEAKY_RELU, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM, \
-             MINIMUM, RELU, RELU6, HARD_SWISH, ELU, ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, \
+             MINIMUM, PRELU, RELU, RELU6, HARD_SWISH, ELU, ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, \
              FLOOR, CEIL, ROUND, SIN, COS, SQUEEZE, EXPAND_DIMS, SLICE, SPLIT, SPLIT_V, \
              UNPACK, GATHER, ARG_MAX, ARG_MIN, SUM, REDUCE_MAX, REDUCE_MIN, PACK, \
              DEPTH_TO_SPACE, SPACE_TO_DEPTH, PADV2, \
@@ -639,7 +646,8 @@ mod tests {
              (int8→int8, float32→float32), SUB \
              (float32), \
              DIV (float32), SQUARED_DIFFERENCE (float32), MAXIMUM (int8, float32), MINIMUM \
-             (int8, float32), RELU (int8→int8, float32→float32), RELU6 (int8→int8, \
+             (int8, float32), PRELU (int8, float32), RELU (int8→int8, float32→float32), RELU6 \
+             (int8→int8, \
              float32→float32), HARD_SWISH (int8→int8, float32→float32), ELU (int8→int8, float32→float32), ABS (float32), NEG \
              (float32), SQUARE (float32), SQRT (float32), RSQRT (float32), EXP (float32), LOG \
              (float32), FLOOR (float32), CEIL (float32), ROUND (float32), SIN (float32), COS \

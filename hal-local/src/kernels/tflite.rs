@@ -41,6 +41,7 @@ use ember_kernels::mean::{MeanF32, MeanS8};
 use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
 use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
+use ember_kernels::prelu::{PreluF32, PreluS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
 use ember_kernels::reduce::{ReduceMaxF32, ReduceMaxS8, ReduceMinF32, ReduceMinS8, SumF32};
 use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
@@ -631,6 +632,8 @@ binary!(MAXIMUM_S8, maximum_s8, MaximumS8, i8);
 binary!(MINIMUM_S8, minimum_s8, MinimumS8, i8);
 binary!(GATHER, gather, Gather, u8);
 binary!(LUT_S8, lut_s8, LutS8, i8);
+binary!(PRELU_S8, prelu_s8, PreluS8, i8);
+binary!(PRELU_F32, prelu_f32, PreluF32, f32);
 unary!(PAD, pad, Pad, u8, u8);
 unary!(TRANSPOSE, transpose, Transpose, u8, u8);
 unary!(CAST, cast, Cast, u8, u8);
@@ -759,6 +762,8 @@ tflite_table!(
     LOG_SOFTMAX_F32,
     HARD_SWISH_S8,
     LUT_S8,
+    PRELU_S8,
+    PRELU_F32,
 );
 
 #[cfg(test)]
