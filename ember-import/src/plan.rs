@@ -157,6 +157,22 @@ impl MemoryPlan {
             arena_size = arena_size.max(end);
             placed.push(b);
         }
+        // Alignment can leave the greedy placement longer than every buffer after the last
+        // (a small buffer placed after a large one pads to the alignment, where in write
+        // order the padding could fall elsewhere): then that order is the plan.
+        let mut unshared = 0usize;
+        let mut offsets = Vec::with_capacity(buffers.len());
+        for buffer in &buffers {
+            let offset = align_up(unshared, alignment).ok_or(PlanError::Overflow)?;
+            offsets.push(offset);
+            unshared = offset.checked_add(buffer.size).ok_or(PlanError::Overflow)?;
+        }
+        if unshared < arena_size {
+            for (buffer, offset) in buffers.iter_mut().zip(offsets) {
+                buffer.offset = offset;
+            }
+            arena_size = unshared;
+        }
 
         let mut placements = vec![None; tensors.len()];
         for (i, buffer) in buffers.iter().enumerate() {

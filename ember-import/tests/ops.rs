@@ -203,6 +203,25 @@ fn strided_slice() {
     ));
 }
 
+/// A CAST from 6 int16 to 6 float32 values: largest first, the 12-byte input would pad to
+/// 16 after the 24-byte output (44 bytes); in write order the output pads instead (40), and
+/// the plan takes that order.
+#[test]
+fn cast_plans_no_larger_than_its_tensors_in_order() {
+    let mut s = Synth::new();
+    let x = s.tensor(TensorType::Int16, &[6], None);
+    let y = s.f32(&[6]);
+    s.op(B::Cast, None, &[x], &[y]);
+    let bytes = s.build(&[x], &[y]);
+    let graph = Graph::parse(&bytes).unwrap();
+    assert_eq!(graph.ops()[0].kind, OpKind::Cast);
+    let plan = graph.plan(16).unwrap();
+    assert_eq!(plan.arena_size(), 40);
+    assert!(plan.arena_size() <= plan.unshared_size());
+    let offsets: Vec<usize> = plan.buffers().iter().map(|b| b.offset).collect();
+    assert_eq!(offsets, [0, 16]);
+}
+
 #[test]
 fn quantize_and_dequantize() {
     let mut s = Synth::new();
