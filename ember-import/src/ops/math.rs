@@ -88,49 +88,8 @@ pub(super) fn lower_elementwise(
     let output = op.outputs[0];
     let len = lowering.graph.tensor(output).num_elements();
     let tensors = [input, output];
-    let kernel = kernel_error(op);
     if lowering.element_type(input) == Int8 {
-        let (input_scale, input_zero_point) = lowering.per_tensor(op, input)?;
-        let params = match function {
-            ElementwiseOp::Relu => {
-                let (output_scale, output_zero_point) = lowering.per_tensor(op, output)?;
-                RequantizeS8::relu(
-                    len,
-                    input_scale,
-                    input_zero_point,
-                    output_scale,
-                    output_zero_point,
-                )
-            }
-            ElementwiseOp::Relu6 => RequantizeS8::relu6(len, input_scale, input_zero_point),
-            ElementwiseOp::Elu => {
-                let output_q = lowering.per_tensor(op, output)?;
-                let table = elu_table((input_scale, input_zero_point), output_q);
-                let params = LutS8::new(len).map_err(kernel)?;
-                let mut words = Vec::new();
-                params.encode(&mut words);
-                let bindings = [
-                    lowering.operand(input),
-                    lowering.constant(&format!("op {} ELU table", op.index), &table),
-                    lowering.operand(output),
-                ];
-                lowering.dispatch(LutS8::KERNEL, &words, &bindings);
-                return Ok(());
-            }
-            ElementwiseOp::HardSwish => {
-                let output_q = lowering.per_tensor(op, output)?;
-                let params = HardSwishS8::prepare(len, (input_scale, input_zero_point), output_q)
-                    .map_err(kernel)?;
-                lowering.dispatch_params(&params, &tensors);
-                return Ok(());
-            }
-            other => {
-                return Err(lowering.unsupported(op, format!("{} from Int8", other.name())));
-            }
-        }
-        .map_err(kernel)?;
-        lowering.dispatch_params(&params, &tensors);
-        return Ok(());
+        return lower_int8(lowering, op, function, len, &tensors);
     }
     /// Dispatches `F`'s kernel over `len` elements.
     fn float<F: UnaryFunctionF32>(
@@ -162,6 +121,63 @@ pub(super) fn lower_elementwise(
         ElementwiseOp::Elu => float::<activation_f32::Elu>,
     };
     dispatch(lowering, op, len, &tensors)
+}
+
+/// An int8 RELU or RELU6 (`requantize_s8`), HARD_SWISH (`hard_swish_s8`) or ELU (`lut_s8`
+/// with TFLM's table).
+fn lower_int8(
+    lowering: &mut Lowering<'_, '_>,
+    op: &Op,
+    function: ElementwiseOp,
+    len: usize,
+    &[input, output]: &[TensorId; 2],
+) -> Result<(), LowerError> {
+    let kernel = kernel_error(op);
+    let (input_scale, input_zero_point) = lowering.per_tensor(op, input)?;
+    let (output_scale, output_zero_point) = lowering.per_tensor(op, output)?;
+    let tensors = [input, output];
+    match function {
+        ElementwiseOp::Relu => {
+            let params = RequantizeS8::relu(
+                len,
+                input_scale,
+                input_zero_point,
+                output_scale,
+                output_zero_point,
+            )
+            .map_err(kernel)?;
+            lowering.dispatch_params(&params, &tensors);
+        }
+        ElementwiseOp::Relu6 => {
+            let params = RequantizeS8::relu6(len, input_scale, input_zero_point).map_err(kernel)?;
+            lowering.dispatch_params(&params, &tensors);
+        }
+        ElementwiseOp::HardSwish => {
+            let params = HardSwishS8::prepare(
+                len,
+                (input_scale, input_zero_point),
+                (output_scale, output_zero_point),
+            )
+            .map_err(kernel)?;
+            lowering.dispatch_params(&params, &tensors);
+        }
+        ElementwiseOp::Elu => {
+            let table = elu_table(
+                (input_scale, input_zero_point),
+                (output_scale, output_zero_point),
+            );
+            let mut words = Vec::new();
+            LutS8::new(len).map_err(kernel)?.encode(&mut words);
+            let bindings = [
+                lowering.operand(input),
+                lowering.constant(&format!("op {} ELU table", op.index), &table),
+                lowering.operand(output),
+            ];
+            lowering.dispatch(LutS8::KERNEL, &words, &bindings);
+        }
+        other => return Err(lowering.unsupported(op, format!("{} from Int8", other.name()))),
+    }
+    Ok(())
 }
 
 /// TFLM's int8 ELU table (`PopulateLookupTable` with `x < 0 ? exp(x) - 1 : x`), entry by the
