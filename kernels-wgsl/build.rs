@@ -22,6 +22,7 @@ use ember_kernels::add::AddS8;
 use ember_kernels::arg_min_max::ArgMinMax;
 use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::cast::Cast;
+use ember_kernels::comparison::Comparison;
 use ember_kernels::concatenation::Concatenation;
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
@@ -31,6 +32,7 @@ use ember_kernels::gather::Gather;
 use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::log_softmax::LogSoftmaxF32;
+use ember_kernels::logical::Logical;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::lut_s8::LutS8;
 use ember_kernels::math_f32::{
@@ -46,6 +48,7 @@ use ember_kernels::prelu::{PreluF32, PreluS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
 use ember_kernels::reduce::{ReduceMaxF32, ReduceMaxS8, ReduceMinF32, ReduceMinS8, SumF32};
 use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
+use ember_kernels::select::Select;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
@@ -105,12 +108,21 @@ const SHARED: &[(&str, &[&str])] = &[
             "maximum_f32",
             "minimum_f32",
             "prelu_f32",
+            "comparison",
+            "logical",
         ],
     ),
     // Bindings and loads of a broadcasting int8 binary op.
     (
         "binary_s8.wgsl",
-        &["add_s8", "mul_s8", "maximum_s8", "minimum_s8", "prelu_s8"],
+        &[
+            "add_s8",
+            "mul_s8",
+            "maximum_s8",
+            "minimum_s8",
+            "prelu_s8",
+            "logical",
+        ],
     ),
     // The loop of the built-in element-wise float binary ops.
     ("zip_f32.wgsl", &["add_f32", "mul_f32"]),
@@ -140,6 +152,8 @@ const SHARED: &[(&str, &[&str])] = &[
             "maximum_s8",
             "minimum_s8",
             "prelu_s8",
+            "comparison",
+            "logical",
             "requantize_s8",
             "requantize_u8_s8",
             "requantize_s8_u8",
@@ -339,6 +353,9 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<LutS8>(),
         op::<PreluS8>(),
         op::<PreluF32>(),
+        op::<Comparison>(),
+        op::<Logical>(),
+        op::<Select>(),
     ]
 }
 

@@ -23,16 +23,19 @@ pub enum ElementType {
     Int32,
     /// Signed 64-bit: biases of 16x8 models, paddings and slice bounds.
     Int64,
+    /// Boolean, one byte (0 or 1): what comparisons give and SELECT_V2 and the logical
+    /// ops take.
+    Bool,
 }
 
 impl ElementType {
     /// Every accepted type, as in error messages.
-    pub const SUPPORTED: &'static str = "float32, float16, int8, uint8, int16, int32, int64";
+    pub const SUPPORTED: &'static str = "float32, float16, int8, uint8, int16, int32, int64, bool";
 
     /// Bytes per element.
     pub const fn size(self) -> usize {
         match self {
-            Self::Int8 | Self::Uint8 => 1,
+            Self::Int8 | Self::Uint8 | Self::Bool => 1,
             Self::Float16 | Self::Int16 => 2,
             Self::Float32 | Self::Int32 => 4,
             Self::Int64 => 8,
@@ -49,6 +52,7 @@ impl ElementType {
             Self::Int16 => "int16",
             Self::Int32 => "int32",
             Self::Int64 => "int64",
+            Self::Bool => "bool",
         }
     }
 
@@ -65,7 +69,7 @@ impl ElementType {
             Self::Int16 => Some((i16::MIN as i64, i16::MAX as i64)),
             Self::Int32 => Some((i32::MIN as i64, i32::MAX as i64)),
             Self::Int64 => Some((i64::MIN, i64::MAX)),
-            Self::Float32 | Self::Float16 => None,
+            Self::Float32 | Self::Float16 | Self::Bool => None,
         }
     }
 
@@ -79,6 +83,7 @@ impl ElementType {
             tflite::TensorType::Int16 => Self::Int16,
             tflite::TensorType::Int32 => Self::Int32,
             tflite::TensorType::Int64 => Self::Int64,
+            tflite::TensorType::Bool => Self::Bool,
             _ => return None,
         })
     }
@@ -93,6 +98,7 @@ impl ElementType {
             Self::Int16 => tflite::TensorType::Int16,
             Self::Int32 => tflite::TensorType::Int32,
             Self::Int64 => tflite::TensorType::Int64,
+            Self::Bool => tflite::TensorType::Bool,
         }
     }
 }

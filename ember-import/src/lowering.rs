@@ -391,6 +391,7 @@ impl<'g, 'a> Lowering<'g, 'a> {
                 ElementType::Int16 => Element::I16,
                 ElementType::Int32 => Element::I32,
                 ElementType::Int64 => Element::I64,
+                ElementType::Bool => Element::Bool,
             };
             let (scale, zero_point) = match &tensor.quantization {
                 Some(Quantization::PerTensor { scale, zero_point }) => (*scale, *zero_point as i32),

@@ -1,6 +1,7 @@
 //! Operators: what each op of the graph computes, with its options parsed and checked.
 
 use crate::TensorId;
+pub use ember_kernels::comparison::Predicate;
 use std::fmt;
 
 /// How a spatial op pads its input (TFLite's `Padding`).
@@ -394,6 +395,17 @@ pub enum OpKind {
         /// Fused activation (`None` for the ops without one).
         activation: Activation,
     },
+    /// A comparison with broadcasting (EQUAL … GREATER_EQUAL): inputs `[a, b]`, a bool
+    /// output.
+    Comparison(Predicate),
+    /// LOGICAL_AND with broadcasting: inputs `[a, b]`, bools.
+    LogicalAnd,
+    /// LOGICAL_OR with broadcasting: inputs `[a, b]`, bools.
+    LogicalOr,
+    /// LOGICAL_NOT: inputs `[x]`, bools.
+    LogicalNot,
+    /// SELECT_V2 with broadcasting: inputs `[condition, x, y]`.
+    SelectV2,
 }
 
 impl OpKind {
@@ -438,6 +450,18 @@ impl OpKind {
             Self::PadV2 { .. } => "PADV2",
             Self::ResizeNearestNeighbor { .. } => "RESIZE_NEAREST_NEIGHBOR",
             Self::Binary { op, .. } => op.name(),
+            Self::Comparison(predicate) => match predicate {
+                Predicate::Equal => "EQUAL",
+                Predicate::NotEqual => "NOT_EQUAL",
+                Predicate::Less => "LESS",
+                Predicate::LessEqual => "LESS_EQUAL",
+                Predicate::Greater => "GREATER",
+                Predicate::GreaterEqual => "GREATER_EQUAL",
+            },
+            Self::LogicalAnd => "LOGICAL_AND",
+            Self::LogicalOr => "LOGICAL_OR",
+            Self::LogicalNot => "LOGICAL_NOT",
+            Self::SelectV2 => "SELECT_V2",
         }
     }
 
@@ -554,7 +578,12 @@ impl fmt::Display for OptionsDisplay<'_> {
             | OpKind::Cast
             | OpKind::Elementwise(_)
             | OpKind::Squeeze
-            | OpKind::ExpandDims => Ok(()),
+            | OpKind::ExpandDims
+            | OpKind::Comparison(_)
+            | OpKind::LogicalAnd
+            | OpKind::LogicalOr
+            | OpKind::LogicalNot
+            | OpKind::SelectV2 => Ok(()),
         }
     }
 }

@@ -47,6 +47,7 @@ impl Differences {
             (Data::U8(g), Data::U8(w)) => exact(g, w),
             (Data::I16(g), Data::I16(w)) => exact(g, w),
             (Data::I32(g), Data::I32(w)) => exact(g, w),
+            (Data::Bool(g), Data::Bool(w)) => exact(g, w),
             _ => vec![(
                 0,
                 format!("{:?}", got.dtype()),

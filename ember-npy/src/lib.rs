@@ -42,16 +42,25 @@ pub enum DType {
     I32,
     /// `float32` (`<f4`).
     F32,
+    /// `bool` (`|b1`): one byte, 0 or 1.
+    Bool,
 }
 
 impl DType {
     /// Every type, in declaration order.
-    pub const ALL: [DType; 5] = [DType::I8, DType::U8, DType::I16, DType::I32, DType::F32];
+    pub const ALL: [DType; 6] = [
+        DType::I8,
+        DType::U8,
+        DType::I16,
+        DType::I32,
+        DType::F32,
+        DType::Bool,
+    ];
 
     /// Bytes per element.
     pub fn size(self) -> usize {
         match self {
-            DType::I8 | DType::U8 => 1,
+            DType::I8 | DType::U8 | DType::Bool => 1,
             DType::I16 => 2,
             DType::I32 | DType::F32 => 4,
         }
@@ -65,6 +74,7 @@ impl DType {
             DType::I16 => "<i2",
             DType::I32 => "<i4",
             DType::F32 => "<f4",
+            DType::Bool => "|b1",
         }
     }
 
@@ -76,6 +86,7 @@ impl DType {
             DType::I16 => "int16",
             DType::I32 => "int32",
             DType::F32 => "float32",
+            DType::Bool => "bool",
         }
     }
 
@@ -93,6 +104,7 @@ impl DType {
             "<i2" => DType::I16,
             "<i4" => DType::I32,
             "<f4" => DType::F32,
+            "|b1" | "<b1" | "=b1" | "b1" | "|?" | "?" => DType::Bool,
             _ => return None,
         })
     }
@@ -117,6 +129,8 @@ pub enum Data {
     I32(Vec<i32>),
     /// `float32` elements.
     F32(Vec<f32>),
+    /// `bool` elements.
+    Bool(Vec<bool>),
 }
 
 impl Data {
@@ -128,6 +142,7 @@ impl Data {
             Data::I16(_) => DType::I16,
             Data::I32(_) => DType::I32,
             Data::F32(_) => DType::F32,
+            Data::Bool(_) => DType::Bool,
         }
     }
 
@@ -139,6 +154,7 @@ impl Data {
             Data::I16(v) => v.len(),
             Data::I32(v) => v.len(),
             Data::F32(v) => v.len(),
+            Data::Bool(v) => v.len(),
         }
     }
 
@@ -155,6 +171,7 @@ impl Data {
             Data::I16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             Data::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             Data::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Data::Bool(v) => v.iter().map(|&x| u8::from(x)).collect(),
         }
     }
 
@@ -176,6 +193,7 @@ impl Data {
             DType::I16 => Data::I16(words(bytes, i16::from_le_bytes)),
             DType::I32 => Data::I32(words(bytes, i32::from_le_bytes)),
             DType::F32 => Data::F32(words(bytes, f32::from_le_bytes)),
+            DType::Bool => Data::Bool(bytes.iter().map(|&b| b != 0).collect()),
         })
     }
 }

@@ -348,6 +348,7 @@ pub fn random_input(
         DType::U8 => Data::U8(draws.map(|z| (z >> 56) as u8).collect()),
         DType::I16 => Data::I16(draws.map(|z| (z >> 48) as u16 as i16).collect()),
         DType::I32 => Data::I32(draws.map(|z| (z >> 32) as u32 as i32).collect()),
+        DType::Bool => Data::Bool(draws.map(|z| z >> 63 == 1).collect()),
         DType::F32 => Data::F32(
             draws
                 .map(|z| (lo + ((hi - lo) * (z >> 40) as f64) / 16_777_216.0) as f32)

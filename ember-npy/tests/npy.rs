@@ -29,6 +29,10 @@ fn numpy_files() -> Vec<(&'static [u8], Array)> {
             a(vec![2], Data::U8(vec![255, 0])),
         ),
         (
+            b"\x93NUMPY\x01\x00v\x00{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }                                                            \n\x01\x00",
+            a(vec![2], Data::Bool(vec![true, false])),
+        ),
+        (
             // 18 dimensions: numpy's room for the first dimension to grow takes the header
             // past 128 bytes.
             b"\x93NUMPY\x01\x00\xb6\x00{'descr': '|i1', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1), }                                                                          \n\xfb",
@@ -346,8 +350,11 @@ fn reads_python_2_longs_and_every_one_byte_spelling() {
     for descr in ["|u1", "<u1", "=u1", "u1", "|B", "B"] {
         assert_eq!(one_byte(descr).unwrap(), DType::U8, "{descr}");
     }
+    for descr in ["|b1", "<b1", "=b1", "b1", "|?", "?"] {
+        assert_eq!(one_byte(descr).unwrap(), DType::Bool, "{descr}");
+    }
     for descr in [
-        ">i1", "|b1", "<i2L", "<i02", "|i2", "<u2", "<f2", "<M8[ns]", "",
+        ">i1", ">b1", "<i2L", "<i02", "|i2", "<u2", "<f2", "<M8[ns]", "",
     ] {
         assert!(matches!(one_byte(descr), Err(Error::Dtype(_))), "{descr}");
     }

@@ -8,6 +8,7 @@ use ember_kernels::add::AddS8;
 use ember_kernels::arg_min_max::ArgMinMax;
 use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::cast::Cast;
+use ember_kernels::comparison::Comparison;
 use ember_kernels::concatenation::Concatenation;
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
@@ -17,6 +18,7 @@ use ember_kernels::gather::Gather;
 use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::log_softmax::LogSoftmaxF32;
+use ember_kernels::logical::Logical;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::lut_s8::LutS8;
 use ember_kernels::math_f32::{
@@ -32,6 +34,7 @@ use ember_kernels::prelu::{PreluF32, PreluS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
 use ember_kernels::reduce::{ReduceMaxF32, ReduceMaxS8, ReduceMinF32, ReduceMinS8, SumF32};
 use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
+use ember_kernels::select::Select;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
@@ -153,7 +156,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 70] = [
+pub(crate) const OPS: [SpirvKernel; 73] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -242,6 +245,9 @@ pub(crate) const OPS: [SpirvKernel; 70] = [
     op::<LutS8>(spirv::LUT_S8, params_of!(LutS8)),
     op::<PreluS8>(spirv::PRELU_S8, params_of!(PreluS8)),
     op::<PreluF32>(spirv::PRELU_F32, params_of!(PreluF32)),
+    op::<Comparison>(spirv::COMPARISON, params_of!(Comparison)),
+    op::<Logical>(spirv::LOGICAL, params_of!(Logical)),
+    op::<Select>(spirv::SELECT, params_of!(Select)),
 ];
 
 #[cfg(test)]
@@ -325,6 +331,9 @@ mod tests {
             "lut_s8",
             "prelu_s8",
             "prelu_f32",
+            "comparison",
+            "logical",
+            "select",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

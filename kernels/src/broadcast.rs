@@ -123,6 +123,20 @@ impl BroadcastShape {
         self.for_each(|o, a, b| output[o] = f(input1[a], input2[b]));
     }
 
+    /// Sets every output element to `f` of its two inputs' indices, broadcasting as the
+    /// shape says (for kernels that read their inputs as bytes). Callers have checked the
+    /// lengths against the shape.
+    #[inline(always)]
+    pub(crate) fn apply_indices<O>(&self, output: &mut [O], f: impl Fn(usize, usize) -> O) {
+        if self.is_elementwise() {
+            for (e, o) in output.iter_mut().enumerate().take(self.len()) {
+                *o = f(e, e);
+            }
+            return;
+        }
+        self.for_each(|o, a, b| output[o] = f(a, b));
+    }
+
     /// The indices into input 1 and input 2 of output element `e` (below [`len`](Self::len)),
     /// for a kernel that computes its output elements one at a time.
     pub fn input_indices(&self, e: usize) -> (usize, usize) {

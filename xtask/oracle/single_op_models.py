@@ -1064,6 +1064,83 @@ def draw_binary(r, variant, m):
     return getattr(BO, op_name), OPT.NONE, None, [x, y], [z], params, fr
 
 
+COMPARISON_TYPES = {"int8": T.INT8, "int32": T.INT32, "float32": T.FLOAT32}
+
+
+def draw_comparison(r, variant, m):
+    """EQUAL … GREATER_EQUAL with broadcasting: int8 (each input's own quantization, scales
+    below 1 as TFLM requires; one shared quantization half the time, so values meet), int32
+    or float32 (a quarter of the models compare an input with itself, so equality holds)."""
+    op_name = VARIANTS[variant][0]
+    ttype = COMPARISON_TYPES[variant.split("-")[1]]
+    if ttype != T.INT8 and r.random() < 0.25:
+        same = shape(r, r.randint(1, 4), 1, 5)
+        x = m.tensor(same, ttype, is_input=True)
+        z = m.tensor(same, T.BOOL)
+        params = dict(a=same, b="the same tensor", output=same)
+        return getattr(BO, op_name), OPT.NONE, None, [x, x], [z], params, (-2.0, 2.0)
+    a_shape, b_shape, out = broadcast_pair(r)
+    params = dict(a=a_shape, b=b_shape, output=out)
+    qa = qb = None
+    if ttype == T.INT8:
+        qa = (act_scale(r), zp8(r), 0)
+        qb = qa if r.random() < 0.5 else (act_scale(r) * r.choice([0.5, 1.0, 2.0]), zp8(r), 0)
+        params.update(a_q=qa[:2], b_q=qb[:2])
+    x = m.tensor(a_shape, ttype, qa, is_input=True)
+    y = m.tensor(b_shape, ttype, qb, is_input=True)
+    z = m.tensor(out, T.BOOL)
+    return getattr(BO, op_name), OPT.NONE, None, [x, y], [z], params, (-2.0, 2.0)
+
+
+def draw_logical(r, variant, m):
+    """LOGICAL_AND and LOGICAL_OR with broadcasting, LOGICAL_NOT: bools."""
+    op_name = VARIANTS[variant][0]
+    if op_name == "LOGICAL_NOT":
+        x_shape = shape(r, r.randint(1, 5), 1, 5)
+        x = m.tensor(x_shape, T.BOOL, is_input=True)
+        z = m.tensor(x_shape, T.BOOL)
+        return BO.LOGICAL_NOT, OPT.NONE, None, [x], [z], dict(shape=x_shape), (-1.0, 1.0)
+    a_shape, b_shape, out = broadcast_pair(r)
+    x = m.tensor(a_shape, T.BOOL, is_input=True)
+    y = m.tensor(b_shape, T.BOOL, is_input=True)
+    z = m.tensor(out, T.BOOL)
+    params = dict(a=a_shape, b=b_shape, output=out)
+    return getattr(BO, op_name), OPT.NONE, None, [x, y], [z], params, (-1.0, 1.0)
+
+
+def draw_select_v2(r, variant, m):
+    """SELECT_V2: a bool condition and x and y of one type (int8 or int16 sharing one
+    quantization, as the converter gives them, or float32), the three broadcast together."""
+    ttype = {"int8": T.INT8, "int16": T.INT16, "float32": T.FLOAT32}[variant.split("-")[1]]
+    rank = r.choice([1, 2, 3, 4, 4, 5])
+    out = shape(r, rank, 1, 5)
+    while int(np.prod(out)) > 600:
+        out = shape(r, rank, 1, 5)
+
+    def operand():
+        if r.random() < 0.4:
+            return list(out)
+        dims = [d if r.random() < 0.5 else 1 for d in out]
+        drop = r.randint(0, rank - 1) if r.random() < 0.4 else 0
+        return dims[drop:] if dims[drop:] else [1]
+
+    shapes = [operand() for _ in range(3)]
+    rank = max(len(x) for x in shapes)
+    padded = [[1] * (rank - len(x)) + x for x in shapes]
+    out = [max(dims) for dims in zip(*padded)]
+    q = None
+    if ttype == T.INT8:
+        q = (act_scale(r), zp8(r), 0)
+    elif ttype == T.INT16:
+        q = (act_scale(r), 0, 0)
+    c = m.tensor(shapes[0], T.BOOL, is_input=True)
+    x = m.tensor(shapes[1], ttype, q, is_input=True)
+    y = m.tensor(shapes[2], ttype, q, is_input=True)
+    z = m.tensor(out, ttype, q)
+    params = dict(condition=shapes[0], x=shapes[1], y=shapes[2], output=out)
+    return BO.SELECT_V2, OPT.NONE, None, [c, x, y], [z], params, (-2.0, 2.0)
+
+
 # Variant name -> (op name, drawer).
 VARIANTS = {
     "fully_connected-int8-per-channel": ("FULLY_CONNECTED", draw_fully_connected),
@@ -1186,6 +1263,30 @@ VARIANTS = {
     "space_to_depth-float32": ("SPACE_TO_DEPTH", draw_depth_space),
     "padv2-int8": ("PADV2", draw_padv2),
     "padv2-float32": ("PADV2", draw_padv2),
+    "equal-int8": ("EQUAL", draw_comparison),
+    "equal-int32": ("EQUAL", draw_comparison),
+    "equal-float32": ("EQUAL", draw_comparison),
+    "not_equal-int8": ("NOT_EQUAL", draw_comparison),
+    "not_equal-int32": ("NOT_EQUAL", draw_comparison),
+    "not_equal-float32": ("NOT_EQUAL", draw_comparison),
+    "less-int8": ("LESS", draw_comparison),
+    "less-int32": ("LESS", draw_comparison),
+    "less-float32": ("LESS", draw_comparison),
+    "less_equal-int8": ("LESS_EQUAL", draw_comparison),
+    "less_equal-int32": ("LESS_EQUAL", draw_comparison),
+    "less_equal-float32": ("LESS_EQUAL", draw_comparison),
+    "greater-int8": ("GREATER", draw_comparison),
+    "greater-int32": ("GREATER", draw_comparison),
+    "greater-float32": ("GREATER", draw_comparison),
+    "greater_equal-int8": ("GREATER_EQUAL", draw_comparison),
+    "greater_equal-int32": ("GREATER_EQUAL", draw_comparison),
+    "greater_equal-float32": ("GREATER_EQUAL", draw_comparison),
+    "logical_and-bool": ("LOGICAL_AND", draw_logical),
+    "logical_or-bool": ("LOGICAL_OR", draw_logical),
+    "logical_not-bool": ("LOGICAL_NOT", draw_logical),
+    "select_v2-int8": ("SELECT_V2", draw_select_v2),
+    "select_v2-int16": ("SELECT_V2", draw_select_v2),
+    "select_v2-float32": ("SELECT_V2", draw_select_v2),
 }
 
 

@@ -32,7 +32,7 @@ The generator (reproduced by the Rust crate ember-npy, `oracle::random_input`): 
     z ^= z >> 31                                  (all mod 2^64)
 and becomes, by the input's dtype: int8/uint8 the top 8 bits (z >> 56) as that type, int16
 the top 16 bits, int32 the top 32 bits (each reinterpreted two's complement, so uniform over
-the type's full range); float32 `float32(lo + ((hi - lo) * u) / 2^24)` computed in float64
+the type's full range); bool the top bit; float32 `float32(lo + ((hi - lo) * u) / 2^24)` computed in float64
 with u = z >> 40 (uniform on [lo, hi), --float-range, default [-1, 1)).
 """
 
@@ -63,6 +63,7 @@ DTYPES = {
     schema_fb.TensorType.INT16: ("int16", np.dtype(np.int16)),
     schema_fb.TensorType.INT32: ("int32", np.dtype(np.int32)),
     schema_fb.TensorType.FLOAT32: ("float32", np.dtype(np.float32)),
+    schema_fb.TensorType.BOOL: ("bool", np.dtype(np.bool_)),
 }
 TYPE_NAMES = {v: k for k, v in vars(schema_fb.TensorType).items() if not k.startswith("_")}
 
@@ -93,6 +94,8 @@ def random_input(seed, input_index, dtype, shape, float_range):
         v = (z >> np.uint64(48)).astype(np.uint16).view(np.int16)
     elif dtype == np.int32:
         v = (z >> np.uint64(32)).astype(np.uint32).view(np.int32)
+    elif dtype == np.bool_:
+        v = (z >> np.uint64(63)) == np.uint64(1)
     elif dtype == np.float32:
         lo, hi = float_range
         u = (z >> np.uint64(40)).astype(np.float64)

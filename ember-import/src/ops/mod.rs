@@ -17,6 +17,8 @@
 //! - [`slicing`], SLICE, SPLIT, SPLIT_V, UNPACK and GATHER;
 //! - [`rearrange`], PACK, DEPTH_TO_SPACE and SPACE_TO_DEPTH;
 //! - [`resize`], RESIZE_NEAREST_NEIGHBOR;
+//! - [`logic`], EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND,
+//!   LOGICAL_OR, LOGICAL_NOT and SELECT_V2;
 //! - [`reductions`], ARG_MAX, ARG_MIN, SUM, REDUCE_MAX and REDUCE_MIN.
 
 mod activations;
@@ -25,6 +27,7 @@ mod conv;
 mod elementwise;
 mod fully_connected;
 mod layout;
+mod logic;
 mod math;
 mod pooling;
 mod quantize;
@@ -40,7 +43,7 @@ use crate::lowering::{LowerError, LowerFn, Lowering};
 use crate::op::Op;
 use crate::tflite::BuiltinOperator;
 use std::sync::OnceLock;
-use ElementType::{Float32, Int16, Int32, Int8, Uint8};
+use ElementType::{Bool, Float32, Int16, Int32, Int8, Uint8};
 
 /// One supported operator.
 pub(crate) struct OpEntry {
@@ -107,11 +110,13 @@ impl Lowers {
 const INT8_OR_FLOAT32: Lowers = Lowers::Inputs(&[Int8, Float32]);
 /// int8 to int8 and float32 to float32: LOGISTIC, TANH, RELU and RELU6.
 const SAME_INT8_OR_FLOAT32: Lowers = Lowers::Conversions(&[(Int8, Int8), (Float32, Float32)]);
+/// What the comparisons lower: int8 (rescaled), int32 and float32.
+const COMPARED: Lowers = Lowers::Inputs(&[Int8, Int32, Float32]);
 /// float32 alone: the math functions and the float-only arithmetic.
 const FLOAT32: Lowers = Lowers::Inputs(&[Float32]);
 
 /// Every supported operator, in the order error messages list them.
-static OPS: [OpEntry; 60] = [
+static OPS: [OpEntry; 70] = [
     OpEntry {
         operator: BuiltinOperator::FullyConnected,
         name: "FULLY_CONNECTED",
@@ -532,6 +537,76 @@ static OPS: [OpEntry; 60] = [
         lower: resize::lower_resize_nearest_neighbor,
         lowers: INT8_OR_FLOAT32,
     },
+    OpEntry {
+        operator: BuiltinOperator::Equal,
+        name: "EQUAL",
+        rule: logic::check_equal,
+        lower: logic::lower_comparison,
+        lowers: COMPARED,
+    },
+    OpEntry {
+        operator: BuiltinOperator::NotEqual,
+        name: "NOT_EQUAL",
+        rule: logic::check_not_equal,
+        lower: logic::lower_comparison,
+        lowers: COMPARED,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Less,
+        name: "LESS",
+        rule: logic::check_less,
+        lower: logic::lower_comparison,
+        lowers: COMPARED,
+    },
+    OpEntry {
+        operator: BuiltinOperator::LessEqual,
+        name: "LESS_EQUAL",
+        rule: logic::check_less_equal,
+        lower: logic::lower_comparison,
+        lowers: COMPARED,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Greater,
+        name: "GREATER",
+        rule: logic::check_greater,
+        lower: logic::lower_comparison,
+        lowers: COMPARED,
+    },
+    OpEntry {
+        operator: BuiltinOperator::GreaterEqual,
+        name: "GREATER_EQUAL",
+        rule: logic::check_greater_equal,
+        lower: logic::lower_comparison,
+        lowers: COMPARED,
+    },
+    OpEntry {
+        operator: BuiltinOperator::LogicalAnd,
+        name: "LOGICAL_AND",
+        rule: logic::check_logical_and,
+        lower: logic::lower_logical,
+        lowers: Lowers::Inputs(&[Bool]),
+    },
+    OpEntry {
+        operator: BuiltinOperator::LogicalOr,
+        name: "LOGICAL_OR",
+        rule: logic::check_logical_or,
+        lower: logic::lower_logical,
+        lowers: Lowers::Inputs(&[Bool]),
+    },
+    OpEntry {
+        operator: BuiltinOperator::LogicalNot,
+        name: "LOGICAL_NOT",
+        rule: logic::check_logical_not,
+        lower: logic::lower_logical,
+        lowers: Lowers::Inputs(&[Bool]),
+    },
+    OpEntry {
+        operator: BuiltinOperator::SelectV2,
+        name: "SELECT_V2",
+        rule: logic::check_select_v2,
+        lower: logic::lower_select_v2,
+        lowers: Lowers::InputAt(1, &[Int8, Int16, Float32]),
+    },
 ];
 
 /// The supported operator with builtin code `code`, if any.
@@ -630,7 +705,8 @@ mod tests {
              FLOOR, CEIL, ROUND, SIN, COS, SQUEEZE, EXPAND_DIMS, SLICE, SPLIT, SPLIT_V, \
              UNPACK, GATHER, ARG_MAX, ARG_MIN, SUM, REDUCE_MAX, REDUCE_MIN, PACK, \
              DEPTH_TO_SPACE, SPACE_TO_DEPTH, PADV2, \
-             RESIZE_NEAREST_NEIGHBOR"
+             RESIZE_NEAREST_NEIGHBOR, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, \
+             GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, SELECT_V2"
         );
         assert_eq!(
             supported_lowerings(),
@@ -656,7 +732,11 @@ mod tests {
              (int8, float32), ARG_MIN (int8, float32), SUM (float32), REDUCE_MAX (int8, \
              float32), REDUCE_MIN (int8, float32), PACK (int8, float32), \
              DEPTH_TO_SPACE (int8, float32), SPACE_TO_DEPTH (int8, float32), PADV2 (int8, \
-             float32), RESIZE_NEAREST_NEIGHBOR (int8, float32)"
+             float32), RESIZE_NEAREST_NEIGHBOR (int8, float32), EQUAL (int8, int32, \
+             float32), NOT_EQUAL (int8, int32, float32), LESS (int8, int32, float32), \
+             LESS_EQUAL (int8, int32, float32), GREATER (int8, int32, float32), GREATER_EQUAL \
+             (int8, int32, float32), LOGICAL_AND (bool), LOGICAL_OR (bool), LOGICAL_NOT \
+             (bool), SELECT_V2 (int8, int16, float32)"
         );
     }
 }

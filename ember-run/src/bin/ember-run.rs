@@ -50,6 +50,7 @@ fn dtype(element: ElementType) -> Result<DType, String> {
         ElementType::Int16 => DType::I16,
         ElementType::Int32 => DType::I32,
         ElementType::Float32 => DType::F32,
+        ElementType::Bool => DType::Bool,
         other => return Err(format!("no .npy type for {other:?}")),
     })
 }
@@ -155,6 +156,7 @@ fn show(data: &Data) -> String {
         Data::I16(v) => v.iter().map(i16::to_string).collect(),
         Data::I32(v) => v.iter().map(i32::to_string).collect(),
         Data::F32(v) => v.iter().map(|x| format!("{x:.6}")).collect(),
+        Data::Bool(v) => v.iter().map(bool::to_string).collect(),
     };
     format!("[{}]", shorten(&items))
 }

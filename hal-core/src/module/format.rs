@@ -128,13 +128,15 @@ pub enum Element {
     I32,
     /// `i64`.
     I64,
+    /// `bool`: one byte, 0 or 1.
+    Bool,
 }
 
 impl Element {
     /// Bytes of one element.
     pub const fn size(self) -> u64 {
         match self {
-            Element::I8 | Element::U8 => 1,
+            Element::I8 | Element::U8 | Element::Bool => 1,
             Element::F16 | Element::I16 => 2,
             Element::F32 | Element::I32 => 4,
             Element::I64 => 8,

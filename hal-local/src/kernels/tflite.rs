@@ -21,6 +21,7 @@ use ember_kernels::add::AddS8;
 use ember_kernels::arg_min_max::ArgMinMax;
 use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::cast::Cast;
+use ember_kernels::comparison::Comparison;
 use ember_kernels::concatenation::{Concatenation, MAX_INPUTS};
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
@@ -30,6 +31,7 @@ use ember_kernels::gather::Gather;
 use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::log_softmax::LogSoftmaxF32;
+use ember_kernels::logical::Logical;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::lut_s8::LutS8;
 use ember_kernels::math_f32::{
@@ -46,6 +48,7 @@ use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, Requa
 use ember_kernels::reduce::{ReduceMaxF32, ReduceMaxS8, ReduceMinF32, ReduceMinS8, SumF32};
 use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
 use ember_kernels::scratch::Scratch;
+use ember_kernels::select::Select;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
@@ -634,6 +637,8 @@ binary!(GATHER, gather, Gather, u8);
 binary!(LUT_S8, lut_s8, LutS8, i8);
 binary!(PRELU_S8, prelu_s8, PreluS8, i8);
 binary!(PRELU_F32, prelu_f32, PreluF32, f32);
+binary!(COMPARISON, comparison, Comparison, u8);
+binary!(LOGICAL, logical, Logical, u8);
 unary!(PAD, pad, Pad, u8, u8);
 unary!(TRANSPOSE, transpose, Transpose, u8, u8);
 unary!(CAST, cast, Cast, u8, u8);
@@ -673,6 +678,21 @@ fn concatenation(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
 pub const CONCATENATION: Kernel = Kernel {
     name: Concatenation::KERNEL,
     entry: Entry::Exclusive(concatenation, Writes::of::<Concatenation>()),
+};
+
+fn select(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+    const OUTPUT: usize = written_binding::<Select>();
+    let p: Select = params(wg)?;
+    p.check(&wg.lens())?;
+    let (inputs, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
+    let output = binding(tail, 0)?.bytes_mut(OUTPUT as u32)?;
+    p.run(read(inputs, 0)?, read(inputs, 1)?, read(inputs, 2)?, output)
+}
+
+/// `Select` (`ember-kernels`).
+pub const SELECT: Kernel = Kernel {
+    name: Select::KERNEL,
+    entry: Entry::Exclusive(select, Writes::of::<Select>()),
 };
 
 /// [`TFLITE`] and [`TFLITE_PATHS`], from one list.
@@ -764,6 +784,9 @@ tflite_table!(
     LUT_S8,
     PRELU_S8,
     PRELU_F32,
+    COMPARISON,
+    LOGICAL,
+    SELECT,
 );
 
 #[cfg(test)]

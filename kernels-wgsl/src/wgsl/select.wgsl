@@ -1,0 +1,74 @@
+// select: ember-kernels' `Select` (TFLM's SELECT_V2): `condition ? x : y` with the three
+// inputs broadcast together, elements of 1, 2 or 4 bytes moved as they are, a condition byte
+// other than 0 read as true. Each invocation computes whole words of the output, keeping the
+// bytes of a word outside it; the output must not alias an input.
+//
+// Parameter words: 0..=5 the condition's dimensions, 6..=11 x's, 12..=17 y's (right-aligned
+// with leading 1s; each 1 or the output's), 18 element_bytes.
+
+@group(0) @binding(0) var<storage, read> condition: array<u32>;
+@group(0) @binding(1) var<storage, read> x: array<u32>;
+@group(0) @binding(2) var<storage, read> y: array<u32>;
+@group(0) @binding(3) var<storage, read_write> output: array<u32>;
+
+fn byte_of(word: u32, b: u32) -> u32 {
+    return (word >> (8u * (b % 4u))) & 0xffu;
+}
+
+// Output dimension `d`: the largest of the three.
+fn output_dim(d: u32) -> u32 {
+    return max(param(d), max(param(d + 6u), param(d + 12u)));
+}
+
+// Byte `i` of the output.
+fn output_byte(i: u32) -> u32 {
+    let size = param(18u);
+    var rest = i / size;
+    var at = vec3<u32>(0u);
+    var stride = vec3<u32>(1u);
+    for (var d = 5; d >= 0; d--) {
+        let dim = u32(d);
+        let out = output_dim(dim);
+        let index = rest % out;
+        rest = rest / out;
+        let dims = vec3<u32>(param(dim), param(dim + 6u), param(dim + 12u));
+        at += select(vec3<u32>(0u), vec3<u32>(index) * stride, dims != vec3<u32>(1u));
+        stride *= dims;
+    }
+    let c = base_byte(0u) + at.x;
+    let within = i % size;
+    if byte_of(condition[c / 4u], c) != 0u {
+        let b = base_byte(1u) + at.y * size + within;
+        return byte_of(x[b / 4u], b);
+    }
+    let b = base_byte(2u) + at.z * size + within;
+    return byte_of(y[b / 4u], b);
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn main(
+    @builtin(workgroup_id) id: vec3<u32>,
+    @builtin(num_workgroups) count: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+) {
+    var n = param(18u);
+    for (var d = 0u; d < 6u; d++) {
+        n *= output_dim(d);
+    }
+    if n == 0u {
+        return;
+    }
+    let start = base_byte(3u);
+    let words = words_of(start, n);
+    let me = stride_of(id, count, lane);
+    for (var w = words.first + me.index; w <= words.last; w += me.total) {
+        var word = output[w];
+        for (var l = 0u; l < 4u; l++) {
+            let b = w * 4u + l;
+            if b >= start && b < start + n {
+                word = with_byte(word, l, i32(output_byte(b - start)));
+            }
+        }
+        output[w] = word;
+    }
+}
