@@ -52,6 +52,7 @@ use ember_kernels::select::Select;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
+use ember_kernels::sub::SubS8;
 use ember_kernels::tanh::{TanhF32, TanhS8};
 use ember_kernels::transpose::Transpose;
 use ember_kernels::{builtin, KernelParams};
@@ -96,6 +97,7 @@ const SHARED: &[(&str, &[&str])] = &[
         "broadcast.wgsl",
         &[
             "add_s8",
+            "sub_s8",
             "mul_s8",
             "maximum_s8",
             "minimum_s8",
@@ -117,6 +119,7 @@ const SHARED: &[(&str, &[&str])] = &[
         "binary_s8.wgsl",
         &[
             "add_s8",
+            "sub_s8",
             "mul_s8",
             "maximum_s8",
             "minimum_s8",
@@ -148,6 +151,7 @@ const SHARED: &[(&str, &[&str])] = &[
         "each_byte_s8.wgsl",
         &[
             "add_s8",
+            "sub_s8",
             "mul_s8",
             "maximum_s8",
             "minimum_s8",
@@ -356,6 +360,7 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<Comparison>(),
         op::<Logical>(),
         op::<Select>(),
+        op::<SubS8>(),
     ]
 }
 

@@ -38,6 +38,7 @@ use ember_kernels::select::Select;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
+use ember_kernels::sub::SubS8;
 use ember_kernels::tanh::{TanhF32, TanhS8};
 use ember_kernels::transpose::Transpose;
 use ember_kernels::{KernelParams, Words};
@@ -156,7 +157,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 73] = [
+pub(crate) const OPS: [SpirvKernel; 74] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -248,6 +249,7 @@ pub(crate) const OPS: [SpirvKernel; 73] = [
     op::<Comparison>(spirv::COMPARISON, params_of!(Comparison)),
     op::<Logical>(spirv::LOGICAL, params_of!(Logical)),
     op::<Select>(spirv::SELECT, params_of!(Select)),
+    op::<SubS8>(spirv::SUB_S8, params_of!(SubS8)),
 ];
 
 #[cfg(test)]
@@ -334,6 +336,7 @@ mod tests {
             "comparison",
             "logical",
             "select",
+            "sub_s8",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

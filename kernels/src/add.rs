@@ -50,7 +50,7 @@ pub struct AddS8 {
 
 /// TFLM's `QuantizeMultiplierSmallerThanOneExp`: refuses multipliers outside `(0, 1)`
 /// (TFLM aborts) and shifts above 0.
-fn smaller_than_one(real: f64) -> Result<(i32, i32), KernelError> {
+pub(crate) fn smaller_than_one(real: f64) -> Result<(i32, i32), KernelError> {
     if !(real > 0.0 && real < 1.0) {
         return Err(KernelError::Shape("multiplier not within (0, 1)"));
     }
@@ -108,7 +108,7 @@ impl AddS8 {
 
     /// The three rescales (input 1, input 2, output) in their one-multiply form, where
     /// each multiplier is not negative (as TFLM's quantizer gives them); `None` otherwise.
-    fn rescales(&self) -> Option<[Rescale; 3]> {
+    pub(crate) fn rescales(&self) -> Option<[Rescale; 3]> {
         Some([
             Rescale::new(self.input1_multiplier, self.input1_shift)?,
             Rescale::new(self.input2_multiplier, self.input2_shift)?,
@@ -116,10 +116,23 @@ impl AddS8 {
         ])
     }
 
-    /// [`add`](Self::add) given [`rescales`](Self::rescales): the one-multiply forms where
-    /// present, TFLM's steps where not.
+    /// [`add`](Self::add) given [`rescales`](Self::rescales).
     #[inline(always)]
     fn add_with(&self, rescales: &Option<[Rescale; 3]>, a: i8, b: i8) -> i8 {
+        self.combine_with(rescales, a, b, i32::wrapping_add)
+    }
+
+    /// `combine` of the two rescaled inputs, rescaled to the output and clamped, given
+    /// [`rescales`](Self::rescales): the one-multiply forms where present, TFLM's steps
+    /// where not. ADD combines by the sum, SUB by the difference.
+    #[inline(always)]
+    pub(crate) fn combine_with(
+        &self,
+        rescales: &Option<[Rescale; 3]>,
+        a: i8,
+        b: i8,
+        combine: impl Fn(i32, i32) -> i32,
+    ) -> i8 {
         let a = self
             .input1_offset
             .wrapping_add(i32::from(a))
@@ -129,16 +142,14 @@ impl AddS8 {
             .wrapping_add(i32::from(b))
             .wrapping_mul(1 << self.left_shift);
         let out = match rescales {
-            Some([first, second, output]) => {
-                output.apply(first.apply(a).wrapping_add(second.apply(b)))
-            }
+            Some([first, second, output]) => output.apply(combine(first.apply(a), second.apply(b))),
             None => {
                 let a =
                     multiply_by_quantized_multiplier(a, self.input1_multiplier, self.input1_shift);
                 let b =
                     multiply_by_quantized_multiplier(b, self.input2_multiplier, self.input2_shift);
                 multiply_by_quantized_multiplier(
-                    a.wrapping_add(b),
+                    combine(a, b),
                     self.output_multiplier,
                     self.output_shift,
                 )

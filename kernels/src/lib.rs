@@ -54,6 +54,7 @@ mod shape;
 #[cfg(any(ember_dsp, test))]
 mod simd;
 pub mod strided_slice;
+pub mod sub;
 #[cfg(any(ember_blocked, test))]
 mod taps;
 pub mod transpose;

@@ -1036,13 +1036,23 @@ def draw_elementwise(r, variant, m):
 
 
 def draw_binary(r, variant, m):
-    """SUB, DIV (with a fused activation), SQUARED_DIFFERENCE, MAXIMUM, MINIMUM: float32, or
-    int8 MAXIMUM and MINIMUM (raw values; TFLite's converter gives the inputs and the output
+    """SUB, DIV (with a fused activation), SQUARED_DIFFERENCE, MAXIMUM, MINIMUM: float32; int8
+    SUB (rescaled as ADD); or int8 MAXIMUM and MINIMUM (raw values; TFLite's converter gives the inputs and the output
     one quantization, sometimes drawn apart here)."""
     op_name = VARIANTS[variant][0]
     a_shape, b_shape, out = broadcast_pair(r)
     params = dict(a=a_shape, b=b_shape, output=out)
-    if "int8" in variant:
+    if variant == "sub-int8":
+        # As ADD's: each input its own scale, the output's wide enough for the difference.
+        sa, sb = act_scale(r), act_scale(r)
+        if r.random() < 0.5:
+            sb = sa * r.uniform(0.5, 2.0)
+        qs = [(sa, zp8(r), 0), (sb, zp8(r), 0), (max(sa, sb) * r.uniform(0.7, 3.0), zp8(r), 0)]
+        x = m.tensor(a_shape, T.INT8, qs[0], is_input=True)
+        y = m.tensor(b_shape, T.INT8, qs[1], is_input=True)
+        z = m.tensor(out, T.INT8, qs[2])
+        params.update(q=[list(q[:2]) for q in qs])
+    elif "int8" in variant:
         q = (act_scale(r), zp8(r), 0)
         qs = [q if r.random() < 0.8 else (act_scale(r), zp8(r), 0) for _ in range(3)]
         x = m.tensor(a_shape, T.INT8, qs[0], is_input=True)
@@ -1217,6 +1227,7 @@ VARIANTS = {
     "prelu-int8": ("PRELU", draw_prelu),
     "prelu-float32": ("PRELU", draw_prelu),
     "sub-float32": ("SUB", draw_binary),
+    "sub-int8": ("SUB", draw_binary),
     "div-float32": ("DIV", draw_binary),
     "squared_difference-float32": ("SQUARED_DIFFERENCE", draw_binary),
     "maximum-int8": ("MAXIMUM", draw_binary),

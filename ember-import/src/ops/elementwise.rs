@@ -14,6 +14,7 @@ use ember_kernels::broadcast::BroadcastShape;
 use ember_kernels::maximum_minimum::{MaximumF32, MaximumS8, MinimumF32, MinimumS8};
 use ember_kernels::mul::{MulF32, MulS8};
 use ember_kernels::prelu::{PreluF32, PreluS8};
+use ember_kernels::sub::SubS8;
 
 /// Numpy broadcasting: shapes aligned at the end, each pair of dimensions equal or one of
 /// them 1.
@@ -177,8 +178,9 @@ pub(super) fn lower_mul(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), 
     lower_arithmetic(lowering, op, activation, Arithmetic::Mul)
 }
 
-/// A [`BinaryOp`]: float32 each through its own kernel, int8 MAXIMUM and MINIMUM on the raw
-/// values and int8 PRELU with its multipliers (the registry lets no other int8 op through).
+/// A [`BinaryOp`]: float32 each through its own kernel, int8 SUB rescaled as ADD, MAXIMUM
+/// and MINIMUM on the raw values and PRELU with its multipliers (the registry lets no other
+/// int8 op through).
 pub(super) fn lower_binary(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
     let OpKind::Binary {
         op: binary,
@@ -203,6 +205,17 @@ pub(super) fn lower_binary(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(
                     lowering.per_tensor(op, left)?,
                     lowering.per_tensor(op, right)?,
                     lowering.per_tensor(op, output)?,
+                )
+                .map_err(kernel)?;
+                lowering.dispatch_params(&params, &tensors);
+            }
+            BinaryOp::Sub => {
+                let params = SubS8::from_quantization(
+                    shape,
+                    lowering.per_tensor(op, left)?,
+                    lowering.per_tensor(op, right)?,
+                    lowering.per_tensor(op, output)?,
+                    kernel_activation(activation),
                 )
                 .map_err(kernel)?;
                 lowering.dispatch_params(&params, &tensors);

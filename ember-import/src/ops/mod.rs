@@ -269,7 +269,7 @@ static OPS: [OpEntry; 70] = [
         name: "SUB",
         rule: elementwise::check_sub,
         lower: elementwise::lower_binary,
-        lowers: FLOAT32,
+        lowers: INT8_OR_FLOAT32,
     },
     OpEntry {
         operator: BuiltinOperator::Div,
@@ -720,7 +720,7 @@ mod tests {
              QUANTIZE (float32→int8, int8→int8, uint8→int8, int8→uint8), DEQUANTIZE \
              (int8→float32, uint8→float32), CAST (int8, int16, int32, float32), LEAKY_RELU \
              (int8→int8, float32→float32), SUB \
-             (float32), \
+             (int8, float32), \
              DIV (float32), SQUARED_DIFFERENCE (float32), MAXIMUM (int8, float32), MINIMUM \
              (int8, float32), PRELU (int8, float32), RELU (int8→int8, float32→float32), RELU6 \
              (int8→int8, \

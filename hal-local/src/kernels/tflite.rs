@@ -52,6 +52,7 @@ use ember_kernels::select::Select;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::strided_slice::StridedSlice;
+use ember_kernels::sub::SubS8;
 use ember_kernels::tanh::{TanhF32, TanhS8};
 use ember_kernels::transpose::Transpose;
 pub use ember_kernels::TunedVariant;
@@ -621,6 +622,7 @@ unary!(MAX_POOL2D_S8, max_pool2d_s8, MaxPool2dS8, i8, i8);
 unary!(MAX_POOL2D_F32, max_pool2d_f32, MaxPool2dF32, f32, f32);
 binary!(ADD_S8, add_s8, AddS8, i8);
 binary!(MUL_S8, mul_s8, MulS8, i8);
+binary!(SUB_S8, sub_s8, SubS8, i8);
 binary!(SUB_F32, sub_f32, SubF32, f32);
 binary!(DIV_F32, div_f32, DivF32, f32);
 binary!(
@@ -787,6 +789,7 @@ tflite_table!(
     COMPARISON,
     LOGICAL,
     SELECT,
+    SUB_S8,
 );
 
 #[cfg(test)]
