@@ -209,6 +209,7 @@ fn check_outputs(lowered: &Lowered, ember: &[Vec<u8>], tflm: &Value) -> Result<(
             Data::I16(v) => v.iter().map(|&x| f64::from(x)).collect(),
             Data::I32(v) => v.iter().map(|&x| f64::from(x)).collect(),
             Data::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+            Data::Bool(v) => v.iter().map(|&x| f64::from(u8::from(x))).collect(),
         };
         let want: Vec<f64> = want["values"]
             .as_array()

@@ -40,11 +40,13 @@ impl DeviceModel {
     {
         // 64-byte-aligned memory for the program's life, as firmware keeps a module in flash.
         let bytes = &lowered.built.bytes;
-        let aligned: &'static mut [[u8; 64]] =
-            Box::leak(vec![[0u8; 64]; bytes.len().div_ceil(64)].into_boxed_slice());
-        let flat: &'static mut [u8] = aligned.as_flattened_mut();
-        flat[..bytes.len()].copy_from_slice(bytes);
-        let module_bytes: &'static [u8] = &flat[..bytes.len()];
+        // (`[u8; 64]` elements would be aligned to 1 byte only: the start is found instead, so
+        // the session imports the constant pool in place rather than copying each constant.)
+        let backing: &'static mut [u8] = Box::leak(vec![0u8; bytes.len() + 63].into_boxed_slice());
+        let start = backing.as_ptr().align_offset(64);
+        let flat = &mut backing[start..start + bytes.len()];
+        flat.copy_from_slice(bytes);
+        let module_bytes: &'static [u8] = flat;
         let module = Module::parse(module_bytes).map_err(|e| e.to_string())?;
         let session = ModelSession::load(device, module, LoadOptions::default())
             .map_err(|e| format!("load: {e}"))?;

@@ -9,7 +9,7 @@
 //! cargo xtask test          # fmt, TFLM oracle, boards + size, clippy, tests, HAL bench check, no_std builds, Miri
 //! cargo xtask run           # the main job on the emulated host board
 //! cargo xtask run --board mps2-an386   # build a board's firmware, run it under QEMU, decode its logs
-//! cargo xtask run --model m.tflite [--input x.npy] [--output y.npy]   # a TFLite model on the host
+//! cargo xtask run --model m.tflite [--input x.npy] [--output y.npy] [--expect y.npy]   # a TFLite model on the host, its outputs checked against TFLM's
 //! cargo xtask run --board mps2-an386 --model kws_ref_model   # a reference model on a board, checked against TFLM
 //! cargo xtask run --board mps2-an386 --model person_detect --patches   # with patch-based stages
 //! cargo xtask build --board lm3s6965evb
@@ -27,6 +27,7 @@
 //! cargo xtask oracle m.tflite   # TFLM's own interpreter: inputs and outputs → target/oracle/m/
 //! cargo xtask oracle --all  # every model in ../shared/models ($EMBER_MODELS), each checked
 //! cargo xtask oracle --ops [--count N] [--seed S]  # N random single-op models per op variant → target/oracle-ops/
+//! cargo xtask oracle --large  # a 333-transient model and one of 6.3 MB of constants → target/oracle-large/
 //! ```
 
 mod background;
@@ -78,7 +79,8 @@ enum Command {
         #[arg(long, default_value = "local")]
         device: String,
         /// A TFLite model to import and run instead of the main job. On the host board: its
-        /// outputs (dequantized too), time per inference, arena and constant bytes. On a QEMU
+        /// outputs (dequantized too), time per inference, arena and constant bytes, and each
+        /// output checked against its `--expect` file where given. On a QEMU
         /// board (a reference model's file stem, or a .tflite path): built into the board's
         /// `model` firmware with TFLM's outputs, checked on the device, instructions per
         /// inference counted.
@@ -91,6 +93,12 @@ enum Command {
         /// With `--model`: where to write each output as `.npy`, in order.
         #[arg(long)]
         output: Vec<String>,
+        /// With `--model` on the host board: each output's expected values as `.npy`, in
+        /// order (TFLM's, as `cargo xtask oracle` writes them): int8 and the other integer
+        /// types must be equal bit for bit, float32 within the oracle's tolerance
+        /// (`ember_npy::compare::matches_tflm`); a difference fails the run, naming it.
+        #[arg(long)]
+        expect: Vec<String>,
         /// With `--model`: workers for the local device.
         #[arg(long, default_value_t = 1)]
         workers: usize,
@@ -167,18 +175,24 @@ enum Command {
     /// and a manifest.json, read back and checked.
     Oracle {
         /// The model.
-        #[arg(required_unless_present_any = ["all", "ops"])]
+        #[arg(required_unless_present_any = ["all", "ops", "large"])]
         model: Option<std::path::PathBuf>,
         /// Every .tflite under $EMBER_MODELS (default ../shared/models), each into
         /// target/oracle/<stem>/, person_detect on its two BMPs too; says SKIPPED when
         /// the models are absent.
-        #[arg(long, conflicts_with_all = ["model", "output", "bmp", "inputs", "ops"])]
+        #[arg(long, conflicts_with_all = ["model", "output", "bmp", "inputs", "ops", "large"])]
         all: bool,
         /// Randomized single-op models of every op variant Ember supports, each run
         /// through TFLM, into target/oracle-ops/<variant>/<n>/ (what
         /// ember-run/tests/op_oracle.rs compares Ember with).
         #[arg(long, conflicts_with_all = ["model", "output", "bmp", "inputs"])]
         ops: bool,
+        /// Two large int8 models built by xtask/oracle/large_models.py, each run through
+        /// TFLM into target/oracle-large/<name>/: deep_int8 (110 residual blocks, 333
+        /// transients) and large_int8 (6.3 MB of constants); what `cargo xtask test` runs
+        /// Ember on, every output checked against TFLM's.
+        #[arg(long, conflicts_with_all = ["model", "output", "bmp", "inputs", "ops"])]
+        large: bool,
         /// With --ops: models per op variant.
         #[arg(long, default_value_t = 100, requires = "ops")]
         count: u32,
@@ -243,11 +257,17 @@ fn main() -> ExitCode {
             model,
             input,
             output,
+            expect,
             workers,
             cores,
             patches,
             arena_limit,
         } => match (model, cores) {
+            _ if !expect.is_empty() && (board != "host" || device != "local") => Err(
+                "--expect is for --model on the host board's local device (a QEMU board \
+                 checks its model against TFLM on the device)"
+                    .to_string(),
+            ),
             (Some(model), 2) if board == cores::BOARD => cores::run_one(&model, false),
             (None, 2) if board == cores::BOARD => cores::firmware(),
             (_, n) if n != 1 => Err(format!(
@@ -255,7 +275,7 @@ fn main() -> ExitCode {
                 cores::BOARD
             )),
             (Some(model), _) if board == "host" && device == "local" => {
-                tasks::run_model(&model, &input, &output, workers)
+                tasks::run_model(&model, &input, &output, &expect, workers)
             }
             (Some(model), _) if board != "host" && device == "local" => {
                 board_models::run_one(&board, &model, patches, arena_limit)
@@ -300,6 +320,7 @@ fn main() -> ExitCode {
             seed,
             ..
         } => oracle::ops(count, seed),
+        Command::Oracle { large: true, .. } => oracle::large(),
         Command::Oracle {
             model,
             seeds,

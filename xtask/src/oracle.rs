@@ -453,6 +453,46 @@ pub fn ops(count: u32, seed: u64) -> Result {
     Ok(())
 }
 
+/// The large-model generator, relative to the workspace root.
+const LARGE_SCRIPT: &str = "xtask/oracle/large_models.py";
+
+/// The models it writes, each into `target/oracle-large/<name>/`: one of more than 200
+/// transients, one of more than 5 MB of constants.
+pub const LARGE_MODELS: [&str; 2] = ["deep_int8", "large_int8"];
+
+/// Where `cargo xtask oracle --large` writes: `target/oracle-large` at the workspace root.
+pub fn large_dir() -> PathBuf {
+    root().join("target").join("oracle-large")
+}
+
+/// `cargo xtask oracle --large`: [`LARGE_MODELS`] built by `xtask/oracle/large_models.py`
+/// (deterministic) and run through TFLM into `target/oracle-large/<name>/` (each folder
+/// replaced), every case's files then read back and checked as any oracle run's are.
+pub fn large() -> Result {
+    let python = venv()?;
+    let out = large_dir();
+    let start = std::time::Instant::now();
+    let mut args = vec![LARGE_SCRIPT, "-o", str_of(&out)?, "--only"];
+    args.extend(LARGE_MODELS);
+    run(
+        "TFLM on the large models (deep_int8: 110 residual blocks; large_int8: 6.3 MB of weights)",
+        cmd(str_of(&python)?, &args),
+    )?;
+    let mut summaries = Vec::new();
+    for name in LARGE_MODELS {
+        summaries.push(format!("{name}: {}", check(&out.join(name))?));
+    }
+    println!(
+        "\noracle --large: {} in {:.1} s, every file checked:",
+        out.display(),
+        start.elapsed().as_secs_f64()
+    );
+    for s in &summaries {
+        println!("  {s}");
+    }
+    Ok(())
+}
+
 pub fn find_models(dir: &Path, found: &mut Vec<PathBuf>) -> Result {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for entry in entries {

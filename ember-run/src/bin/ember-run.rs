@@ -1,10 +1,13 @@
-//! `ember-run MODEL.tflite [--input X.npy ...] [--output Y.npy ...] [--workers N]
-//! [--repeats N]`: imports a TFLite model, runs it on the host's local device (zeros where
-//! no input is given) and prints its outputs (dequantized too), the time per inference and
-//! the arena and constant bytes; writes each output as `.npy` when asked. What
-//! `cargo xtask run --model` runs, in release mode.
+//! `ember-run MODEL.tflite [--input X.npy ...] [--output Y.npy ...] [--expect Y.npy ...]
+//! [--workers N] [--repeats N]`: imports a TFLite model, runs it on the host's local device
+//! (zeros where no input is given) and prints its outputs (dequantized too), the time per
+//! inference and the arena and constant bytes; writes each output as `.npy` when asked, and
+//! compares each with an expected `.npy` (TFLM's: int8 bit for bit, float within the
+//! oracle's tolerance, `ember_npy::compare::matches_tflm`) when given, failing where one
+//! differs. What `cargo xtask run --model` runs, in release mode.
 
 use ember_import::{lower, parse, ElementType, TensorInfo};
+use ember_npy::compare::matches_tflm;
 use ember_npy::{Array, DType, Data};
 use ember_run::run_local;
 use std::path::PathBuf;
@@ -14,6 +17,7 @@ struct Args {
     model: PathBuf,
     inputs: Vec<PathBuf>,
     outputs: Vec<PathBuf>,
+    expects: Vec<PathBuf>,
     workers: usize,
     repeats: usize,
 }
@@ -21,13 +25,14 @@ struct Args {
 fn args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     let mut model = None;
-    let (mut inputs, mut outputs) = (Vec::new(), Vec::new());
+    let (mut inputs, mut outputs, mut expects) = (Vec::new(), Vec::new(), Vec::new());
     let (mut workers, mut repeats) = (1, 20);
     while let Some(arg) = it.next() {
         let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value"));
         match arg.as_str() {
             "--input" => inputs.push(PathBuf::from(value("--input")?)),
             "--output" => outputs.push(PathBuf::from(value("--output")?)),
+            "--expect" => expects.push(PathBuf::from(value("--expect")?)),
             "--workers" => workers = value("--workers")?.parse().map_err(|e| format!("{e}"))?,
             "--repeats" => repeats = value("--repeats")?.parse().map_err(|e| format!("{e}"))?,
             _ if model.is_none() && !arg.starts_with("--") => model = Some(PathBuf::from(arg)),
@@ -38,6 +43,7 @@ fn args() -> Result<Args, String> {
         model: model.ok_or("give a .tflite model")?,
         inputs,
         outputs,
+        expects,
         workers,
         repeats,
     })
@@ -108,8 +114,22 @@ fn run() -> Result<(), String> {
             None => vec![0u8; info.byte_size()],
         });
     }
+    if args.expects.len() > lowered.outputs.len() {
+        return Err(format!(
+            "{} expected outputs given, the model has {}",
+            args.expects.len(),
+            lowered.outputs.len()
+        ));
+    }
+    // Read before the run, so that a missing file fails at once.
+    let mut expects = Vec::new();
+    for path in &args.expects {
+        let array = ember_npy::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        expects.push((path, array));
+    }
     let refs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
     let out = run_local(&lowered, &refs, args.workers, args.repeats)?;
+    let mut mismatches = Vec::new();
     for (n, (info, bytes)) in lowered.outputs.iter().zip(&out.outputs).enumerate() {
         let dtype = dtype(info.element_type)?;
         let data = Data::from_le_bytes(dtype, bytes).ok_or("output bytes")?;
@@ -132,6 +152,15 @@ fn run() -> Result<(), String> {
                 .collect();
             println!("  dequantized: [{}]", shorten(&real));
         }
+        if let Some((path, want)) = expects.get(n) {
+            match matches_tflm(&data, want.data()) {
+                Ok(()) => println!("output {n} equals {}", path.display()),
+                Err(e) => {
+                    println!("output {n} DIFFERS from {}: {e}", path.display());
+                    mismatches.push(format!("output {n} differs from {}: {e}", path.display()));
+                }
+            }
+        }
         if let Some(path) = args.outputs.get(n) {
             let array = Array::new(info.shape.clone(), data).map_err(|e| e.to_string())?;
             ember_npy::write(path, &array).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -146,6 +175,9 @@ fn run() -> Result<(), String> {
         out.arena_bytes,
         out.constant_bytes
     );
+    if !mismatches.is_empty() {
+        return Err(mismatches.join("; "));
+    }
     Ok(())
 }
 
