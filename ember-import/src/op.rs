@@ -406,6 +406,14 @@ pub enum OpKind {
     LogicalNot,
     /// SELECT_V2 with broadcasting: inputs `[condition, x, y]`.
     SelectV2,
+    /// FILL: inputs `[dims, value]`, the output of shape `dims` filled with `value`.
+    Fill,
+    /// ZEROS_LIKE: inputs `[x]`, zeros of its shape.
+    ZerosLike,
+    /// BROADCAST_TO: inputs `[input, shape]`, the input broadcast to `shape`.
+    BroadcastTo,
+    /// SHAPE: inputs `[x]`, its dimensions as int32.
+    Shape,
 }
 
 impl OpKind {
@@ -462,6 +470,10 @@ impl OpKind {
             Self::LogicalOr => "LOGICAL_OR",
             Self::LogicalNot => "LOGICAL_NOT",
             Self::SelectV2 => "SELECT_V2",
+            Self::Fill => "FILL",
+            Self::ZerosLike => "ZEROS_LIKE",
+            Self::BroadcastTo => "BROADCAST_TO",
+            Self::Shape => "SHAPE",
         }
     }
 
@@ -583,7 +595,11 @@ impl fmt::Display for OptionsDisplay<'_> {
             | OpKind::LogicalAnd
             | OpKind::LogicalOr
             | OpKind::LogicalNot
-            | OpKind::SelectV2 => Ok(()),
+            | OpKind::SelectV2
+            | OpKind::Fill
+            | OpKind::ZerosLike
+            | OpKind::BroadcastTo
+            | OpKind::Shape => Ok(()),
         }
     }
 }

@@ -1,5 +1,7 @@
 //! SELECT_V2, as TFLM's `select.cc` runs it: `condition ? x : y` element by element, the
-//! three inputs broadcast together (`BroadcastSelect5DSlow`; up to six dimensions here).
+//! three inputs broadcast together (`BroadcastSelect5DSlow`; up to six dimensions here) to
+//! the output's shape. With a one-byte `true` condition it broadcasts x alone: FILL,
+//! ZEROS_LIKE, BROADCAST_TO and SHAPE lower to it.
 //! The values are moved as they are, so one kernel serves every element size: int8 and
 //! int16 (quantization plays no part; TFLM checks none) and float32. A condition byte other
 //! than 0 reads as true.
@@ -12,19 +14,27 @@ use crate::params::{BindingUse, KernelParams, Words};
 use crate::shape::{self, need};
 use hal_core::kernel::KernelError;
 
-/// The three inputs' shapes, right-aligned and extended to [`MAX_RANK`] with leading 1s.
-/// Each dimension is 1 or the output's, the largest of the three. Encoded as 18 words: the
-/// condition's six dimensions, then x's, then y's.
+/// The three inputs' and the output's shapes, right-aligned and extended to [`MAX_RANK`]
+/// with leading 1s. Each input dimension is 1 or the output's. Encoded as 24 words: the
+/// condition's six dimensions, then x's, y's and the output's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SelectShape {
     /// The condition's, x's and y's dimensions, outermost first.
     pub inputs: [[usize; MAX_RANK]; 3],
+    /// The output's dimensions, outermost first.
+    pub output: [usize; MAX_RANK],
 }
 
 impl SelectShape {
-    /// The shape from the three inputs' TFLite shapes (rank up to [`MAX_RANK`]); refuses
-    /// shapes that do not broadcast or whose sizes overflow.
-    pub fn new(condition: &[usize], x: &[usize], y: &[usize]) -> Result<Self, KernelError> {
+    /// The shape from the three inputs' and the output's TFLite shapes (rank up to
+    /// [`MAX_RANK`]); refuses inputs that do not broadcast to the output and sizes that
+    /// overflow.
+    pub fn new(
+        condition: &[usize],
+        x: &[usize],
+        y: &[usize],
+        output: &[usize],
+    ) -> Result<Self, KernelError> {
         let extend = |dims: &[usize]| -> Result<[usize; MAX_RANK], KernelError> {
             let pad = MAX_RANK
                 .checked_sub(dims.len())
@@ -35,12 +45,13 @@ impl SelectShape {
         };
         Self {
             inputs: [extend(condition)?, extend(x)?, extend(y)?],
+            output: extend(output)?,
         }
         .validate()
     }
 
     fn validate(self) -> Result<Self, KernelError> {
-        let output = self.output();
+        let output = self.output;
         for input in &self.inputs {
             for (&dim, &out) in input.iter().zip(&output) {
                 if dim == 0 || dim > shape::MAX_DIM {
@@ -58,14 +69,9 @@ impl SelectShape {
         Ok(self)
     }
 
-    /// The output's dimensions.
-    pub fn output(&self) -> [usize; MAX_RANK] {
-        core::array::from_fn(|i| self.inputs.iter().map(|input| input[i]).max().unwrap_or(1))
-    }
-
     /// Elements of the output.
     pub fn len(&self) -> usize {
-        self.output().iter().product()
+        self.output.iter().product()
     }
 
     /// Whether the output has no elements (never, for decoded parameters).
@@ -75,7 +81,7 @@ impl SelectShape {
 
     /// The indices into the condition, x and y of output element `e`.
     pub fn input_indices(&self, e: usize) -> [usize; 3] {
-        let output = self.output();
+        let output = self.output;
         let mut rest = e;
         let mut indices = [0usize; 3];
         let mut strides = [1usize; 3];
@@ -93,7 +99,7 @@ impl SelectShape {
     }
 }
 
-/// `select`. Words: the [`SelectShape`]'s 18, `element_bytes` (1, 2 or 4). `decode`
+/// `select`. Words: the [`SelectShape`]'s 24, `element_bytes` (1, 2 or 4). `decode`
 /// refuses other sizes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Select {
@@ -162,17 +168,19 @@ impl KernelParams for Select {
     ];
 
     fn encode(&self, out: &mut impl Extend<u32>) {
-        out.extend(self.shape.inputs.iter().flatten().map(|&dim| dim as u32));
+        let dims = self.shape.inputs.iter().flatten().chain(&self.shape.output);
+        out.extend(dims.map(|&dim| dim as u32));
         out.extend([self.element_bytes as u32]);
     }
 
     fn decode(words: &mut Words<'_>) -> Result<Self, KernelError> {
         let mut inputs = [[0usize; MAX_RANK]; 3];
-        for dim in inputs.iter_mut().flatten() {
+        let mut output = [0usize; MAX_RANK];
+        for dim in inputs.iter_mut().flatten().chain(output.iter_mut()) {
             *dim = words.usize()?;
         }
         Self {
-            shape: SelectShape { inputs },
+            shape: SelectShape { inputs, output },
             element_bytes: words.usize()?,
         }
         .validate()
@@ -190,7 +198,7 @@ mod tests {
     #[test]
     fn selects_with_three_way_broadcasting() {
         // condition [2, 1], x [1, 3], y [3]: output [2, 3].
-        let shape = SelectShape::new(&[2, 1], &[1, 3], &[3]).unwrap();
+        let shape = SelectShape::new(&[2, 1], &[1, 3], &[3], &[2, 3]).unwrap();
         let params = Select {
             shape,
             element_bytes: 2,
@@ -207,20 +215,28 @@ mod tests {
             .map(|c| i16::from_le_bytes([c[0], c[1]]))
             .collect();
         assert_eq!(got, [1, 2, 3, -1, -2, -3]);
-        assert!(SelectShape::new(&[2], &[3], &[1]).is_err());
+        assert!(SelectShape::new(&[2], &[3], &[1], &[3]).is_err());
+        // A `true` condition fills the output from one value.
+        let fill = Select {
+            shape: SelectShape::new(&[1], &[1], &[1], &[2, 2]).unwrap(),
+            element_bytes: 1,
+        };
+        let mut out = [0u8; 4];
+        fill.run(&[1], &[7], &[7], &mut out).unwrap();
+        assert_eq!(out, [7; 4]);
     }
 
     #[test]
     fn words_round_trip_and_bad_sizes_are_refused() {
         let params = Select {
-            shape: SelectShape::new(&[4], &[3, 4], &[1]).unwrap(),
+            shape: SelectShape::new(&[4], &[3, 4], &[1], &[3, 4]).unwrap(),
             element_bytes: 4,
         };
         let mut words = Vec::new();
         params.encode(&mut words);
-        assert_eq!(words.len(), 19);
+        assert_eq!(words.len(), 25);
         assert_eq!(Select::decode(&mut Words::new(&words)).unwrap(), params);
-        words[18] = 3;
+        words[24] = 3;
         assert!(Select::decode(&mut Words::new(&words)).is_err());
     }
 }

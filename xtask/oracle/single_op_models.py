@@ -1151,6 +1151,54 @@ def draw_select_v2(r, variant, m):
     return BO.SELECT_V2, OPT.NONE, None, [c, x, y], [z], params, (-2.0, 2.0)
 
 
+FILL_TYPES = {"int8": T.INT8, "int16": T.INT16, "int32": T.INT32, "float32": T.FLOAT32}
+
+
+def typed(r, variant):
+    """The variant's tensor type (after the op's name) and a quantization for int8 and int16."""
+    ttype = FILL_TYPES[variant.split("-")[1]]
+    q = None
+    if ttype == T.INT8:
+        q = (act_scale(r), zp8(r), 0)
+    elif ttype == T.INT16:
+        q = (act_scale(r), 0, 0)
+    return ttype, q
+
+
+def draw_fill(r, variant, m):
+    """FILL: constant dims (int32 or int64), a scalar value input of the output's type;
+    ZEROS_LIKE: an input of any shape; SHAPE: the int32 dimensions of an int8 or float32
+    input; BROADCAST_TO: an input broadcast to a constant shape of up to 5 dimensions."""
+    op_name = VARIANTS[variant][0]
+    ttype, q = typed(r, variant)
+    out = shape(r, r.randint(1, 4), 1, 6)
+    if op_name == "FILL":
+        dims_type, dims_np = r.choice([(T.INT32, np.int32), (T.INT64, np.int64)])
+        dims = m.tensor([len(out)], dims_type, data=np.array(out, dims_np))
+        value = m.tensor([], ttype, q, is_input=True)
+        y = m.tensor(out, ttype, q)
+        return BO.FILL, OPT.NONE, None, [dims, value], [y], dict(dims=out), (-3.0, 3.0)
+    if op_name == "ZEROS_LIKE":
+        x = m.tensor(out, ttype, q, is_input=True)
+        y = m.tensor(out, ttype, q)
+        return BO.ZEROS_LIKE, OPT.NONE, None, [x], [y], dict(shape=out), (-3.0, 3.0)
+    if op_name == "SHAPE":
+        x = m.tensor(out, ttype, q, is_input=True)
+        y = m.tensor([len(out)], T.INT32)
+        o = s.ShapeOptionsT()
+        o.outType = T.INT32
+        return BO.SHAPE, OPT.ShapeOptions, o, [x], [y], dict(shape=out), (-3.0, 3.0)
+    out = shape(r, r.randint(1, 5), 1, 5)
+    dims = [d if r.random() < 0.5 else 1 for d in out]
+    drop = r.randint(0, len(out) - 1) if r.random() < 0.4 else 0
+    input_shape = dims[drop:] or [1]
+    x = m.tensor(input_shape, ttype, q, is_input=True)
+    target = m.tensor([len(out)], T.INT32, data=np.array(out, np.int32))
+    y = m.tensor(out, ttype, q)
+    params = dict(input=input_shape, shape=out)
+    return BO.BROADCAST_TO, OPT.NONE, None, [x, target], [y], params, (-3.0, 3.0)
+
+
 # Variant name -> (op name, drawer).
 VARIANTS = {
     "fully_connected-int8-per-channel": ("FULLY_CONNECTED", draw_fully_connected),
@@ -1298,6 +1346,18 @@ VARIANTS = {
     "select_v2-int8": ("SELECT_V2", draw_select_v2),
     "select_v2-int16": ("SELECT_V2", draw_select_v2),
     "select_v2-float32": ("SELECT_V2", draw_select_v2),
+    "fill-int8": ("FILL", draw_fill),
+    "fill-int32": ("FILL", draw_fill),
+    "fill-float32": ("FILL", draw_fill),
+    "zeros_like-int8": ("ZEROS_LIKE", draw_fill),
+    "zeros_like-int32": ("ZEROS_LIKE", draw_fill),
+    "zeros_like-float32": ("ZEROS_LIKE", draw_fill),
+    "broadcast_to-int8": ("BROADCAST_TO", draw_fill),
+    "broadcast_to-int16": ("BROADCAST_TO", draw_fill),
+    "broadcast_to-int32": ("BROADCAST_TO", draw_fill),
+    "broadcast_to-float32": ("BROADCAST_TO", draw_fill),
+    "shape-int8": ("SHAPE", draw_fill),
+    "shape-float32": ("SHAPE", draw_fill),
 }
 
 

@@ -240,6 +240,7 @@ pub(super) fn lower_select_v2(lowering: &mut Lowering<'_, '_>, op: &Op) -> Resul
         &graph.tensor(condition).shape,
         &graph.tensor(x).shape,
         &graph.tensor(y).shape,
+        &graph.tensor(output).shape,
     )
     .map_err(kernel_error(op))?;
     let element_bytes = ElementType::size(lowering.element_type(x));

@@ -17,6 +17,7 @@
 //! - [`slicing`], SLICE, SPLIT, SPLIT_V, UNPACK and GATHER;
 //! - [`rearrange`], PACK, DEPTH_TO_SPACE and SPACE_TO_DEPTH;
 //! - [`resize`], RESIZE_NEAREST_NEIGHBOR;
+//! - [`fill`], FILL, ZEROS_LIKE, BROADCAST_TO and SHAPE;
 //! - [`logic`], EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND,
 //!   LOGICAL_OR, LOGICAL_NOT and SELECT_V2;
 //! - [`reductions`], ARG_MAX, ARG_MIN, SUM, REDUCE_MAX and REDUCE_MIN.
@@ -25,6 +26,7 @@ mod activations;
 mod cast;
 mod conv;
 mod elementwise;
+mod fill;
 mod fully_connected;
 mod layout;
 mod logic;
@@ -116,7 +118,7 @@ const COMPARED: Lowers = Lowers::Inputs(&[Int8, Int32, Float32]);
 const FLOAT32: Lowers = Lowers::Inputs(&[Float32]);
 
 /// Every supported operator, in the order error messages list them.
-static OPS: [OpEntry; 70] = [
+static OPS: [OpEntry; 74] = [
     OpEntry {
         operator: BuiltinOperator::FullyConnected,
         name: "FULLY_CONNECTED",
@@ -607,6 +609,34 @@ static OPS: [OpEntry; 70] = [
         lower: logic::lower_select_v2,
         lowers: Lowers::InputAt(1, &[Int8, Int16, Float32]),
     },
+    OpEntry {
+        operator: BuiltinOperator::Fill,
+        name: "FILL",
+        rule: fill::check_fill,
+        lower: fill::lower_fill,
+        lowers: Lowers::InputAt(1, &[Int8, Int32, Float32]),
+    },
+    OpEntry {
+        operator: BuiltinOperator::ZerosLike,
+        name: "ZEROS_LIKE",
+        rule: fill::check_zeros_like,
+        lower: fill::lower_fill,
+        lowers: Lowers::Inputs(&[Int8, Int32, Float32]),
+    },
+    OpEntry {
+        operator: BuiltinOperator::BroadcastTo,
+        name: "BROADCAST_TO",
+        rule: fill::check_broadcast_to,
+        lower: fill::lower_fill,
+        lowers: Lowers::Inputs(&[Int8, Int16, Int32, Float32]),
+    },
+    OpEntry {
+        operator: BuiltinOperator::Shape,
+        name: "SHAPE",
+        rule: fill::check_shape,
+        lower: fill::lower_fill,
+        lowers: Lowers::Any,
+    },
 ];
 
 /// The supported operator with builtin code `code`, if any.
@@ -706,7 +736,8 @@ mod tests {
              UNPACK, GATHER, ARG_MAX, ARG_MIN, SUM, REDUCE_MAX, REDUCE_MIN, PACK, \
              DEPTH_TO_SPACE, SPACE_TO_DEPTH, PADV2, \
              RESIZE_NEAREST_NEIGHBOR, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, \
-             GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, SELECT_V2"
+             GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, SELECT_V2, FILL, ZEROS_LIKE, \
+             BROADCAST_TO, SHAPE"
         );
         assert_eq!(
             supported_lowerings(),
@@ -736,7 +767,8 @@ mod tests {
              float32), NOT_EQUAL (int8, int32, float32), LESS (int8, int32, float32), \
              LESS_EQUAL (int8, int32, float32), GREATER (int8, int32, float32), GREATER_EQUAL \
              (int8, int32, float32), LOGICAL_AND (bool), LOGICAL_OR (bool), LOGICAL_NOT \
-             (bool), SELECT_V2 (int8, int16, float32)"
+             (bool), SELECT_V2 (int8, int16, float32), FILL (int8, int32, float32), ZEROS_LIKE \
+             (int8, int32, float32), BROADCAST_TO (int8, int16, int32, float32), SHAPE"
         );
     }
 }

@@ -1,10 +1,10 @@
-// select: ember-kernels' `Select` (TFLM's SELECT_V2): `condition ? x : y` with the three
-// inputs broadcast together, elements of 1, 2 or 4 bytes moved as they are, a condition byte
+// select: ember-kernels' `Select` (TFLM's SELECT_V2; FILL, ZEROS_LIKE, BROADCAST_TO and SHAPE
+// with a `true` condition): `condition ? x : y` with the three inputs broadcast to the output, elements of 1, 2 or 4 bytes moved as they are, a condition byte
 // other than 0 read as true. Each invocation computes whole words of the output, keeping the
 // bytes of a word outside it; the output must not alias an input.
 //
-// Parameter words: 0..=5 the condition's dimensions, 6..=11 x's, 12..=17 y's (right-aligned
-// with leading 1s; each 1 or the output's), 18 element_bytes.
+// Parameter words: 0..=5 the condition's dimensions, 6..=11 x's, 12..=17 y's, 18..=23 the
+// output's (right-aligned with leading 1s; each input's 1 or the output's), 24 element_bytes.
 
 @group(0) @binding(0) var<storage, read> condition: array<u32>;
 @group(0) @binding(1) var<storage, read> x: array<u32>;
@@ -15,14 +15,13 @@ fn byte_of(word: u32, b: u32) -> u32 {
     return (word >> (8u * (b % 4u))) & 0xffu;
 }
 
-// Output dimension `d`: the largest of the three.
 fn output_dim(d: u32) -> u32 {
-    return max(param(d), max(param(d + 6u), param(d + 12u)));
+    return param(d + 18u);
 }
 
 // Byte `i` of the output.
 fn output_byte(i: u32) -> u32 {
-    let size = param(18u);
+    let size = param(24u);
     var rest = i / size;
     var at = vec3<u32>(0u);
     var stride = vec3<u32>(1u);
@@ -51,7 +50,7 @@ fn main(
     @builtin(num_workgroups) count: vec3<u32>,
     @builtin(local_invocation_index) lane: u32,
 ) {
-    var n = param(18u);
+    var n = param(24u);
     for (var d = 0u; d < 6u; d++) {
         n *= output_dim(d);
     }
