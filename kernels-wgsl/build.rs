@@ -29,7 +29,9 @@ use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
+use ember_kernels::gather_nd::GatherNd;
 use ember_kernels::hard_swish::HardSwishS8;
+use ember_kernels::l2_normalization::{L2NormalizationF32, L2NormalizationS8};
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::log_softmax::LogSoftmaxF32;
 use ember_kernels::logical::Logical;
@@ -41,20 +43,26 @@ use ember_kernels::math_f32::{
 };
 use ember_kernels::maximum_minimum::{MaximumF32, MaximumS8, MinimumF32, MinimumS8};
 use ember_kernels::mean::{MeanF32, MeanS8};
+use ember_kernels::mirror_pad::MirrorPad;
 use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
-use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
+use ember_kernels::pooling::{
+    AveragePool2dF32, AveragePool2dS8, L2Pool2dF32, MaxPool2dF32, MaxPool2dS8,
+};
 use ember_kernels::prelu::{PreluF32, PreluS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
 use ember_kernels::reduce::{ReduceMaxF32, ReduceMaxS8, ReduceMinF32, ReduceMinS8, SumF32};
+use ember_kernels::resize_bilinear::{ResizeBilinearF32, ResizeBilinearS8};
 use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
 use ember_kernels::select::Select;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
+use ember_kernels::space_batch::SpaceBatch;
 use ember_kernels::strided_slice::StridedSlice;
 use ember_kernels::sub::SubS8;
 use ember_kernels::tanh::{TanhF32, TanhS8};
 use ember_kernels::transpose::Transpose;
+use ember_kernels::transpose_conv::{TransposeConvF32, TransposeConvS8};
 use ember_kernels::{builtin, KernelParams};
 use hal_core::contract::Access;
 
@@ -134,6 +142,8 @@ const SHARED: &[(&str, &[&str])] = &[
         "gather_bytes.wgsl",
         &[
             "pad",
+            "mirror_pad",
+            "space_batch",
             "transpose",
             "strided_slice",
             "resize_nearest_neighbor",
@@ -142,7 +152,13 @@ const SHARED: &[(&str, &[&str])] = &[
     // gemmlowp's fixed point.
     (
         "fixed_point.wgsl",
-        &["softmax_s8", "softmax_s8_s16", "logistic_s8", "tanh_s8"],
+        &[
+            "softmax_s8",
+            "softmax_s8_s16",
+            "logistic_s8",
+            "tanh_s8",
+            "l2_normalization_s8",
+        ],
     ),
     // The int8 activations' bindings and saturation.
     ("act_s8.wgsl", &["logistic_s8", "tanh_s8"]),
@@ -170,16 +186,21 @@ const SHARED: &[(&str, &[&str])] = &[
             "logistic_s8",
             "tanh_s8",
             "max_pool2d_s8",
+            "resize_bilinear_s8",
+            "l2_normalization_s8",
         ],
     ),
     // The float division the reference rounds correctly.
     (
         "div_rn.wgsl",
         &[
+            "l2_pool2d_f32",
+            "l2_normalization_f32",
             "average_pool2d_f32",
             "quantize_f32_s8",
             "div_f32",
             "resize_nearest_neighbor",
+            "resize_bilinear_f32",
         ],
     ),
     // The loop of a broadcasting float binary op (add_f32, mul_f32 given constants).
@@ -247,10 +268,14 @@ const SHARED: &[(&str, &[&str])] = &[
             "max_pool2d_s8",
             "average_pool2d_f32",
             "max_pool2d_f32",
+            "l2_pool2d_f32",
         ],
     ),
     // Bindings and loop of the float pooling kernels.
-    ("pool_f32.wgsl", &["average_pool2d_f32", "max_pool2d_f32"]),
+    (
+        "pool_f32.wgsl",
+        &["average_pool2d_f32", "max_pool2d_f32", "l2_pool2d_f32"],
+    ),
     // MEAN's shape and reduced axes.
     (
         "mean_shape.wgsl",
@@ -271,6 +296,9 @@ const SHARED: &[(&str, &[&str])] = &[
     ),
     // Bindings and reduction of the int8 ones.
     ("reduce_s8.wgsl", &["reduce_max_s8", "reduce_min_s8"]),
+    // The int8 window kernels' bindings, loads and output stage, for the transpose
+    // convolution's gather.
+    ("window_s8.wgsl", &["transpose_conv_s8"]),
 ];
 
 /// The TFLite op set's kernels: each one's name and, for each binding it declares, whether
@@ -361,6 +389,16 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<Logical>(),
         op::<Select>(),
         op::<SubS8>(),
+        op::<MirrorPad>(),
+        op::<SpaceBatch>(),
+        op::<GatherNd>(),
+        op::<L2NormalizationS8>(),
+        op::<L2NormalizationF32>(),
+        op::<L2Pool2dF32>(),
+        op::<ResizeBilinearS8>(),
+        op::<ResizeBilinearF32>(),
+        op::<TransposeConvS8>(),
+        op::<TransposeConvF32>(),
     ]
 }
 

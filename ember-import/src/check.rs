@@ -400,6 +400,13 @@ pub(crate) fn weights_types(
         (Float32, Float32, Float32) => Float32,
         (Int8, Int8, Int8) => Int32,
         (Int16, Int8, Int16) => Int64,
+        (Float32, Int8 | ElementType::Uint8, _) => {
+            return Err(ctx.type_err(format!(
+                "{input}, {weights}: a hybrid op (float32 activations, 8-bit weights), which \
+                 TFLM refuses (\"Hybrid models are not supported on TFLite Micro.\"): convert \
+                 the model with full integer quantization, or keep its weights float32"
+            )))
+        }
         _ => {
             return Err(ctx.type_err(format!(
                 "{input}, {weights}, {output}: supported input/weights/output types are \

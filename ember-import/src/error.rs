@@ -300,7 +300,7 @@ impl ImportError {
 }
 
 /// Every refusal of one model, in the order found (tensors, then ops): its `Display` lists
-/// the unsupported operators once (`RESIZE_BILINEAR at 2 ops: 0, 2; GELU at op 1`) with
+/// the unsupported operators once (`LSH_PROJECTION at 2 ops: 0, 2; GELU at op 1`) with
 /// the supported operators after them, then every other refusal on a line of its own,
 /// each naming its op or tensor and what is supported instead.
 #[derive(Debug)]

@@ -251,6 +251,8 @@ pub enum OpKind {
     AveragePool2d(Pool2dOptions),
     /// MAX_POOL_2D: inputs `[input]`.
     MaxPool2d(Pool2dOptions),
+    /// L2_POOL_2D: inputs `[input]`.
+    L2Pool2d(Pool2dOptions),
     /// ADD with broadcasting: inputs `[a, b]`.
     Add {
         /// Fused activation.
@@ -341,6 +343,10 @@ pub enum OpKind {
         /// Leading dimensions shared by input and indices.
         batch_dims: usize,
     },
+    /// GATHER_ND: inputs `[input, indices]`; slices named by rows of indices.
+    GatherNd,
+    /// L2_NORMALIZATION over the last dimension: inputs `[input]`.
+    L2Normalization,
     /// SUM, REDUCE_MAX or REDUCE_MIN: inputs `[input, axes]`.
     Reduce {
         /// Which.
@@ -382,6 +388,13 @@ pub enum OpKind {
         /// TFLite's `half_pixel_centers`.
         half_pixel_centers: bool,
     },
+    /// RESIZE_BILINEAR over NHWC: inputs `[input, size]`.
+    ResizeBilinear {
+        /// TFLite's `align_corners`.
+        align_corners: bool,
+        /// TFLite's `half_pixel_centers` (not with `align_corners`).
+        half_pixel_centers: bool,
+    },
     /// PADV2: inputs `[input, paddings, constant_values?]`, padded with the constant (the
     /// output's zero point, or 0, without it).
     PadV2 {
@@ -414,6 +427,37 @@ pub enum OpKind {
     BroadcastTo,
     /// SHAPE: inputs `[x]`, its dimensions as int32.
     Shape,
+    /// SPACE_TO_BATCH_ND: inputs `[input, block_shape, paddings]`.
+    SpaceToBatchNd {
+        /// The block per spatial dimension.
+        block: Vec<usize>,
+        /// `(before, after)` per spatial dimension.
+        pads: Vec<(usize, usize)>,
+    },
+    /// BATCH_TO_SPACE_ND: inputs `[input, block_shape, crops]`.
+    BatchToSpaceNd {
+        /// The block per spatial dimension.
+        block: Vec<usize>,
+        /// `(before, after)` per spatial dimension.
+        crops: Vec<(usize, usize)>,
+    },
+    /// MIRROR_PAD: inputs `[input, paddings]`.
+    MirrorPad {
+        /// `(before, after)` per dimension.
+        paddings: Vec<(usize, usize)>,
+        /// REFLECT (the edge not repeated), else SYMMETRIC.
+        reflect: bool,
+    },
+    /// TRANSPOSE_CONV over NHWC: inputs `[output_shape, weights, input, bias?]`, weights
+    /// OHWI; the output tensor's shape is the output's.
+    TransposeConv {
+        /// Padding, computed over the output's height and width.
+        padding: Padding,
+        /// Stride.
+        stride: Hw,
+        /// Fused activation.
+        activation: Activation,
+    },
 }
 
 impl OpKind {
@@ -425,6 +469,7 @@ impl OpKind {
             Self::DepthwiseConv2d(_) => "DEPTHWISE_CONV_2D",
             Self::AveragePool2d(_) => "AVERAGE_POOL_2D",
             Self::MaxPool2d(_) => "MAX_POOL_2D",
+            Self::L2Pool2d(_) => "L2_POOL_2D",
             Self::Add { .. } => "ADD",
             Self::Mul { .. } => "MUL",
             Self::Softmax { .. } => "SOFTMAX",
@@ -448,6 +493,8 @@ impl OpKind {
             Self::Split { .. } => "SPLIT",
             Self::SplitV { .. } => "SPLIT_V",
             Self::Unpack { .. } => "UNPACK",
+            Self::GatherNd => "GATHER_ND",
+            Self::L2Normalization => "L2_NORMALIZATION",
             Self::Gather { .. } => "GATHER",
             Self::ArgMax { .. } => "ARG_MAX",
             Self::Reduce { op, .. } => op.name(),
@@ -457,6 +504,7 @@ impl OpKind {
             Self::SpaceToDepth { .. } => "SPACE_TO_DEPTH",
             Self::PadV2 { .. } => "PADV2",
             Self::ResizeNearestNeighbor { .. } => "RESIZE_NEAREST_NEIGHBOR",
+            Self::ResizeBilinear { .. } => "RESIZE_BILINEAR",
             Self::Binary { op, .. } => op.name(),
             Self::Comparison(predicate) => match predicate {
                 Predicate::Equal => "EQUAL",
@@ -474,6 +522,10 @@ impl OpKind {
             Self::ZerosLike => "ZEROS_LIKE",
             Self::BroadcastTo => "BROADCAST_TO",
             Self::Shape => "SHAPE",
+            Self::MirrorPad { .. } => "MIRROR_PAD",
+            Self::SpaceToBatchNd { .. } => "SPACE_TO_BATCH_ND",
+            Self::BatchToSpaceNd { .. } => "BATCH_TO_SPACE_ND",
+            Self::TransposeConv { .. } => "TRANSPOSE_CONV",
         }
     }
 
@@ -531,7 +583,7 @@ impl fmt::Display for OptionsDisplay<'_> {
                 o.depth_multiplier,
                 o.activation.name()
             ),
-            OpKind::AveragePool2d(o) | OpKind::MaxPool2d(o) => write!(
+            OpKind::AveragePool2d(o) | OpKind::MaxPool2d(o) | OpKind::L2Pool2d(o) => write!(
                 f,
                 "padding={} stride={} filter={} activation={}",
                 padding(o.padding),
@@ -557,6 +609,10 @@ impl fmt::Display for OptionsDisplay<'_> {
             | OpKind::ArgMin { axis } => write!(f, "axis={axis}"),
             OpKind::Gather { axis, batch_dims } => write!(f, "axis={axis} batch_dims={batch_dims}"),
             OpKind::ResizeNearestNeighbor {
+                align_corners,
+                half_pixel_centers,
+            }
+            | OpKind::ResizeBilinear {
                 align_corners,
                 half_pixel_centers,
             } => write!(
@@ -599,7 +655,28 @@ impl fmt::Display for OptionsDisplay<'_> {
             | OpKind::Fill
             | OpKind::ZerosLike
             | OpKind::BroadcastTo
-            | OpKind::Shape => Ok(()),
+            | OpKind::Shape
+            | OpKind::GatherNd
+            | OpKind::L2Normalization => Ok(()),
+            OpKind::SpaceToBatchNd { block, pads } => {
+                write!(f, "block={block:?} paddings={pads:?}")
+            }
+            OpKind::BatchToSpaceNd { block, crops } => write!(f, "block={block:?} crops={crops:?}"),
+            OpKind::MirrorPad { paddings, reflect } => write!(
+                f,
+                "paddings={paddings:?} mode={}",
+                if *reflect { "REFLECT" } else { "SYMMETRIC" }
+            ),
+            OpKind::TransposeConv {
+                padding: p,
+                stride,
+                activation,
+            } => write!(
+                f,
+                "padding={} stride={stride} activation={}",
+                padding(*p),
+                activation.name()
+            ),
         }
     }
 }

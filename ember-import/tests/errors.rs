@@ -229,17 +229,17 @@ fn unsupported_operators() {
         deprecated_builtin_code: deprecated,
         ..Default::default()
     };
-    let resize = only_op_0(builtin(
-        BuiltinOperator::ResizeBilinear,
-        BuiltinOperator::ResizeBilinear as i32 as i8,
+    let lsh = only_op_0(builtin(
+        BuiltinOperator::LshProjection,
+        BuiltinOperator::LshProjection as i32 as i8,
     ));
-    let e = refused(&resize);
+    let e = refused(&lsh);
     assert!(
-        matches!(e, ImportError::UnsupportedOp { ref op } if *op == op_site(0, "RESIZE_BILINEAR"))
+        matches!(e, ImportError::UnsupportedOp { ref op } if *op == op_site(0, "LSH_PROJECTION"))
     );
     let text = e.to_string();
     assert!(
-        text.starts_with("op 0 (RESIZE_BILINEAR): unsupported operator"),
+        text.starts_with("op 0 (LSH_PROJECTION): unsupported operator"),
         "{text}"
     );
     assert!(
@@ -276,10 +276,10 @@ fn every_refusal_in_one_report() {
         return;
     };
     let several = rewrite(&bytes, |m| {
-        // Every op of operator code 0 becomes RESIZE_BILINEAR, then op 1 GELU.
+        // Every op of operator code 0 becomes LSH_PROJECTION, then op 1 GELU.
         let codes = m.operator_codes.as_mut().unwrap();
-        codes[0].builtin_code = BuiltinOperator::ResizeBilinear;
-        codes[0].deprecated_builtin_code = BuiltinOperator::ResizeBilinear as i32 as i8;
+        codes[0].builtin_code = BuiltinOperator::LshProjection;
+        codes[0].deprecated_builtin_code = BuiltinOperator::LshProjection as i32 as i8;
         codes.push(tflite::OperatorCode {
             builtin_code: BuiltinOperator::Gelu,
             deprecated_builtin_code: 127,
@@ -294,13 +294,13 @@ fn every_refusal_in_one_report() {
     };
     assert_eq!(
         report.unsupported_operators(),
-        vec![("RESIZE_BILINEAR", vec![0, 2]), ("GELU", vec![1])]
+        vec![("LSH_PROJECTION", vec![0, 2]), ("GELU", vec![1])]
     );
     assert_eq!(report.problems.len(), 4, "{report}");
     let text = report.to_string();
     for line in [
         "the model asks for 4 things the importer does not take:",
-        "- unsupported operators: RESIZE_BILINEAR at 2 ops: 0, 2; GELU at op 1",
+        "- unsupported operators: LSH_PROJECTION at 2 ops: 0, 2; GELU at op 1",
         "  supported: FULLY_CONNECTED, CONV_2D",
         "- tensor 7 `",
     ] {
@@ -664,6 +664,21 @@ fn types_that_disagree() {
         first(&refused(&float_input)),
         ImportError::OpType { .. }
     ));
+    // Float activations over int8 weights: a hybrid model, refused as TFLM refuses it, in
+    // one line that says so.
+    let hybrid = rewrite(&bytes, |m| {
+        for id in [0, 7] {
+            tensor(m, id).type_ = TensorType::Float32;
+            tensor(m, id).quantization = None;
+        }
+    });
+    let text = first(&refused(&hybrid)).to_string();
+    assert!(
+        text.contains("a hybrid op (float32 activations, 8-bit weights)")
+            && text.contains("Hybrid models are not supported on TFLite Micro.")
+            && !text.contains('\n'),
+        "{text}"
+    );
 }
 
 #[test]

@@ -11,7 +11,8 @@
 //! not failed, and its error must name the op; anything else that goes wrong (a parse or
 //! lowering error, a run error, a differing element) fails the test, each listed with the
 //! model's parameters and its first differing elements. Without the folder the test says
-//! SKIPPED, loudly, and checks nothing.
+//! SKIPPED, loudly, and checks nothing. `EMBER_ORACLE_OPS=DIR` reads the models from `DIR`
+//! instead (a generator run with `-o DIR`, `--only` some variants).
 
 use ember_import::{lower, parse, LowerError};
 use ember_npy::compare::Differences;
@@ -22,8 +23,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// `EMBER_ORACLE_OPS`, else the workspace's `target/oracle-ops`.
 fn ops_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracle-ops")
+    std::env::var_os("EMBER_ORACLE_OPS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracle-ops"),
+        PathBuf::from,
+    )
 }
 
 /// Every model with a tenth of this index runs on the worker pool as well.

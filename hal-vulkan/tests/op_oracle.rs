@@ -4,12 +4,12 @@
 //! driver.
 //!
 //! The models and TFLM's outputs are under `target/oracle-ops/<variant>/<n>/` (`cargo
-//! xtask oracle --ops`, which `cargo xtask test` runs first); without them this test says so
-//! loudly and checks nothing. It runs every model (`EMBER_OP_ORACLE_EVERY=N`, every `N`th
-//! of each variant). A model the importer refuses is counted (ember-run's own test holds
-//! the refusal to naming the op); anything else that goes wrong (a kernel with no SPIR-V, a
-//! lowering or load error, a run error, a differing element, a validation message) fails
-//! the test.
+//! xtask oracle --ops`, which `cargo xtask test` runs first; `EMBER_ORACLE_OPS=DIR` reads
+//! them from `DIR` instead); without them this test says so loudly and checks nothing. It
+//! runs every model (`EMBER_OP_ORACLE_EVERY=N`, every `N`th of each variant). A model the
+//! importer refuses is counted (ember-run's own test holds the refusal to naming the op);
+//! anything else that goes wrong (a kernel with no SPIR-V, a lowering or load error, a run
+//! error, a differing element, a validation message) fails the test.
 
 mod common;
 
@@ -25,8 +25,12 @@ use hal_core::{Device, ExecutableSource};
 use hal_vulkan::VulkanDevice;
 use std::path::{Path, PathBuf};
 
+/// `EMBER_ORACLE_OPS`, else the workspace's `target/oracle-ops`.
 fn ops_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracle-ops")
+    std::env::var_os("EMBER_ORACLE_OPS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracle-ops"),
+        PathBuf::from,
+    )
 }
 
 /// The generator's `op` and `params` for a model's folder.

@@ -15,7 +15,9 @@ use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
+use ember_kernels::gather_nd::GatherNd;
 use ember_kernels::hard_swish::HardSwishS8;
+use ember_kernels::l2_normalization::{L2NormalizationF32, L2NormalizationS8};
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::log_softmax::LogSoftmaxF32;
 use ember_kernels::logical::Logical;
@@ -27,20 +29,26 @@ use ember_kernels::math_f32::{
 };
 use ember_kernels::maximum_minimum::{MaximumF32, MaximumS8, MinimumF32, MinimumS8};
 use ember_kernels::mean::{MeanF32, MeanS8};
+use ember_kernels::mirror_pad::MirrorPad;
 use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
-use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
+use ember_kernels::pooling::{
+    AveragePool2dF32, AveragePool2dS8, L2Pool2dF32, MaxPool2dF32, MaxPool2dS8,
+};
 use ember_kernels::prelu::{PreluF32, PreluS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
 use ember_kernels::reduce::{ReduceMaxF32, ReduceMaxS8, ReduceMinF32, ReduceMinS8, SumF32};
+use ember_kernels::resize_bilinear::{ResizeBilinearF32, ResizeBilinearS8};
 use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
 use ember_kernels::select::Select;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
+use ember_kernels::space_batch::SpaceBatch;
 use ember_kernels::strided_slice::StridedSlice;
 use ember_kernels::sub::SubS8;
 use ember_kernels::tanh::{TanhF32, TanhS8};
 use ember_kernels::transpose::Transpose;
+use ember_kernels::transpose_conv::{TransposeConvF32, TransposeConvS8};
 use ember_kernels::{KernelParams, Words};
 
 /// `P`'s decode and length check, as hal-local's kernel runs them.
@@ -157,7 +165,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 74] = [
+pub(crate) const OPS: [SpirvKernel; 84] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -250,6 +258,16 @@ pub(crate) const OPS: [SpirvKernel; 74] = [
     op::<Logical>(spirv::LOGICAL, params_of!(Logical)),
     op::<Select>(spirv::SELECT, params_of!(Select)),
     op::<SubS8>(spirv::SUB_S8, params_of!(SubS8)),
+    op::<MirrorPad>(spirv::MIRROR_PAD, params_of!(MirrorPad)),
+    op::<SpaceBatch>(spirv::SPACE_BATCH, params_of!(SpaceBatch)),
+    op::<GatherNd>(spirv::GATHER_ND, params_of!(GatherNd)),
+    op::<L2NormalizationS8>(spirv::L2_NORMALIZATION_S8, params_of!(L2NormalizationS8)),
+    op::<L2NormalizationF32>(spirv::L2_NORMALIZATION_F32, params_of!(L2NormalizationF32)),
+    op::<L2Pool2dF32>(spirv::L2_POOL2D_F32, params_of!(L2Pool2dF32)),
+    op::<ResizeBilinearS8>(spirv::RESIZE_BILINEAR_S8, params_of!(ResizeBilinearS8)),
+    op::<ResizeBilinearF32>(spirv::RESIZE_BILINEAR_F32, params_of!(ResizeBilinearF32)),
+    op::<TransposeConvS8>(spirv::TRANSPOSE_CONV_S8, params_of!(TransposeConvS8)),
+    op::<TransposeConvF32>(spirv::TRANSPOSE_CONV_F32, params_of!(TransposeConvF32)),
 ];
 
 #[cfg(test)]
@@ -337,6 +355,16 @@ mod tests {
             "logical",
             "select",
             "sub_s8",
+            "mirror_pad",
+            "space_batch",
+            "gather_nd",
+            "l2_normalization_s8",
+            "l2_normalization_f32",
+            "l2_pool2d_f32",
+            "resize_bilinear_s8",
+            "resize_bilinear_f32",
+            "transpose_conv_s8",
+            "transpose_conv_f32",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

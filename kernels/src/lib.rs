@@ -26,10 +26,13 @@ mod copy;
 pub mod depthwise_conv2d;
 pub mod fully_connected;
 pub mod gather;
+pub mod gather_nd;
+pub mod l2_normalization;
 pub mod logical;
 pub mod math_f32;
 pub mod maximum_minimum;
 pub mod mean;
+pub mod mirror_pad;
 pub mod mul;
 #[cfg(all(
     any(ember_blocked, test),
@@ -44,6 +47,7 @@ pub mod pooling;
 pub mod prelu;
 pub mod quant;
 pub mod reduce;
+pub mod resize_bilinear;
 pub mod resize_nearest_neighbor;
 mod row_major;
 mod row_tiles;
@@ -53,6 +57,7 @@ pub mod separable_conv2d;
 mod shape;
 #[cfg(any(ember_dsp, test))]
 mod simd;
+pub mod space_batch;
 pub mod strided_slice;
 pub mod sub;
 #[cfg(any(ember_blocked, test))]
@@ -100,4 +105,5 @@ pub mod lut_s8;
 pub mod quantize;
 pub mod softmax;
 pub mod tanh;
+pub mod transpose_conv;
 pub mod unary_f32;

@@ -276,6 +276,18 @@ pool_params!(
     true
 );
 pool_params!(
+    L2Pool2dF32,
+    "l2_pool2d_f32",
+    4,
+    "`l2_pool2d_f32`: float L2 pooling (TFLM's reference `L2Pool`). Words: [`Pool2dShape`]'s \
+     12, `act_min`, `act_max` (`f32` bits). Decode refuses windows that miss the input \
+     entirely.",
+    f32,
+    act_range_f32,
+    [],
+    true
+);
+pool_params!(
     MaxPool2dS8,
     "max_pool2d_s8",
     1,
@@ -343,6 +355,26 @@ impl AveragePool2dF32 {
             0.0f32,
             |acc, x| *acc += x,
             |acc, count| clamp_f32(acc / count as f32, lo, hi),
+        )
+    }
+}
+
+impl L2Pool2dF32 {
+    /// Checks each binding's length in bytes against the parameters.
+    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
+        self.shape.check(binding_lens, 4)
+    }
+
+    /// Runs the pooling: the squares of the window's cells inside the input summed from 0
+    /// in row-major order, divided by their count, the square root clamped.
+    pub fn run(&self, input: &[f32], output: &mut [f32]) -> Result<(), KernelError> {
+        let (lo, hi) = (self.act_min, self.act_max);
+        self.shape.check_and_pool(
+            input,
+            output,
+            0.0f32,
+            |acc, x| *acc += x * x,
+            |acc, count| clamp_f32(libm::sqrtf(acc / count as f32), lo, hi),
         )
     }
 }

@@ -347,7 +347,8 @@ def draw_pool(r, variant, m):
     o.strideH, o.strideW = sh, sw_
     o.filterHeight, o.filterWidth = fh, fw
     o.fusedActivationFunction = activation
-    opcode = BO.AVERAGE_POOL_2D if variant.startswith("average") else BO.MAX_POOL_2D
+    opcode = {"AVERAGE_POOL_2D": BO.AVERAGE_POOL_2D, "MAX_POOL_2D": BO.MAX_POOL_2D,
+              "L2_POOL_2D": BO.L2_POOL_2D}[VARIANTS[variant][0]]
     return opcode, OPT.Pool2DOptions, o, [x], [y], params, None
 
 
@@ -511,6 +512,68 @@ def draw_pad(r, variant, m):
     p = m.tensor([len(a), 2], T.INT32, data=np.array(pads, np.int32))
     y = m.tensor(out, ttype, q)
     return BO.PAD, OPT.PadOptions, s.PadOptionsT(), [x, p], [y], params, None
+
+
+def draw_mirror_pad(r, variant, m):
+    """MIRROR_PAD, REFLECT or SYMMETRIC, each padding at most the dimension (less one for
+    REFLECT), int32 or int64 paddings."""
+    ttype, q = dtype_and_q(r, variant)
+    reflect = r.random() < 0.5
+    offset = 1 if reflect else 0
+    a = shape(r, r.choice([1, 2, 3, 4, 4, 5]), 1, 5)
+    pads = [[r.randint(0, min(3, d - offset)), r.randint(0, min(3, d - offset))] for d in a]
+    out = [d + p[0] + p[1] for d, p in zip(a, pads)]
+    params = dict(input=a, paddings=pads, mode="REFLECT" if reflect else "SYMMETRIC")
+    x = m.tensor(a, ttype, q, is_input=True)
+    pad_type, pad_np = r.choice([(T.INT32, np.int32), (T.INT64, np.int64)])
+    p = m.tensor([len(a), 2], pad_type, data=np.array(pads, pad_np))
+    y = m.tensor(out, ttype, q)
+    o = s.MirrorPadOptionsT()
+    o.mode = s.MirrorPadMode.REFLECT if reflect else s.MirrorPadMode.SYMMETRIC
+    return BO.MIRROR_PAD, OPT.MirrorPadOptions, o, [x, p], [y], params, None
+
+
+def draw_space_batch(r, variant, m):
+    """SPACE_TO_BATCH_ND (paddings making each spatial dimension a multiple of its block) and
+    BATCH_TO_SPACE_ND (crops within the grown dimensions), on rank-4 NHWC or rank-3 inputs,
+    int32 block and paddings."""
+    ttype, q = dtype_and_q(r, variant)
+    to_batch = VARIANTS[variant][0] == "SPACE_TO_BATCH_ND"
+    rank = r.choice([3, 4, 4, 4])
+    spatial = rank - 2
+    block = [r.randint(1, 3) for _ in range(spatial)]
+    batch, depth = r.randint(1, 2), r.randint(1, 4)
+    if to_batch:
+        dims, pads = [], []
+        for size in block:
+            grown = size * r.randint(1, 4)
+            dim = r.randint(1, grown)
+            before = r.randint(0, grown - dim)
+            dims.append(dim)
+            pads.append([before, grown - dim - before])
+        a = [batch] + dims + [depth]
+        out = [batch * int(np.prod(block))] + [
+            (d + p[0] + p[1]) // size for d, p, size in zip(dims, pads, block)] + [depth]
+        opcode, pairs = BO.SPACE_TO_BATCH_ND, pads
+        o, opt = s.SpaceToBatchNDOptionsT(), OPT.SpaceToBatchNDOptions
+    else:
+        dims = [r.randint(1, 4) for _ in block]
+        crops = []
+        for d, size in zip(dims, block):
+            grown = d * size
+            total = r.randint(0, min(grown - 1, 3))
+            before = r.randint(0, total)
+            crops.append([before, total - before])
+        a = [batch * int(np.prod(block))] + dims + [depth]
+        out = [batch] + [d * size - c[0] - c[1] for d, size, c in zip(dims, block, crops)] + [depth]
+        opcode, pairs = BO.BATCH_TO_SPACE_ND, crops
+        o, opt = s.BatchToSpaceNDOptionsT(), OPT.BatchToSpaceNDOptions
+    x = m.tensor(a, ttype, q, is_input=True)
+    b = m.tensor([spatial], T.INT32, data=np.array(block, np.int32))
+    p = m.tensor([spatial, 2], T.INT32, data=np.array(pairs, np.int32))
+    y = m.tensor(out, ttype, q)
+    params = dict(input=a, block=block, pairs=pairs, output=out)
+    return opcode, opt, o, [x, b, p], [y], params, None
 
 
 def draw_reduce(r, variant, m):
@@ -914,6 +977,35 @@ def draw_resize_nearest(r, variant, m):
             params, None)
 
 
+def draw_resize_bilinear(r, variant, m):
+    # The input and output share their quantization (TFLM interpolates the raw int8 values).
+    ttype, q = dtype_and_q(r, variant)
+    n, h, w, c = r.randint(1, 2), r.randint(1, 7), r.randint(1, 7), r.randint(1, 4)
+    kind = r.random()
+    if kind < 0.3:  # the usual upsampling by a whole factor
+        factor = r.randint(2, 3)
+        oh, ow = h * factor, w * factor
+    elif kind < 0.5:  # downsampling
+        oh, ow = r.randint(1, h), r.randint(1, w)
+    elif kind < 0.6:  # one long row: the fixed-point scales' rounding over many positions
+        n, h, c = 1, 1, 1
+        w, oh, ow = r.randint(2, 40), r.randint(1, 2), r.randint(1, 64)
+    else:
+        oh, ow = r.randint(1, 16), r.randint(1, 16)
+    mode = r.randrange(3)  # TFLM refuses align_corners with half_pixel_centers
+    align, half = mode == 1, mode == 2
+    params = dict(input=[n, h, w, c], size=[oh, ow], align_corners=align,
+                  half_pixel_centers=half)
+    x = m.tensor([n, h, w, c], ttype, q, is_input=True)
+    size = m.tensor([2], T.INT32, data=np.array([oh, ow], np.int32))
+    y = m.tensor([n, oh, ow, c], ttype, q)
+    o = s.ResizeBilinearOptionsT()
+    o.alignCorners = align
+    o.halfPixelCenters = half
+    fr = None if q else (-4.0, 4.0)
+    return (BO.RESIZE_BILINEAR, OPT.ResizeBilinearOptions, o, [x, size], [y], params, fr)
+
+
 CAST_TYPES = {"int8": T.INT8, "int16": T.INT16, "int32": T.INT32, "float32": T.FLOAT32}
 # A float range each integer type holds after truncation (and beyond, for int8's wrapping).
 CAST_RANGE = {"int8": (-300.0, 300.0), "int16": (-40000.0, 40000.0),
@@ -949,6 +1041,41 @@ def draw_gather(r, variant, m):
     o.axis = signed_axis
     o.batchDims = batch_dims
     return BO.GATHER, OPT.GatherOptions, o, [x, ix], [y], params, None
+
+
+def draw_gather_nd(r, variant, m):
+    """GATHER_ND: constant int32 index rows of depth 1 to the input's rank (at most 5), each
+    inside the input, over up to two leading index dimensions."""
+    ttype, q = dtype_and_q(r, variant)
+    a = shape(r, r.randint(1, 5), 1, 5)
+    depth = r.randint(1, min(len(a), 5))
+    rows = shape(r, r.randint(0, 2), 1, 4)
+    count = int(np.prod(rows, dtype=np.int64))
+    values = np.array([[r.randrange(a[d]) for d in range(depth)] for _ in range(count)], np.int32)
+    index_shape = rows + [depth]
+    out = rows + a[depth:]
+    x = m.tensor(a, ttype, q, is_input=True)
+    ix = m.tensor(index_shape, T.INT32, data=values.reshape(index_shape))
+    y = m.tensor(out, ttype, q)
+    params = dict(input=a, indices=index_shape)
+    return BO.GATHER_ND, OPT.GatherNdOptions, s.GatherNdOptionsT(), [x, ix], [y], params, None
+
+
+def draw_l2_normalization(r, variant, m):
+    """L2_NORMALIZATION over the last dimension, rank 1 to 4: float32, or int8 with the
+    converter's output quantization (1/128, 0) and any input quantization."""
+    a = shape(r, r.randint(1, 4), 1, 6)
+    if r.random() < 0.3:
+        a[-1] = r.randint(8, 64)
+    if "int8" in variant:
+        qi = (act_scale(r), zp8(r), 0)
+        x = m.tensor(a, T.INT8, qi, is_input=True)
+        y = m.tensor(a, T.INT8, (1.0 / 128, 0, 0))
+    else:
+        x = m.tensor(a, T.FLOAT32, is_input=True)
+        y = m.tensor(a, T.FLOAT32)
+    o = s.L2NormOptionsT()
+    return BO.L2_NORMALIZATION, OPT.L2NormOptions, o, [x], [y], dict(shape=a), (-2.0, 2.0)
 
 
 def draw_arg_min_max(r, variant, m):
@@ -1199,6 +1326,59 @@ def draw_fill(r, variant, m):
     return BO.BROADCAST_TO, OPT.NONE, None, [x, target], [y], params, (-3.0, 3.0)
 
 
+def draw_transpose_conv(r, variant, m):
+    """TRANSPOSE_CONV: inputs [output_shape (a constant int32 [4]), weights OHWI, input,
+    bias?]; kernels 1-5, strides 1-3, SAME or VALID, every fused activation TFLM takes, int8
+    (weights per channel, int32 bias at input scale times weight scale) or float32. The output
+    size is one TFLite's converter allows for the input (the sizes whose convolution with the
+    same window gives the input back), now and then any (TFLM sizes the op and its padding
+    by its output tensor alone)."""
+    int8 = "int8" in variant
+    n = 1 if r.random() < 0.85 else 2
+    h, w = r.randint(1, 6), r.randint(1, 6)
+    kh, kw = r.randint(1, 5), r.randint(1, 5)
+    sh, sw_ = r.choice([1, 1, 2, 3]), r.choice([1, 1, 2, 3])
+    same = r.random() < 0.5
+
+    def out_extent(size, k, stride):
+        if r.random() < 0.1:
+            return r.randint(1, 12)
+        if same:
+            return r.randint((size - 1) * stride + 1, size * stride)
+        return r.randint((size - 1) * stride + k, size * stride + k - 1)
+
+    oh, ow = out_extent(h, kh, sh), out_extent(w, kw, sw_)
+    cin, cout = r.randint(1, 8), r.randint(1, 8)
+    has_bias = r.random() < 0.75
+    activation = pick_act(r)
+    fshape = [cout, kh, kw, cin]
+    out = [n, oh, ow, cout]
+    params = dict(input=[n, h, w, cin], filter=fshape, stride=[sh, sw_],
+                  padding="SAME" if same else "VALID", bias=has_bias,
+                  activation=ACT_NAMES[activation], output=out)
+    dims = m.tensor([4], T.INT32, data=np.array(out, np.int32))
+    if int8:
+        # Each output sums about this many products.
+        depth = cin * -(-kh // sh) * -(-kw // sw_)
+        qi, wq, bq, qo, bias = weighted_quant(r, m, variant, None, fshape, cout, depth, 0, cout)
+        f = m.tensor(fshape, T.INT8, wq, i8_weights(r, fshape))
+        x = m.tensor([n, h, w, cin], T.INT8, qi, is_input=True)
+        b = m.tensor([cout], T.INT32, bq, bias) if has_bias else -1
+        y = m.tensor(out, T.INT8, qo)
+        params.update(input_q=qi[:2], output_q=qo[:2], weight_scales=len(wq[0]))
+    else:
+        f = m.tensor(fshape, T.FLOAT32, data=f32_array(r, fshape))
+        x = m.tensor([n, h, w, cin], T.FLOAT32, is_input=True)
+        b = m.tensor([cout], T.FLOAT32, data=f32_array(r, [cout])) if has_bias else -1
+        y = m.tensor(out, T.FLOAT32)
+    o = s.TransposeConvOptionsT()
+    o.padding = PADDING.SAME if same else PADDING.VALID
+    o.strideH, o.strideW = sh, sw_
+    o.fusedActivationFunction = activation
+    ins = bias_inputs(r, [dims, f, x], b, params)
+    return BO.TRANSPOSE_CONV, OPT.TransposeConvOptions, o, ins, [y], params, None
+
+
 # Variant name -> (op name, drawer).
 VARIANTS = {
     "fully_connected-int8-per-channel": ("FULLY_CONNECTED", draw_fully_connected),
@@ -1358,6 +1538,21 @@ VARIANTS = {
     "broadcast_to-float32": ("BROADCAST_TO", draw_fill),
     "shape-int8": ("SHAPE", draw_fill),
     "shape-float32": ("SHAPE", draw_fill),
+    "mirror_pad-int8": ("MIRROR_PAD", draw_mirror_pad),
+    "mirror_pad-float32": ("MIRROR_PAD", draw_mirror_pad),
+    "space_to_batch_nd-int8": ("SPACE_TO_BATCH_ND", draw_space_batch),
+    "space_to_batch_nd-float32": ("SPACE_TO_BATCH_ND", draw_space_batch),
+    "batch_to_space_nd-int8": ("BATCH_TO_SPACE_ND", draw_space_batch),
+    "batch_to_space_nd-float32": ("BATCH_TO_SPACE_ND", draw_space_batch),
+    "gather_nd-int8": ("GATHER_ND", draw_gather_nd),
+    "gather_nd-float32": ("GATHER_ND", draw_gather_nd),
+    "l2_normalization-int8": ("L2_NORMALIZATION", draw_l2_normalization),
+    "l2_normalization-float32": ("L2_NORMALIZATION", draw_l2_normalization),
+    "l2_pool_2d-float32": ("L2_POOL_2D", draw_pool),
+    "resize_bilinear-int8": ("RESIZE_BILINEAR", draw_resize_bilinear),
+    "resize_bilinear-float32": ("RESIZE_BILINEAR", draw_resize_bilinear),
+    "transpose_conv-int8-per-channel": ("TRANSPOSE_CONV", draw_transpose_conv),
+    "transpose_conv-float32": ("TRANSPOSE_CONV", draw_transpose_conv),
 }
 
 

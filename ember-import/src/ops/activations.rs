@@ -8,6 +8,7 @@ use crate::op::{Op, OpKind};
 use crate::tensor::TensorId;
 use crate::ImportError;
 use ember_kernels::builtin::SOFTMAX_F32;
+use ember_kernels::l2_normalization::{L2NormalizationF32, L2NormalizationS8, L2Rows};
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::log_softmax::LogSoftmaxF32;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
@@ -68,6 +69,46 @@ pub(super) fn lower_log_softmax(
     let (rows, depth) = rows(lowering, output);
     let params = LogSoftmaxF32::new(rows, depth).map_err(kernel_error(op))?;
     lowering.dispatch_params(&params, &[input, output]);
+    Ok(())
+}
+
+/// L2_NORMALIZATION over the last dimension: float32 or int8, the same shape and type, rank
+/// 1 to 4, no fused activation (TFLM takes none).
+pub(super) fn check_l2_normalization(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    ctx.arity(1..=1, 1, 1, "one input and one output")?;
+    let activation = options!(ctx, L2NormOptions).fused_activation_function;
+    if ctx.activation(activation)? != crate::op::Activation::None {
+        return Err(ctx.bad_options("a fused activation, which TFLM's L2_NORMALIZATION refuses"));
+    }
+    let (input, output) = (ctx.input(0)?, ctx.output(0)?);
+    if !(1..=4).contains(&input.tensor.rank()) {
+        return Err(ctx.shape_err(format!("{input} must have rank 1 to 4")));
+    }
+    ctx.shape_is(output, input.shape())?;
+    if ctx.same_type(&[input, output], &[Float32, Int8], "float32, int8")? != Float32 {
+        ctx.per_tensor(input)?;
+    }
+    Ok(OpKind::L2Normalization)
+}
+
+/// L2_NORMALIZATION: int8 into Q0.7 (TFLM's output scale, whatever the tensor says), or
+/// float32.
+pub(super) fn lower_l2_normalization(
+    lowering: &mut Lowering<'_, '_>,
+    op: &Op,
+) -> Result<(), LowerError> {
+    let (input, output, output_type) = unary_tensors(lowering, op)?;
+    let (outer, depth) = rows(lowering, output);
+    let rows = L2Rows { outer, depth };
+    if output_type == Int8 {
+        let params = L2NormalizationS8 {
+            rows,
+            input_zero_point: lowering.per_tensor(op, input)?.1,
+        };
+        lowering.dispatch_params(&params, &[input, output]);
+    } else {
+        lowering.dispatch_params(&L2NormalizationF32 { rows }, &[input, output]);
+    }
     Ok(())
 }
 

@@ -13,6 +13,7 @@ use crate::tflite;
 use crate::ImportError;
 use ember_kernels::concatenation::Concatenation;
 use ember_kernels::mean::{MeanF32, MeanS8, MeanShape};
+use ember_kernels::mirror_pad::MirrorPad;
 use ember_kernels::pad::Pad;
 use ember_kernels::strided_slice::StridedSlice;
 use ember_kernels::transpose::Transpose;
@@ -143,6 +144,47 @@ pub(super) fn check_padv2(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
         same_quantization(ctx, input, value)?;
     }
     Ok(OpKind::PadV2 { paddings })
+}
+
+/// MIRROR_PAD: PAD's rules, each padding at most the dimension (less one for REFLECT, as
+/// TensorFlow requires); int8 or float32 as TFLM takes them.
+pub(super) fn check_mirror_pad(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    ctx.arity(2..=2, 2, 1, "inputs [input, paddings] and one output")?;
+    let reflect = options!(ctx, MirrorPadOptions).mode == tflite::MirrorPadMode::Reflect;
+    let paddings = check_paddings(ctx)?;
+    let input = ctx.input(0)?;
+    ctx.same_type(&[input], &[Float32, Int8], "float32, int8")?;
+    let offset = usize::from(reflect);
+    for (index, (&dim, &(before, after))) in input.shape().iter().zip(&paddings).enumerate() {
+        if before.max(after) + offset > dim {
+            return Err(ctx.shape_err(format!(
+                "{input}: dimension {index} padded by ({before}, {after}), more than {} allows",
+                if reflect { "REFLECT" } else { "SYMMETRIC" }
+            )));
+        }
+    }
+    Ok(OpKind::MirrorPad { paddings, reflect })
+}
+
+/// MIRROR_PAD, int8 or float32.
+pub(super) fn lower_mirror_pad(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
+    let OpKind::MirrorPad { paddings, reflect } = &op.kind else {
+        return Err(lowering.invalid(op, "not a MIRROR_PAD".into()));
+    };
+    let (input, output, input_type) = layout_tensors(lowering, op)?;
+    let pads: Vec<[i32; 2]> = paddings
+        .iter()
+        .map(|&(before, after)| [before as i32, after as i32])
+        .collect();
+    let params = MirrorPad::new(
+        input_type.size(),
+        *reflect,
+        &lowering.graph.tensor(input).shape,
+        &pads,
+    )
+    .map_err(kernel_error(op))?;
+    lowering.dispatch_params(&params, &[input, output]);
+    Ok(())
 }
 
 /// PAD's and PADV2's paddings and shapes: `(before, after)` per dimension.

@@ -4,23 +4,25 @@
 //! family holds that family's rules and lowerings:
 //!
 //! - [`conv`], CONV_2D and DEPTHWISE_CONV_2D (and the separable pair fused for a GPU);
-//! - [`pooling`], AVERAGE_POOL_2D and MAX_POOL_2D;
+//! - [`pooling`], AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D;
 //! - [`fully_connected`], FULLY_CONNECTED;
 //! - [`elementwise`], ADD, MUL, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM and PRELU;
-//! - [`activations`], SOFTMAX, LOG_SOFTMAX, LOGISTIC, TANH and LEAKY_RELU;
+//! - [`activations`], SOFTMAX, LOG_SOFTMAX, LOGISTIC, TANH, LEAKY_RELU and L2_NORMALIZATION;
 //! - [`math`], the element-wise ops without options: ABS, NEG, SQUARE, SQRT, RSQRT, EXP,
 //!   LOG, FLOOR, CEIL, ROUND, SIN, COS, RELU, RELU6, HARD_SWISH and ELU;
 //! - [`quantize`], QUANTIZE and DEQUANTIZE;
 //! - [`cast`], CAST;
-//! - [`layout`], RESHAPE, PAD, PADV2, MEAN, TRANSPOSE, CONCATENATION and STRIDED_SLICE;
+//! - [`layout`], RESHAPE, PAD, PADV2, MIRROR_PAD, MEAN, TRANSPOSE, CONCATENATION and STRIDED_SLICE;
 //! - [`views`], SQUEEZE and EXPAND_DIMS;
-//! - [`slicing`], SLICE, SPLIT, SPLIT_V, UNPACK and GATHER;
+//! - [`slicing`], SLICE, SPLIT, SPLIT_V, UNPACK, GATHER and GATHER_ND;
 //! - [`rearrange`], PACK, DEPTH_TO_SPACE and SPACE_TO_DEPTH;
-//! - [`resize`], RESIZE_NEAREST_NEIGHBOR;
+//! - [`resize`], RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR;
 //! - [`fill`], FILL, ZEROS_LIKE, BROADCAST_TO and SHAPE;
+//! - [`space_batch`], SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND;
 //! - [`logic`], EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND,
 //!   LOGICAL_OR, LOGICAL_NOT and SELECT_V2;
-//! - [`reductions`], ARG_MAX, ARG_MIN, SUM, REDUCE_MAX and REDUCE_MIN.
+//! - [`reductions`], ARG_MAX, ARG_MIN, SUM, REDUCE_MAX and REDUCE_MIN;
+//! - [`transpose_conv`], TRANSPOSE_CONV.
 
 mod activations;
 mod cast;
@@ -37,6 +39,8 @@ mod rearrange;
 mod reductions;
 mod resize;
 mod slicing;
+mod space_batch;
+mod transpose_conv;
 mod views;
 
 use crate::check::RuleFn;
@@ -118,7 +122,7 @@ const COMPARED: Lowers = Lowers::Inputs(&[Int8, Int32, Float32]);
 const FLOAT32: Lowers = Lowers::Inputs(&[Float32]);
 
 /// Every supported operator, in the order error messages list them.
-static OPS: [OpEntry; 74] = [
+static OPS: [OpEntry; 82] = [
     OpEntry {
         operator: BuiltinOperator::FullyConnected,
         name: "FULLY_CONNECTED",
@@ -637,6 +641,63 @@ static OPS: [OpEntry; 74] = [
         lower: fill::lower_fill,
         lowers: Lowers::Any,
     },
+    OpEntry {
+        operator: BuiltinOperator::MirrorPad,
+        name: "MIRROR_PAD",
+        rule: layout::check_mirror_pad,
+        lower: layout::lower_mirror_pad,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::ResizeBilinear,
+        name: "RESIZE_BILINEAR",
+        rule: resize::check_resize_bilinear,
+        lower: resize::lower_resize_bilinear,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::SpaceToBatchNd,
+        name: "SPACE_TO_BATCH_ND",
+        rule: space_batch::check_space_to_batch_nd,
+        lower: space_batch::lower_space_batch,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::BatchToSpaceNd,
+        name: "BATCH_TO_SPACE_ND",
+        rule: space_batch::check_batch_to_space_nd,
+        lower: space_batch::lower_space_batch,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::TransposeConv,
+        name: "TRANSPOSE_CONV",
+        rule: transpose_conv::check_transpose_conv,
+        lower: transpose_conv::lower_transpose_conv,
+        // Typed by its data input, after `output_shape` and the weights.
+        lowers: Lowers::InputAt(2, &[Int8, Float32]),
+    },
+    OpEntry {
+        operator: BuiltinOperator::GatherNd,
+        name: "GATHER_ND",
+        rule: slicing::check_gather_nd,
+        lower: slicing::lower_gather_nd,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::L2Normalization,
+        name: "L2_NORMALIZATION",
+        rule: activations::check_l2_normalization,
+        lower: activations::lower_l2_normalization,
+        lowers: SAME_INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::L2Pool2d,
+        name: "L2_POOL_2D",
+        rule: pooling::check_l2_pool2d,
+        lower: pooling::lower_l2_pool2d,
+        lowers: FLOAT32,
+    },
 ];
 
 /// The supported operator with builtin code `code`, if any.
@@ -729,15 +790,16 @@ mod tests {
         assert_eq!(
             supported_operators(),
             "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D, ADD, \
-             MUL, SOFTMAX, LOG_SOFTMAX, LOGISTIC, TANH, RESHAPE, PAD, MEAN, TRANSPOSE, CONCATENATION, \
-             STRIDED_SLICE, QUANTIZE, DEQUANTIZE, CAST, LEAKY_RELU, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM, \
-             MINIMUM, PRELU, RELU, RELU6, HARD_SWISH, ELU, ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, \
-             FLOOR, CEIL, ROUND, SIN, COS, SQUEEZE, EXPAND_DIMS, SLICE, SPLIT, SPLIT_V, \
-             UNPACK, GATHER, ARG_MAX, ARG_MIN, SUM, REDUCE_MAX, REDUCE_MIN, PACK, \
-             DEPTH_TO_SPACE, SPACE_TO_DEPTH, PADV2, \
+             MUL, SOFTMAX, LOG_SOFTMAX, LOGISTIC, TANH, RESHAPE, PAD, MEAN, TRANSPOSE, \
+             CONCATENATION, STRIDED_SLICE, QUANTIZE, DEQUANTIZE, CAST, LEAKY_RELU, SUB, DIV, \
+             SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, PRELU, RELU, RELU6, HARD_SWISH, ELU, ABS, \
+             NEG, SQUARE, SQRT, RSQRT, EXP, LOG, FLOOR, CEIL, ROUND, SIN, COS, SQUEEZE, \
+             EXPAND_DIMS, SLICE, SPLIT, SPLIT_V, UNPACK, GATHER, ARG_MAX, ARG_MIN, SUM, \
+             REDUCE_MAX, REDUCE_MIN, PACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH, PADV2, \
              RESIZE_NEAREST_NEIGHBOR, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, \
-             GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, SELECT_V2, FILL, ZEROS_LIKE, \
-             BROADCAST_TO, SHAPE"
+             GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, SELECT_V2, FILL, \
+             ZEROS_LIKE, BROADCAST_TO, SHAPE, MIRROR_PAD, RESIZE_BILINEAR, SPACE_TO_BATCH_ND, \
+             BATCH_TO_SPACE_ND, TRANSPOSE_CONV, GATHER_ND, L2_NORMALIZATION, L2_POOL_2D"
         );
         assert_eq!(
             supported_lowerings(),
@@ -745,30 +807,32 @@ mod tests {
              (int8, float32), AVERAGE_POOL_2D (int8, float32), MAX_POOL_2D (int8, float32), \
              ADD (int8, float32), MUL (int8, float32), SOFTMAX (int8→int8, int8→int16, \
              float32→float32), LOG_SOFTMAX (float32), LOGISTIC (int8→int8, float32→float32), \
-             TANH (int8→int8, \
-             float32→float32), RESHAPE, PAD (int8, float32), MEAN (int8, float32), TRANSPOSE \
-             (int8, float32), CONCATENATION (int8, float32), STRIDED_SLICE (int8, float32), \
-             QUANTIZE (float32→int8, int8→int8, uint8→int8, int8→uint8), DEQUANTIZE \
-             (int8→float32, uint8→float32), CAST (int8, int16, int32, float32), LEAKY_RELU \
-             (int8→int8, float32→float32), SUB \
-             (int8, float32), \
-             DIV (float32), SQUARED_DIFFERENCE (float32), MAXIMUM (int8, float32), MINIMUM \
-             (int8, float32), PRELU (int8, float32), RELU (int8→int8, float32→float32), RELU6 \
-             (int8→int8, \
-             float32→float32), HARD_SWISH (int8→int8, float32→float32), ELU (int8→int8, float32→float32), ABS (float32), NEG \
-             (float32), SQUARE (float32), SQRT (float32), RSQRT (float32), EXP (float32), LOG \
-             (float32), FLOOR (float32), CEIL (float32), ROUND (float32), SIN (float32), COS \
-             (float32), SQUEEZE, EXPAND_DIMS, SLICE (int8, float32), SPLIT (int8, float32), \
-             SPLIT_V (int8, float32), UNPACK (int8, float32), GATHER (int8, float32), ARG_MAX \
-             (int8, float32), ARG_MIN (int8, float32), SUM (float32), REDUCE_MAX (int8, \
-             float32), REDUCE_MIN (int8, float32), PACK (int8, float32), \
-             DEPTH_TO_SPACE (int8, float32), SPACE_TO_DEPTH (int8, float32), PADV2 (int8, \
-             float32), RESIZE_NEAREST_NEIGHBOR (int8, float32), EQUAL (int8, int32, \
-             float32), NOT_EQUAL (int8, int32, float32), LESS (int8, int32, float32), \
-             LESS_EQUAL (int8, int32, float32), GREATER (int8, int32, float32), GREATER_EQUAL \
-             (int8, int32, float32), LOGICAL_AND (bool), LOGICAL_OR (bool), LOGICAL_NOT \
-             (bool), SELECT_V2 (int8, int16, float32), FILL (int8, int32, float32), ZEROS_LIKE \
-             (int8, int32, float32), BROADCAST_TO (int8, int16, int32, float32), SHAPE"
+             TANH (int8→int8, float32→float32), RESHAPE, PAD (int8, float32), MEAN (int8, \
+             float32), TRANSPOSE (int8, float32), CONCATENATION (int8, float32), \
+             STRIDED_SLICE (int8, float32), QUANTIZE (float32→int8, int8→int8, uint8→int8, \
+             int8→uint8), DEQUANTIZE (int8→float32, uint8→float32), CAST (int8, int16, int32, \
+             float32), LEAKY_RELU (int8→int8, float32→float32), SUB (int8, float32), DIV \
+             (float32), SQUARED_DIFFERENCE (float32), MAXIMUM (int8, float32), MINIMUM (int8, \
+             float32), PRELU (int8, float32), RELU (int8→int8, float32→float32), RELU6 \
+             (int8→int8, float32→float32), HARD_SWISH (int8→int8, float32→float32), ELU \
+             (int8→int8, float32→float32), ABS (float32), NEG (float32), SQUARE (float32), \
+             SQRT (float32), RSQRT (float32), EXP (float32), LOG (float32), FLOOR (float32), \
+             CEIL (float32), ROUND (float32), SIN (float32), COS (float32), SQUEEZE, \
+             EXPAND_DIMS, SLICE (int8, float32), SPLIT (int8, float32), SPLIT_V (int8, \
+             float32), UNPACK (int8, float32), GATHER (int8, float32), ARG_MAX (int8, \
+             float32), ARG_MIN (int8, float32), SUM (float32), REDUCE_MAX (int8, float32), \
+             REDUCE_MIN (int8, float32), PACK (int8, float32), DEPTH_TO_SPACE (int8, \
+             float32), SPACE_TO_DEPTH (int8, float32), PADV2 (int8, float32), \
+             RESIZE_NEAREST_NEIGHBOR (int8, float32), EQUAL (int8, int32, float32), NOT_EQUAL \
+             (int8, int32, float32), LESS (int8, int32, float32), LESS_EQUAL (int8, int32, \
+             float32), GREATER (int8, int32, float32), GREATER_EQUAL (int8, int32, float32), \
+             LOGICAL_AND (bool), LOGICAL_OR (bool), LOGICAL_NOT (bool), SELECT_V2 (int8, \
+             int16, float32), FILL (int8, int32, float32), ZEROS_LIKE (int8, int32, float32), \
+             BROADCAST_TO (int8, int16, int32, float32), SHAPE, MIRROR_PAD (int8, float32), \
+             RESIZE_BILINEAR (int8, float32), SPACE_TO_BATCH_ND (int8, float32), \
+             BATCH_TO_SPACE_ND (int8, float32), TRANSPOSE_CONV (int8, float32), GATHER_ND \
+             (int8, float32), L2_NORMALIZATION (int8→int8, float32→float32), L2_POOL_2D \
+             (float32)"
         );
     }
 }

@@ -1,4 +1,5 @@
-//! AVERAGE_POOL_2D and MAX_POOL_2D: a window over each channel of an NHWC input.
+//! AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D: a window over each channel of an NHWC
+//! input.
 
 use crate::check::{dims4, hw, options, padding, spatial, Ctx};
 use crate::element::ElementType::{Float32, Int16, Int8};
@@ -6,7 +7,7 @@ use crate::lowering::{kernel_activation, kernel_error, window, LowerError, Lower
 use crate::op::{Hw, Op, OpKind, Pool2dOptions};
 use crate::ImportError;
 use ember_kernels::pooling::{
-    AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8, Pool2dShape,
+    AveragePool2dF32, AveragePool2dS8, L2Pool2dF32, MaxPool2dF32, MaxPool2dS8, Pool2dShape,
 };
 
 /// AVERAGE_POOL_2D: see [`check_pool2d`].
@@ -19,7 +20,14 @@ pub(super) fn check_max_pool2d(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError>
     check_pool2d(ctx).map(OpKind::MaxPool2d)
 }
 
-/// AVERAGE_POOL_2D, MAX_POOL_2D: input NHWC, output `[N, out_h, out_w, C]`, the same type
+/// L2_POOL_2D: see [`check_pool2d`]; float32 alone, as TFLM takes it.
+pub(super) fn check_l2_pool2d(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    let pool = check_pool2d(ctx)?;
+    ctx.same_type(&[ctx.input(0)?], &[Float32], "float32")?;
+    Ok(OpKind::L2Pool2d(pool))
+}
+
+/// AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D: input NHWC, output `[N, out_h, out_w, C]`, the same type
 /// and quantization.
 fn check_pool2d(ctx: &Ctx<'_, '_>) -> Result<Pool2dOptions, ImportError> {
     ctx.arity(1..=1, 1, 1, "one input and one output")?;
@@ -96,11 +104,20 @@ pub(super) fn lower_max_pool2d(lowering: &mut Lowering<'_, '_>, op: &Op) -> Resu
     lower_pool2d(lowering, op, pool, Pooling::Max)
 }
 
+/// L2_POOL_2D, float32.
+pub(super) fn lower_l2_pool2d(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
+    let OpKind::L2Pool2d(pool) = &op.kind else {
+        return Err(lowering.invalid(op, "not an L2_POOL_2D".into()));
+    };
+    lower_pool2d(lowering, op, pool, Pooling::L2)
+}
+
 /// Which pool.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Pooling {
     Average,
     Max,
+    L2,
 }
 
 fn lower_pool2d(
@@ -139,7 +156,15 @@ fn lower_pool2d(
         pad_width: pool_window.pad_width,
     };
     let tensors = [input, output];
-    if lowering.element_type(input) == Int8 {
+    if pooling == Pooling::L2 {
+        let (act_min, act_max) = kernel_activation(pool.activation).range_f32();
+        let params = L2Pool2dF32 {
+            shape,
+            act_min,
+            act_max,
+        };
+        lowering.dispatch_params(&params, &tensors);
+    } else if lowering.element_type(input) == Int8 {
         let (output_scale, output_zero_point) = lowering.per_tensor(op, output)?;
         let (act_min, act_max) = kernel_activation(pool.activation)
             .range_s8(output_scale, output_zero_point)
@@ -153,7 +178,7 @@ fn lower_pool2d(
                 },
                 &tensors,
             ),
-            Pooling::Max => lowering.dispatch_params(
+            Pooling::Max | Pooling::L2 => lowering.dispatch_params(
                 &MaxPool2dS8 {
                     shape,
                     act_min,
@@ -173,7 +198,7 @@ fn lower_pool2d(
                 },
                 &tensors,
             ),
-            Pooling::Max => lowering.dispatch_params(
+            Pooling::Max | Pooling::L2 => lowering.dispatch_params(
                 &MaxPool2dF32 {
                     shape,
                     act_min,

@@ -10,6 +10,7 @@ use crate::op::{Op, OpKind, StridedSliceOptions};
 use crate::tensor::ShapeDisplay;
 use crate::ImportError;
 use ember_kernels::gather::Gather;
+use ember_kernels::gather_nd::{GatherNd, MAX_INDEX_DEPTH};
 
 /// SLICE: `begin` and `size` constants of one value per input dimension (a size of -1 runs
 /// to the end), within the input; the output has the sizes.
@@ -262,6 +263,63 @@ pub(super) fn check_gather(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
     ctx.same_type(&[input, output], &[Float32, Int8], "float32, int8")?;
     same_quantization(ctx, input, output)?;
     Ok(OpKind::Gather { axis, batch_dims })
+}
+
+/// GATHER_ND: inputs `[input, indices]`, int32 indices whose last dimension (1 to 5, at
+/// most the input's rank) indexes the input's leading dimensions; the output the indices'
+/// other dimensions then the rest of the input's, of its type (int8, float32) and
+/// quantization. Constant indices must name slices inside the input (TFLM's invoke fails
+/// otherwise).
+pub(super) fn check_gather_nd(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    ctx.arity(2..=2, 2, 1, "inputs [input, indices] and one output")?;
+    let (input, indices, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    if indices.ty() != Int32 {
+        return Err(ctx.type_err(format!("{indices}: supported types are int32")));
+    }
+    let Some((&depth, rows)) = indices.shape().split_last() else {
+        return Err(ctx.shape_err(format!("{indices} must have rank 1 or more")));
+    };
+    if depth == 0 || depth > input.shape().len() || depth > MAX_INDEX_DEPTH {
+        return Err(ctx.shape_err(format!(
+            "{indices}: rows of {depth} indices for {input} (1 to {MAX_INDEX_DEPTH}, at most its rank)"
+        )));
+    }
+    let mut expected = rows.to_vec();
+    expected.extend_from_slice(&input.shape()[depth..]);
+    ctx.shape_is(output, &expected)?;
+    ctx.same_type(&[input, output], &[Float32, Int8], "float32, int8")?;
+    same_quantization(ctx, input, output)?;
+    if indices.tensor.is_constant() {
+        let params = GatherNd::new(input.ty().size(), input.shape(), indices.shape())
+            .map_err(|e| ctx.shape_err(format!("{indices}: {e}")))?;
+        let values: Vec<i32> = ctx
+            .const_ints(indices)?
+            .into_iter()
+            .map(|v| v as i32)
+            .collect();
+        if let Some(row) = values
+            .chunks_exact(depth)
+            .find(|row| params.slice_start(row).is_none())
+        {
+            return Err(ctx.shape_err(format!("{indices} holds {row:?}, outside {input}")));
+        }
+    }
+    Ok(OpKind::GatherNd)
+}
+
+/// GATHER_ND, int8 or float32, int32 indices.
+pub(super) fn lower_gather_nd(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
+    let input = lowering.input(op, 0)?;
+    let indices = lowering.input(op, 1)?;
+    let graph = lowering.graph;
+    let params = GatherNd::new(
+        lowering.element_type(input).size(),
+        &graph.tensor(input).shape,
+        &graph.tensor(indices).shape,
+    )
+    .map_err(kernel_error(op))?;
+    lowering.dispatch_params(&params, &[input, indices, op.outputs[0]]);
+    Ok(())
 }
 
 /// GATHER, int8 or float32, int32 indices.

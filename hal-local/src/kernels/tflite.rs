@@ -28,7 +28,9 @@ use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
+use ember_kernels::gather_nd::GatherNd;
 use ember_kernels::hard_swish::HardSwishS8;
+use ember_kernels::l2_normalization::{L2NormalizationF32, L2NormalizationS8};
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::log_softmax::LogSoftmaxF32;
 use ember_kernels::logical::Logical;
@@ -40,21 +42,27 @@ use ember_kernels::math_f32::{
 };
 use ember_kernels::maximum_minimum::{MaximumF32, MaximumS8, MinimumF32, MinimumS8};
 use ember_kernels::mean::{MeanF32, MeanS8};
+use ember_kernels::mirror_pad::MirrorPad;
 use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
-use ember_kernels::pooling::{AveragePool2dF32, AveragePool2dS8, MaxPool2dF32, MaxPool2dS8};
+use ember_kernels::pooling::{
+    AveragePool2dF32, AveragePool2dS8, L2Pool2dF32, MaxPool2dF32, MaxPool2dS8,
+};
 use ember_kernels::prelu::{PreluF32, PreluS8};
 use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
 use ember_kernels::reduce::{ReduceMaxF32, ReduceMaxS8, ReduceMinF32, ReduceMinS8, SumF32};
+use ember_kernels::resize_bilinear::{ResizeBilinearF32, ResizeBilinearS8};
 use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
 use ember_kernels::scratch::Scratch;
 use ember_kernels::select::Select;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
+use ember_kernels::space_batch::SpaceBatch;
 use ember_kernels::strided_slice::StridedSlice;
 use ember_kernels::sub::SubS8;
 use ember_kernels::tanh::{TanhF32, TanhS8};
 use ember_kernels::transpose::Transpose;
+use ember_kernels::transpose_conv::{TransposeConvF32, TransposeConvS8};
 pub use ember_kernels::TunedVariant;
 use ember_kernels::{written_binding, KernelError, KernelParams, Words};
 
@@ -636,6 +644,7 @@ binary!(MINIMUM_F32, minimum_f32, MinimumF32, f32);
 binary!(MAXIMUM_S8, maximum_s8, MaximumS8, i8);
 binary!(MINIMUM_S8, minimum_s8, MinimumS8, i8);
 binary!(GATHER, gather, Gather, u8);
+binary!(GATHER_ND, gather_nd, GatherNd, u8);
 binary!(LUT_S8, lut_s8, LutS8, i8);
 binary!(PRELU_S8, prelu_s8, PreluS8, i8);
 binary!(PRELU_F32, prelu_f32, PreluF32, f32);
@@ -658,7 +667,38 @@ unary!(
     u8,
     u8
 );
+unary!(
+    RESIZE_BILINEAR_S8,
+    resize_bilinear_s8,
+    ResizeBilinearS8,
+    i8,
+    i8
+);
+unary!(
+    RESIZE_BILINEAR_F32,
+    resize_bilinear_f32,
+    ResizeBilinearF32,
+    f32,
+    f32
+);
 unary!(STRIDED_SLICE, strided_slice, StridedSlice, u8, u8);
+unary!(MIRROR_PAD, mirror_pad, MirrorPad, u8, u8);
+unary!(SPACE_BATCH, space_batch, SpaceBatch, u8, u8);
+unary!(
+    L2_NORMALIZATION_S8,
+    l2_normalization_s8,
+    L2NormalizationS8,
+    i8,
+    i8
+);
+unary!(
+    L2_NORMALIZATION_F32,
+    l2_normalization_f32,
+    L2NormalizationF32,
+    f32,
+    f32
+);
+unary!(L2_POOL2D_F32, l2_pool2d_f32, L2Pool2dF32, f32, f32);
 unary!(MEAN_S8, mean_s8, MeanS8, i8, i8);
 unary!(MEAN_F32, mean_f32, MeanF32, f32, f32);
 
@@ -696,6 +736,33 @@ pub const SELECT: Kernel = Kernel {
     name: Select::KERNEL,
     entry: Entry::Exclusive(select, Writes::of::<Select>()),
 };
+
+fn transpose_conv_s8(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+    const OUTPUT: usize = written_binding::<TransposeConvS8>();
+    let p: TransposeConvS8 = params(wg)?;
+    p.check(&wg.lens())?;
+    let tiler = wg.tiler;
+    let WeightedS8 {
+        input,
+        filter,
+        bias,
+        multipliers,
+        shifts,
+        output,
+    } = weighted_s8_bindings(wg.bindings, OUTPUT)?;
+    let (rows, row_len) = (p.shape.rows()?, p.shape.row_len()?);
+    tiler.run(output, rows, row_len, |rows, tile| {
+        p.run_rows(input, filter, bias, multipliers, shifts, rows, tile)
+    })
+}
+
+/// `TransposeConvS8` (`ember-kernels`): bindings as [`weighted_s8`]'s; its output rows in
+/// tiles, on the device's worker pool where it has one.
+pub const TRANSPOSE_CONV_S8: Kernel = Kernel {
+    name: TransposeConvS8::KERNEL,
+    entry: Entry::Exclusive(transpose_conv_s8, Writes::of::<TransposeConvS8>()),
+};
+convolution_f32!(TRANSPOSE_CONV_F32, transpose_conv_f32, TransposeConvF32);
 
 /// [`TFLITE`] and [`TFLITE_PATHS`], from one list.
 macro_rules! tflite_table {
@@ -790,6 +857,16 @@ tflite_table!(
     LOGICAL,
     SELECT,
     SUB_S8,
+    RESIZE_BILINEAR_S8,
+    RESIZE_BILINEAR_F32,
+    MIRROR_PAD,
+    SPACE_BATCH,
+    GATHER_ND,
+    L2_NORMALIZATION_S8,
+    L2_NORMALIZATION_F32,
+    L2_POOL2D_F32,
+    TRANSPOSE_CONV_S8,
+    TRANSPOSE_CONV_F32,
 );
 
 #[cfg(test)]

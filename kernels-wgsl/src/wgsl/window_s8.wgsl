@@ -1,6 +1,7 @@
 // Shared by the int8 window kernels (`conv2d_s8`, `depthwise_conv2d_s8`): build.rs appends
 // it after each one's own source. Their bindings, the parameters both read into private
 // variables, byte loads, the per-channel output stage and the output pixel's window.
+// `transpose_conv_s8` uses its bindings, parameters, loads and output stage too.
 
 @group(0) @binding(0) var<storage, read> input: array<u32>;
 @group(0) @binding(1) var<storage, read> weights: array<u32>;
