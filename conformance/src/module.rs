@@ -118,7 +118,12 @@ fn load<T: Target>(dev: &mut T::Device, bytes: &'static [u8], options: LoadOptio
 }
 
 /// Invokes `infer` on `x` and returns the probabilities.
-fn infer<D: Device>(dev: &mut D, s: &mut S, x: &[f32], outputs: usize) -> Result<Vec<f32>, Error> {
+fn infer<D: Device, const C: usize>(
+    dev: &mut D,
+    s: &mut Session<'static, 4, C, 4>,
+    x: &[f32],
+    outputs: usize,
+) -> Result<Vec<f32>, Error> {
     let input = upload_f32(dev, x);
     let out = alloc(dev, (x.len() / 16 * outputs * 4).max(4) as u64);
     let f = s.function("infer").expect("infer exists");
@@ -243,8 +248,9 @@ pub fn unknown_kernel_is_a_module_error<T: Target>() {
     });
 }
 
-/// A session type too small for the module says so. Constants need room only where each is
-/// a buffer of its own (streamed); a pool imported in place needs none.
+/// A session type with too few executable slots for the module says so. Constants need
+/// room only where each is a buffer of its own: with fewer slots than constants the pool is
+/// streamed as one buffer, and a pool imported in place needs none.
 pub fn capacity_is_checked<T: Target>() {
     super::with_device::<T>(|dev| {
         let bytes = leak(&Mlp::new(4, 4, 4).module(1, "matmul_f32"), 0);
@@ -261,20 +267,26 @@ pub fn capacity_is_checked<T: Target>() {
             import: false,
             ..LoadOptions::default()
         };
-        let small = Session::<'static, 4, 3, 1>::load(dev, module, streamed);
-        assert!(matches!(
-            small.err(),
-            Some(LoadError::Capacity {
-                what: "constants",
-                ..
-            })
-        ));
-        // Where the device can import in place, the pool fits a session with no room for
-        // constants.
-        if let Ok(pooled) = Session::<'static, 4, 0, 1>::load(dev, module, LoadOptions::default()) {
-            assert!(pooled.stats().imported_bytes > 0);
-            pooled.release(dev).expect("release");
-        }
+        let mlp = Mlp::new(16, 24, 10);
+        let bytes = leak(&mlp.module(1, "matmul_f32"), 0);
+        let module = Module::parse(bytes).expect("parses");
+        let mut pooled = Session::<'static, 4, 3, 4>::load(dev, module, streamed)
+            .expect("four constants in three slots: the pool streamed as one buffer");
+        assert_eq!(pooled.stats().streamed_bytes, total_constants(&mlp));
+        let x = values(16, 3);
+        let got = infer(dev, &mut pooled, &x, 10).expect("invoke");
+        assert_close(&got, &mlp.reference(&x), 1e-5, "streamed pool");
+        pooled.release(dev).expect("release");
+        // With no room for constants at all, the pool is imported in place where the device
+        // can, streamed as one buffer where not.
+        let pooled = Session::<'static, 4, 0, 1>::load(dev, module, LoadOptions::default())
+            .expect("a session with no constant slots");
+        let stats = pooled.stats();
+        assert_eq!(
+            stats.imported_bytes + stats.streamed_bytes,
+            total_constants(&mlp)
+        );
+        pooled.release(dev).expect("release");
     });
 }
 

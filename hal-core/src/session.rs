@@ -124,7 +124,9 @@ pub struct SessionStats {
 /// Where the device can use the module's memory in place, the whole constant pool is
 /// imported as one buffer and every constant is a span of it: the device holds one object
 /// for all constants, and `C` may be smaller than the module's constant count (even 0).
-/// Otherwise each constant is a buffer of its own (imported or streamed) and needs `C`.
+/// Otherwise each constant is a buffer of its own (imported or streamed) where `C` holds
+/// them all, and the whole pool is streamed into one buffer, every constant a span of it,
+/// where it does not: no module is refused for its constant count.
 pub struct Session<'m, const E: usize = 16, const C: usize = 32, const F: usize = 8> {
     module: Module<'m>,
     device: DeviceId,
@@ -238,15 +240,14 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
         let pool = self.module.pool();
         if let Some(buffer) = Self::import_in_place(device, pool, options) {
             self.pool = Some(buffer);
-            self.stats.imported_bytes += self
-                .module
-                .constants()
-                .iter()
-                .map(|c| c.data.length)
-                .sum::<u64>();
+            self.stats.imported_bytes += self.constant_bytes();
             return Ok(());
         }
-        capacity("constants", self.module.constants().len(), C)?;
+        if self.module.constants().len() as usize > C {
+            self.pool = Some(self.stream(device, pool, options)?);
+            self.stats.streamed_bytes += self.constant_bytes();
+            return Ok(());
+        }
         for c in self.module.constants().iter() {
             let bytes = self.module.pool_bytes(c.data);
             let buffer = self.load_constant(device, bytes, options)?;
@@ -289,6 +290,26 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
             self.stats.imported_bytes += bytes.len() as u64;
             return Ok(buffer);
         }
+        let buffer = self.stream(device, bytes, options)?;
+        self.stats.streamed_bytes += bytes.len() as u64;
+        Ok(buffer)
+    }
+
+    /// The bytes of every constant (the pool without its alignment padding).
+    fn constant_bytes(&self) -> u64 {
+        self.module.constants().iter().map(|c| c.data.length).sum()
+    }
+
+    /// `bytes` copied into a device-local buffer of their own.
+    fn stream<D>(
+        &mut self,
+        device: &mut D,
+        bytes: &'m [u8],
+        options: LoadOptions,
+    ) -> Result<Buffer, Error>
+    where
+        D: Device,
+    {
         let params = constant_params();
         let params = params.with_usage(params.usage | BufferUsage::TRANSFER_TARGET);
         let params = BufferParams {
@@ -310,7 +331,6 @@ impl<'m, const E: usize, const C: usize, const F: usize> Session<'m, E, C, F> {
             let _ = device.release_buffer(buffer);
             return Err(e);
         }
-        self.stats.streamed_bytes += bytes.len() as u64;
         Ok(buffer)
     }
 

@@ -4,7 +4,8 @@
 //! driver's model test holds them.
 //!
 //! The oracle's cases are under `target/oracle/<model>/` (`cargo xtask oracle --all`, which
-//! `cargo xtask test` runs first); without them this test says so loudly and checks
+//! `cargo xtask test` runs first), and the large models' under `target/oracle-large/`
+//! (`cargo xtask oracle --large`); without the first this test says so loudly and checks
 //! nothing. The validation layer is on unless `EMBER_VULKAN_VALIDATION=0`.
 
 mod common;
@@ -24,6 +25,10 @@ fn oracle_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracle")
 }
 
+fn large_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/oracle-large")
+}
+
 #[test]
 fn reference_models_match_tflm_on_vulkan() {
     let root = oracle_root();
@@ -35,6 +40,11 @@ fn reference_models_match_tflm_on_vulkan() {
         return;
     };
     let mut dirs: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
+    // The large models too (`cargo xtask oracle --large`: 884 constants, 6.3 MB of them),
+    // where they were made.
+    if let Ok(large) = std::fs::read_dir(large_root()) {
+        dirs.extend(large.filter_map(|e| Some(e.ok()?.path())));
+    }
     dirs.sort();
     let mut failures = Vec::new();
     let mut checked = 0;
