@@ -21,12 +21,14 @@ use ember_kernels::activation_f32::{EluF32, HardSwishF32, Relu6F32, ReluF32};
 use ember_kernels::add::AddS8;
 use ember_kernels::arg_min_max::ArgMinMax;
 use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
+use ember_kernels::batch_matmul::{BatchMatmulF32, BatchMatmulS8};
 use ember_kernels::cast::Cast;
 use ember_kernels::comparison::Comparison;
 use ember_kernels::concatenation::Concatenation;
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
+use ember_kernels::floor_div_mod::{FloorDivF32, FloorModF32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
 use ember_kernels::gather_nd::GatherNd;
@@ -42,7 +44,7 @@ use ember_kernels::math_f32::{
     SquareF32,
 };
 use ember_kernels::maximum_minimum::{MaximumF32, MaximumS8, MinimumF32, MinimumS8};
-use ember_kernels::mean::{MeanF32, MeanS8};
+use ember_kernels::mean::{MeanF32, MeanS8, SumS8};
 use ember_kernels::mirror_pad::MirrorPad;
 use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
@@ -281,6 +283,7 @@ const SHARED: &[(&str, &[&str])] = &[
         "mean_shape.wgsl",
         &[
             "mean_s8",
+            "sum_s8",
             "mean_f32",
             "sum_f32",
             "reduce_max_f32",
@@ -294,11 +297,23 @@ const SHARED: &[(&str, &[&str])] = &[
         "reduce_f32.wgsl",
         &["sum_f32", "reduce_max_f32", "reduce_min_f32"],
     ),
+    // The int8 MEAN and SUM.
+    ("quantized_mean_or_sum.wgsl", &["mean_s8", "sum_s8"]),
     // Bindings and reduction of the int8 ones.
     ("reduce_s8.wgsl", &["reduce_max_s8", "reduce_min_s8"]),
     // The int8 window kernels' bindings, loads and output stage, for the transpose
     // convolution's gather.
     ("window_s8.wgsl", &["transpose_conv_s8"]),
+    // BATCH_MATMUL's operands, and the int8 one's loop over output words.
+    (
+        "batch_matmul_at.wgsl",
+        &["batch_matmul_s8", "batch_matmul_f32"],
+    ),
+    ("each_byte_s8.wgsl", &["batch_matmul_s8"]),
+    // FLOOR_DIV's and FLOOR_MOD's broadcasting, bindings, loop and integer parts.
+    ("broadcast.wgsl", &["floor_div_f32", "floor_mod_f32"]),
+    ("floor_div_mod.wgsl", &["floor_div_f32", "floor_mod_f32"]),
+    ("div_rn.wgsl", &["floor_div_f32"]),
 ];
 
 /// The TFLite op set's kernels: each one's name and, for each binding it declares, whether
@@ -399,6 +414,11 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<ResizeBilinearF32>(),
         op::<TransposeConvS8>(),
         op::<TransposeConvF32>(),
+        op::<BatchMatmulS8>(),
+        op::<BatchMatmulF32>(),
+        op::<FloorDivF32>(),
+        op::<FloorModF32>(),
+        op::<SumS8>(),
     ]
 }
 

@@ -220,6 +220,10 @@ pub enum BinaryOp {
     Minimum,
     /// PRELU: `x >= 0 ? x : x * alpha`, alpha (input 1) broadcast.
     Prelu,
+    /// FLOOR_DIV: `floor(a / b)`.
+    FloorDiv,
+    /// FLOOR_MOD: `a - floor(a / b) * b`, as TFLM's `fmod` with the sign fix-up.
+    FloorMod,
 }
 
 impl BinaryOp {
@@ -232,6 +236,8 @@ impl BinaryOp {
             Self::Maximum => "MAXIMUM",
             Self::Minimum => "MINIMUM",
             Self::Prelu => "PRELU",
+            Self::FloorDiv => "FLOOR_DIV",
+            Self::FloorMod => "FLOOR_MOD",
         }
     }
 }
@@ -458,6 +464,13 @@ pub enum OpKind {
         /// Fused activation.
         activation: Activation,
     },
+    /// BATCH_MATMUL: inputs `[lhs, rhs]`, ranks 2 to 5, batch dimensions broadcast.
+    BatchMatmul {
+        /// The lhs is stored `[…, depth, rows]` (its last two dimensions swapped).
+        adj_x: bool,
+        /// The rhs is stored `[…, cols, depth]`.
+        adj_y: bool,
+    },
 }
 
 impl OpKind {
@@ -526,6 +539,7 @@ impl OpKind {
             Self::SpaceToBatchNd { .. } => "SPACE_TO_BATCH_ND",
             Self::BatchToSpaceNd { .. } => "BATCH_TO_SPACE_ND",
             Self::TransposeConv { .. } => "TRANSPOSE_CONV",
+            Self::BatchMatmul { .. } => "BATCH_MATMUL",
         }
     }
 
@@ -677,6 +691,7 @@ impl fmt::Display for OptionsDisplay<'_> {
                 padding(*p),
                 activation.name()
             ),
+            OpKind::BatchMatmul { adj_x, adj_y } => write!(f, "adj_x={adj_x} adj_y={adj_y}"),
         }
     }
 }

@@ -7,12 +7,14 @@ use ember_kernels::activation_f32::{EluF32, HardSwishF32, Relu6F32, ReluF32};
 use ember_kernels::add::AddS8;
 use ember_kernels::arg_min_max::ArgMinMax;
 use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
+use ember_kernels::batch_matmul::{BatchMatmulF32, BatchMatmulS8};
 use ember_kernels::cast::Cast;
 use ember_kernels::comparison::Comparison;
 use ember_kernels::concatenation::Concatenation;
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
+use ember_kernels::floor_div_mod::{FloorDivF32, FloorModF32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
 use ember_kernels::gather_nd::GatherNd;
@@ -28,7 +30,7 @@ use ember_kernels::math_f32::{
     SquareF32,
 };
 use ember_kernels::maximum_minimum::{MaximumF32, MaximumS8, MinimumF32, MinimumS8};
-use ember_kernels::mean::{MeanF32, MeanS8};
+use ember_kernels::mean::{MeanF32, MeanS8, SumS8};
 use ember_kernels::mirror_pad::MirrorPad;
 use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
@@ -165,7 +167,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 84] = [
+pub(crate) const OPS: [SpirvKernel; 89] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -268,6 +270,11 @@ pub(crate) const OPS: [SpirvKernel; 84] = [
     op::<ResizeBilinearF32>(spirv::RESIZE_BILINEAR_F32, params_of!(ResizeBilinearF32)),
     op::<TransposeConvS8>(spirv::TRANSPOSE_CONV_S8, params_of!(TransposeConvS8)),
     op::<TransposeConvF32>(spirv::TRANSPOSE_CONV_F32, params_of!(TransposeConvF32)),
+    op::<BatchMatmulS8>(spirv::BATCH_MATMUL_S8, params_of!(BatchMatmulS8)),
+    op::<BatchMatmulF32>(spirv::BATCH_MATMUL_F32, params_of!(BatchMatmulF32)),
+    op::<FloorDivF32>(spirv::FLOOR_DIV_F32, params_of!(FloorDivF32)),
+    op::<FloorModF32>(spirv::FLOOR_MOD_F32, params_of!(FloorModF32)),
+    op::<SumS8>(spirv::SUM_S8, params_of!(SumS8)),
 ];
 
 #[cfg(test)]
@@ -365,6 +372,11 @@ mod tests {
             "resize_bilinear_f32",
             "transpose_conv_s8",
             "transpose_conv_f32",
+            "batch_matmul_s8",
+            "batch_matmul_f32",
+            "floor_div_f32",
+            "floor_mod_f32",
+            "sum_s8",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

@@ -92,11 +92,13 @@ impl TunedVariant {
         }
     }
 }
+pub mod batch_matmul;
 pub mod binding_len;
 pub mod dequantize;
 mod elementwise_map;
 pub mod fixed_point;
 pub mod float_math;
+pub mod floor_div_mod;
 pub mod hard_swish;
 pub mod leaky_relu;
 pub mod log_softmax;

@@ -195,12 +195,22 @@ impl MeanS8 {
 
     /// Runs the mean.
     pub fn run(&self, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
+        self.run_with(input, output, true)
+    }
+
+    /// Runs TFLM's `QuantizedMeanOrSum`: the mean where `fold_count`, else the sum.
+    fn run_with(
+        &self,
+        input: &[i8],
+        output: &mut [i8],
+        fold_count: bool,
+    ) -> Result<(), KernelError> {
         self.check(&[input.len(), output.len()])?;
         let n = self.shape.count() as i64;
-        // TFLM folds the division by the count into the multiplier.
+        // For the mean TFLM folds the division by the count into the multiplier.
         let mut shift = 63 - (n as u64).leading_zeros() as i32;
         shift = shift.min(32).min(31 + self.shift);
-        let (multiplier, out_shift) = if shift >= 0 {
+        let (multiplier, out_shift) = if fold_count && shift >= 0 {
             (
                 ((i64::from(self.multiplier) << shift) / n) as i32,
                 self.shift - shift,
@@ -251,6 +261,36 @@ impl KernelParams for MeanS8 {
             multiplier: w.i32()?,
             shift: shape::shift(w)?,
         })
+    }
+}
+
+/// `sum_s8`: int8 SUM, TFLM's `QuantizedMeanOrSum` with `compute_sum`. Words: [`MeanS8`]'s,
+/// which it holds (the multiplier `input_scale / output_scale`, not divided by the count).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SumS8(pub MeanS8);
+
+impl SumS8 {
+    /// Checks each binding's length in bytes against the parameters.
+    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
+        self.0.check(binding_lens)
+    }
+
+    /// Runs the sum.
+    pub fn run(&self, input: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
+        self.0.run_with(input, output, false)
+    }
+}
+
+impl KernelParams for SumS8 {
+    const KERNEL: &'static str = "sum_s8";
+    const BINDINGS: &'static [BindingUse] = MeanS8::BINDINGS;
+
+    fn encode(&self, out: &mut impl Extend<u32>) {
+        self.0.encode(out);
+    }
+
+    fn decode(words: &mut Words<'_>) -> Result<Self, KernelError> {
+        MeanS8::decode(words).map(Self)
     }
 }
 

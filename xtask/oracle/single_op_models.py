@@ -577,10 +577,15 @@ def draw_space_batch(r, variant, m):
 
 
 def draw_reduce(r, variant, m):
-    """SUM (float32), REDUCE_MAX and REDUCE_MIN (int8 with one quantization in and out, as
-    TFLM requires, and float32): MEAN's shapes and axes."""
+    """SUM (int8 with MEAN's quantizations, the output's scale widened for a sum, and
+    float32), REDUCE_MAX and REDUCE_MIN (int8 with one quantization in and out, as TFLM
+    requires, and float32): MEAN's shapes and axes."""
     opcode, opt, options, ins, outs, params, fr = draw_mean(r, "mean-" + variant.split("-")[1], m)
-    if "int8" in variant:
+    if variant == "sum-int8":
+        q = m.tensors[outs[0]].quantization
+        q.scale = [q.scale[0] * r.choice([1.0, 2.0, 4.0, 8.0])]
+        params["output_q"] = (q.scale[0], q.zeroPoint[0])
+    elif "int8" in variant:
         # The output takes the input's quantization.
         m.tensors[outs[0]].quantization = m.tensors[ins[0]].quantization
         params.pop("output_q", None)
@@ -1379,6 +1384,115 @@ def draw_transpose_conv(r, variant, m):
     return BO.TRANSPOSE_CONV, OPT.TransposeConvOptions, o, ins, [y], params, None
 
 
+def draw_batch_matmul(r, variant, m):
+    """BATCH_MATMUL: lhs and rhs of ranks 2 to 5 whose batch dimensions broadcast (each
+    the output's or 1), adj_x and adj_y, the rhs a constant half the time (now and then the
+    lhs instead, never both); depths up to 64. int8 per tensor with any zero points (TFLM
+    takes them all), the output scale sized to the sums' spread so outputs keep one."""
+    int8 = "int8" in variant
+    ranks = [r.choice([2, 3, 3, 4, 4, 5]) for _ in range(2)]
+    out_batch = shape(r, max(ranks) - 2, 1, 3)
+    rows, cols = r.randint(1, 6), r.randint(1, 6)
+    depth = r.randint(1, 8) if r.random() < 0.7 else r.randint(9, 64)
+    adj_x, adj_y = r.random() < 0.5, r.random() < 0.5
+
+    def batch(rank):
+        lead = out_batch[len(out_batch) - (rank - 2):] if rank > 2 else []
+        return [d if r.random() < 0.6 else 1 for d in lead]
+
+    lhs = batch(ranks[0]) + ([depth, rows] if adj_x else [rows, depth])
+    rhs = batch(ranks[1]) + ([cols, depth] if adj_y else [depth, cols])
+    # The output's batch: each dimension the larger of the two (extended from the right).
+    lb, rb = lhs[:-2], rhs[:-2]
+    n = max(len(lb), len(rb))
+    lb, rb = [1] * (n - len(lb)) + lb, [1] * (n - len(rb)) + rb
+    out = [max(a, b) for a, b in zip(lb, rb)] + [rows, cols]
+    which = r.random()
+    const_rhs, const_lhs = which < 0.5, 0.5 <= which < 0.6
+    params = dict(lhs=lhs, rhs=rhs, output=out, adj_x=adj_x, adj_y=adj_y,
+                  const_lhs=const_lhs, const_rhs=const_rhs)
+    if int8:
+        ql = (act_scale(r), zp8(r), 0)
+        qr = (log_uniform(r, 0.002, 0.05), zp8(r), 0)
+        # Each int8 value spreads about ±74 (uniform) around minus its zero point; the sum
+        # over depth about sqrt(depth) times the products' spread, plus depth times the
+        # zero points' product; keep it within about ±60 output steps.
+        zl, zr = ql[1], qr[1]
+        spread = ql[0] * qr[0] * (math.sqrt(depth * (74.0**2 + zl**2) * (74.0**2 + zr**2))
+                                  + depth * abs(zl * zr))
+        qo = (spread / 60.0 * log_uniform(r, 0.6, 1.6), r.randint(-30, 30), 0)
+
+        def operand(dims, q, const):
+            if const:
+                values = np.array([r.randint(-128, 127) for _ in range(int(np.prod(dims)))],
+                                  np.int8).reshape(dims)
+                return m.tensor(dims, T.INT8, q, values)
+            return m.tensor(dims, T.INT8, q, is_input=True)
+
+        a = operand(lhs, ql, const_lhs)
+        b = operand(rhs, qr, const_rhs)
+        y = m.tensor(out, T.INT8, qo)
+        params.update(lhs_q=ql[:2], rhs_q=qr[:2], output_q=qo[:2])
+    else:
+        def operand(dims, const):
+            if const:
+                return m.tensor(dims, T.FLOAT32, data=f32_array(r, dims))
+            return m.tensor(dims, T.FLOAT32, is_input=True)
+
+        a = operand(lhs, const_lhs)
+        b = operand(rhs, const_rhs)
+        y = m.tensor(out, T.FLOAT32)
+    o = s.BatchMatMulOptionsT()
+    o.adjX, o.adjY = adj_x, adj_y
+    return BO.BATCH_MATMUL, OPT.BatchMatMulOptions, o, [a, b], [y], params, None
+
+
+def draw_floor_div_mod(r, variant, m):
+    """FLOOR_DIV and FLOOR_MOD: float32 (the one type TFLM's micro kernels take), broadcast
+    over up to 4 dimensions (TFLM's BroadcastBinaryFunction4DSlow). FLOOR_DIV's divisor is a
+    constant: TFLM fails its invoke on a zero divisor, which the all-zero case would give it.
+    FLOOR_MOD's is a constant too, or a third of the time an input (its all-zero case then
+    NaN, as TFLM's). Divisors of both signs. Half the models draw on a grid: inputs in
+    ±2^j are multiples of 2^(j-23) (tflm_oracle's random floats), divisors either 1, 3, 5
+    or 7 times that step times 1 to 8 (quotients up to 2^23, many of them exact integers or
+    a grid step either side of one) or odd multiples (1 to 15) of 2^(j-8) to 2^(j-1); the
+    others draw real values in ±8 and divisors such as 0.1 and 0.3 that binary does not
+    hold."""
+    op_name = VARIANTS[variant][0]
+    a_shape, b_shape, out = broadcast_pair(r)
+    while len(out) > 4:
+        a_shape, b_shape, out = broadcast_pair(r)
+    grid = r.random() < 0.5
+    if grid:
+        j = r.choice([3, 6, 10])
+        fr = (-2.0**j, 2.0**j)
+        low = r.random() < 0.5
+
+        def divisor():
+            if low:
+                return r.choice([-1, 1]) * r.randrange(1, 8, 2) * 2.0**r.randint(j - 23, j - 20)
+            return r.choice([-1, 1]) * r.randrange(1, 16, 2) * 2.0**r.randint(j - 8, j - 1)
+    else:
+        fr = (-8.0, 8.0)
+        nice = [0.1, 0.3, 0.7, 1.5, 2.5, 3.0, 0.25, 1 / 3, 2.0, 1.0]
+
+        def divisor():
+            v = r.choice(nice) if r.random() < 0.5 else r.uniform(0.05, 4.0)
+            return r.choice([-1, 1]) * v
+    params = dict(a=a_shape, b=b_shape, output=out, grid=grid, float_range=fr)
+    x = m.tensor(a_shape, T.FLOAT32, is_input=True)
+    if op_name == "FLOOR_MOD" and r.random() < 1 / 3:
+        y = m.tensor(b_shape, T.FLOAT32, is_input=True)
+        params.update(divisor="input")
+    else:
+        values = np.array([divisor() for _ in range(int(np.prod(b_shape)))],
+                          np.float32).reshape(b_shape)
+        y = m.tensor(b_shape, T.FLOAT32, data=values)
+        params.update(divisor="constant")
+    z = m.tensor(out, T.FLOAT32)
+    return getattr(BO, op_name), OPT.NONE, None, [x, y], [z], params, fr
+
+
 # Variant name -> (op name, drawer).
 VARIANTS = {
     "fully_connected-int8-per-channel": ("FULLY_CONNECTED", draw_fully_connected),
@@ -1438,6 +1552,7 @@ VARIANTS = {
     "cast-float32-int16": ("CAST", draw_cast),
     "cast-float32-int32": ("CAST", draw_cast),
     "sum-float32": ("SUM", draw_reduce),
+    "sum-int8": ("SUM", draw_reduce),
     "reduce_max-int8": ("REDUCE_MAX", draw_reduce),
     "reduce_max-float32": ("REDUCE_MAX", draw_reduce),
     "reduce_min-int8": ("REDUCE_MIN", draw_reduce),
@@ -1553,6 +1668,10 @@ VARIANTS = {
     "resize_bilinear-float32": ("RESIZE_BILINEAR", draw_resize_bilinear),
     "transpose_conv-int8-per-channel": ("TRANSPOSE_CONV", draw_transpose_conv),
     "transpose_conv-float32": ("TRANSPOSE_CONV", draw_transpose_conv),
+    "batch_matmul-int8": ("BATCH_MATMUL", draw_batch_matmul),
+    "batch_matmul-float32": ("BATCH_MATMUL", draw_batch_matmul),
+    "floor_div-float32": ("FLOOR_DIV", draw_floor_div_mod),
+    "floor_mod-float32": ("FLOOR_MOD", draw_floor_div_mod),
 }
 
 

@@ -11,6 +11,7 @@ use crate::ImportError;
 use ember_kernels::add::{AddF32, AddS8};
 use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::broadcast::BroadcastShape;
+use ember_kernels::floor_div_mod::{FloorDivF32, FloorModF32};
 use ember_kernels::maximum_minimum::{MaximumF32, MaximumS8, MinimumF32, MinimumS8};
 use ember_kernels::mul::{MulF32, MulS8};
 use ember_kernels::prelu::{PreluF32, PreluS8};
@@ -105,6 +106,32 @@ pub(super) fn check_maximum(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
 /// MINIMUM: as MAXIMUM.
 pub(super) fn check_minimum(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
     check_unfused(ctx, BinaryOp::Minimum, SELECT_TYPES)
+}
+
+/// FLOOR_DIV: two float32 inputs (the one type TFLM's micro kernel takes) that broadcast to
+/// the output's shape, over at most 4 dimensions where their shapes differ (TFLM's
+/// `BroadcastBinaryFunction4DSlow`).
+pub(super) fn check_floor_div(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    check_floor(ctx, BinaryOp::FloorDiv)
+}
+
+/// FLOOR_MOD: as FLOOR_DIV.
+pub(super) fn check_floor_mod(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    check_floor(ctx, BinaryOp::FloorMod)
+}
+
+/// FLOOR_DIV's and FLOOR_MOD's rule.
+fn check_floor(ctx: &Ctx<'_, '_>, op: BinaryOp) -> Result<OpKind, ImportError> {
+    let kind = check_unfused(ctx, op, (&[Float32], "float32"))?;
+    let (left, right, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
+    if left.shape() != right.shape() && output.shape().len() > 4 {
+        return Err(ctx.shape_err(format!(
+            "{left} and {right} broadcast over {} dimensions; TFLM's {} broadcasts over 4 at most",
+            output.shape().len(),
+            op.name()
+        )));
+    }
+    Ok(kind)
 }
 
 /// PRELU: input and alpha of one type (float32, int8, int16) that broadcast to the output's
@@ -248,6 +275,12 @@ pub(super) fn lower_binary(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(
         }
         BinaryOp::Prelu => {
             lowering.dispatch_params(&PreluF32::new(shape, act_min, act_max), &tensors)
+        }
+        BinaryOp::FloorDiv => {
+            lowering.dispatch_params(&FloorDivF32::new(shape, act_min, act_max), &tensors)
+        }
+        BinaryOp::FloorMod => {
+            lowering.dispatch_params(&FloorModF32::new(shape, act_min, act_max), &tensors)
         }
     }
     Ok(())

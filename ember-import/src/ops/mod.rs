@@ -6,7 +6,8 @@
 //! - [`conv`], CONV_2D and DEPTHWISE_CONV_2D (and the separable pair fused for a GPU);
 //! - [`pooling`], AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D;
 //! - [`fully_connected`], FULLY_CONNECTED;
-//! - [`elementwise`], ADD, MUL, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM and PRELU;
+//! - [`elementwise`], ADD, MUL, SUB, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, PRELU,
+//!   FLOOR_DIV and FLOOR_MOD;
 //! - [`activations`], SOFTMAX, LOG_SOFTMAX, LOGISTIC, TANH, LEAKY_RELU and L2_NORMALIZATION;
 //! - [`math`], the element-wise ops without options: ABS, NEG, SQUARE, SQRT, RSQRT, EXP,
 //!   LOG, FLOOR, CEIL, ROUND, SIN, COS, RELU, RELU6, HARD_SWISH and ELU;
@@ -22,9 +23,11 @@
 //! - [`logic`], EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND,
 //!   LOGICAL_OR, LOGICAL_NOT and SELECT_V2;
 //! - [`reductions`], ARG_MAX, ARG_MIN, SUM, REDUCE_MAX and REDUCE_MIN;
-//! - [`transpose_conv`], TRANSPOSE_CONV.
+//! - [`transpose_conv`], TRANSPOSE_CONV;
+//! - [`batch_matmul`], BATCH_MATMUL.
 
 mod activations;
+mod batch_matmul;
 mod cast;
 mod conv;
 mod elementwise;
@@ -122,7 +125,7 @@ const COMPARED: Lowers = Lowers::Inputs(&[Int8, Int32, Float32]);
 const FLOAT32: Lowers = Lowers::Inputs(&[Float32]);
 
 /// Every supported operator, in the order error messages list them.
-static OPS: [OpEntry; 82] = [
+static OPS: [OpEntry; 85] = [
     OpEntry {
         operator: BuiltinOperator::FullyConnected,
         name: "FULLY_CONNECTED",
@@ -492,7 +495,7 @@ static OPS: [OpEntry; 82] = [
         name: "SUM",
         rule: reductions::check_sum,
         lower: reductions::lower_reduce,
-        lowers: FLOAT32,
+        lowers: INT8_OR_FLOAT32,
     },
     OpEntry {
         operator: BuiltinOperator::ReduceMax,
@@ -698,6 +701,27 @@ static OPS: [OpEntry; 82] = [
         lower: pooling::lower_l2_pool2d,
         lowers: FLOAT32,
     },
+    OpEntry {
+        operator: BuiltinOperator::BatchMatmul,
+        name: "BATCH_MATMUL",
+        rule: batch_matmul::check_batch_matmul,
+        lower: batch_matmul::lower_batch_matmul,
+        lowers: INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::FloorDiv,
+        name: "FLOOR_DIV",
+        rule: elementwise::check_floor_div,
+        lower: elementwise::lower_binary,
+        lowers: FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::FloorMod,
+        name: "FLOOR_MOD",
+        rule: elementwise::check_floor_mod,
+        lower: elementwise::lower_binary,
+        lowers: FLOAT32,
+    },
 ];
 
 /// The supported operator with builtin code `code`, if any.
@@ -799,7 +823,8 @@ mod tests {
              RESIZE_NEAREST_NEIGHBOR, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, \
              GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, SELECT_V2, FILL, \
              ZEROS_LIKE, BROADCAST_TO, SHAPE, MIRROR_PAD, RESIZE_BILINEAR, SPACE_TO_BATCH_ND, \
-             BATCH_TO_SPACE_ND, TRANSPOSE_CONV, GATHER_ND, L2_NORMALIZATION, L2_POOL_2D"
+             BATCH_TO_SPACE_ND, TRANSPOSE_CONV, GATHER_ND, L2_NORMALIZATION, L2_POOL_2D, \
+             BATCH_MATMUL, FLOOR_DIV, FLOOR_MOD"
         );
         assert_eq!(
             supported_lowerings(),
@@ -820,7 +845,7 @@ mod tests {
              CEIL (float32), ROUND (float32), SIN (float32), COS (float32), SQUEEZE, \
              EXPAND_DIMS, SLICE (int8, float32), SPLIT (int8, float32), SPLIT_V (int8, \
              float32), UNPACK (int8, float32), GATHER (int8, float32), ARG_MAX (int8, \
-             float32), ARG_MIN (int8, float32), SUM (float32), REDUCE_MAX (int8, float32), \
+             float32), ARG_MIN (int8, float32), SUM (int8, float32), REDUCE_MAX (int8, float32), \
              REDUCE_MIN (int8, float32), PACK (int8, float32), DEPTH_TO_SPACE (int8, \
              float32), SPACE_TO_DEPTH (int8, float32), PADV2 (int8, float32), \
              RESIZE_NEAREST_NEIGHBOR (int8, float32), EQUAL (int8, int32, float32), NOT_EQUAL \
@@ -832,6 +857,7 @@ mod tests {
              RESIZE_BILINEAR (int8, float32), SPACE_TO_BATCH_ND (int8, float32), \
              BATCH_TO_SPACE_ND (int8, float32), TRANSPOSE_CONV (int8, float32), GATHER_ND \
              (int8, float32), L2_NORMALIZATION (int8→int8, float32→float32), L2_POOL_2D \
+             (float32), BATCH_MATMUL (int8, float32), FLOOR_DIV (float32), FLOOR_MOD \
              (float32)"
         );
     }

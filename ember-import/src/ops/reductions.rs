@@ -9,7 +9,7 @@ use crate::lowering::{kernel_error, LowerError, Lowering};
 use crate::op::{Op, OpKind, ReduceOp};
 use crate::ImportError;
 use ember_kernels::arg_min_max::ArgMinMax;
-use ember_kernels::mean::MeanShape;
+use ember_kernels::mean::{MeanS8, MeanShape, SumS8};
 use ember_kernels::reduce::{ReduceMaxF32, ReduceMaxS8, ReduceMinF32, ReduceMinS8, SumF32};
 
 /// ARG_MAX and ARG_MIN: an input of rank at least 1 (float32, int8, uint8, int16 or
@@ -107,7 +107,8 @@ pub(super) fn check_reduce_min(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError>
     check_extreme(ctx, ReduceOp::Min)
 }
 
-/// SUM (float32), REDUCE_MAX and REDUCE_MIN (int8 or float32).
+/// SUM, REDUCE_MAX and REDUCE_MIN, int8 or float32 (int8 SUM rescaled as TFLM's
+/// `QuantizedMeanOrSum`).
 pub(super) fn lower_reduce(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
     let OpKind::Reduce {
         op: reduce, axes, ..
@@ -128,7 +129,17 @@ pub(super) fn lower_reduce(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(
         (ReduceOp::Max, false) => lowering.dispatch_params(&ReduceMaxS8::new(shape), &tensors),
         (ReduceOp::Min, false) => lowering.dispatch_params(&ReduceMinS8::new(shape), &tensors),
         (ReduceOp::Sum, false) => {
-            return Err(lowering.unsupported(op, "SUM from Int8".into()));
+            let (input_scale, input_zero_point) = lowering.per_tensor(op, input)?;
+            let (output_scale, output_zero_point) = lowering.per_tensor(op, output)?;
+            let (multiplier, shift) = MeanS8::multiplier(input_scale, output_scale);
+            let params = SumS8(MeanS8 {
+                shape,
+                input_zero_point,
+                output_zero_point,
+                multiplier,
+                shift,
+            });
+            lowering.dispatch_params(&params, &tensors);
         }
     }
     Ok(())

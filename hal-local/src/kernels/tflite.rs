@@ -20,12 +20,14 @@ use ember_kernels::activation_f32::{EluF32, HardSwishF32, Relu6F32, ReluF32};
 use ember_kernels::add::AddS8;
 use ember_kernels::arg_min_max::ArgMinMax;
 use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
+use ember_kernels::batch_matmul::{BatchMatmulF32, BatchMatmulS8};
 use ember_kernels::cast::Cast;
 use ember_kernels::comparison::Comparison;
 use ember_kernels::concatenation::{Concatenation, MAX_INPUTS};
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
 use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
+use ember_kernels::floor_div_mod::{FloorDivF32, FloorModF32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
 use ember_kernels::gather_nd::GatherNd;
@@ -41,7 +43,7 @@ use ember_kernels::math_f32::{
     SquareF32,
 };
 use ember_kernels::maximum_minimum::{MaximumF32, MaximumS8, MinimumF32, MinimumS8};
-use ember_kernels::mean::{MeanF32, MeanS8};
+use ember_kernels::mean::{MeanF32, MeanS8, SumS8};
 use ember_kernels::mirror_pad::MirrorPad;
 use ember_kernels::mul::MulS8;
 use ember_kernels::pad::Pad;
@@ -700,6 +702,7 @@ unary!(
 );
 unary!(L2_POOL2D_F32, l2_pool2d_f32, L2Pool2dF32, f32, f32);
 unary!(MEAN_S8, mean_s8, MeanS8, i8, i8);
+unary!(SUM_S8, sum_s8, SumS8, i8, i8);
 unary!(MEAN_F32, mean_f32, MeanF32, f32, f32);
 
 fn concatenation(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
@@ -763,6 +766,10 @@ pub const TRANSPOSE_CONV_S8: Kernel = Kernel {
     entry: Entry::Exclusive(transpose_conv_s8, Writes::of::<TransposeConvS8>()),
 };
 convolution_f32!(TRANSPOSE_CONV_F32, transpose_conv_f32, TransposeConvF32);
+binary!(BATCH_MATMUL_S8, batch_matmul_s8, BatchMatmulS8, i8);
+binary!(BATCH_MATMUL_F32, batch_matmul_f32, BatchMatmulF32, f32);
+binary!(FLOOR_DIV_F32, floor_div_f32, FloorDivF32, f32);
+binary!(FLOOR_MOD_F32, floor_mod_f32, FloorModF32, f32);
 
 /// [`TFLITE`] and [`TFLITE_PATHS`], from one list.
 macro_rules! tflite_table {
@@ -867,6 +874,11 @@ tflite_table!(
     L2_POOL2D_F32,
     TRANSPOSE_CONV_S8,
     TRANSPOSE_CONV_F32,
+    BATCH_MATMUL_S8,
+    BATCH_MATMUL_F32,
+    FLOOR_DIV_F32,
+    FLOOR_MOD_F32,
+    SUM_S8,
 );
 
 #[cfg(test)]
