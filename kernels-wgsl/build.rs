@@ -91,7 +91,10 @@ const SHARED: &[(&str, &[&str])] = &[
         &["relu_f32", "matmul_f32", "mlp_softmax_f32"],
     ),
     // Bindings, parameters, loads and output stage of a windowed int8 op.
-    ("window_s8.wgsl", &["conv2d_s8", "depthwise_conv2d_s8"]),
+    (
+        "window_s8.wgsl",
+        &["conv2d_s8", "depthwise_conv2d_s8", "transpose_conv_s8"],
+    ),
     // Invocations sharing an output word.
     (
         "split_words.wgsl",
@@ -122,6 +125,8 @@ const SHARED: &[(&str, &[&str])] = &[
             "prelu_f32",
             "comparison",
             "logical",
+            "floor_div_f32",
+            "floor_mod_f32",
         ],
     ),
     // Bindings and loads of a broadcasting int8 binary op.
@@ -190,6 +195,17 @@ const SHARED: &[(&str, &[&str])] = &[
             "max_pool2d_s8",
             "resize_bilinear_s8",
             "l2_normalization_s8",
+            "pad",
+            "mirror_pad",
+            "space_batch",
+            "transpose",
+            "strided_slice",
+            "resize_nearest_neighbor",
+            "gather",
+            "gather_nd",
+            "select",
+            "cast",
+            "batch_matmul_s8",
         ],
     ),
     // The float division the reference rounds correctly.
@@ -203,6 +219,7 @@ const SHARED: &[(&str, &[&str])] = &[
             "div_f32",
             "resize_nearest_neighbor",
             "resize_bilinear_f32",
+            "floor_div_f32",
         ],
     ),
     // The loop of a broadcasting float binary op (add_f32, mul_f32 given constants).
@@ -301,19 +318,13 @@ const SHARED: &[(&str, &[&str])] = &[
     ("quantized_mean_or_sum.wgsl", &["mean_s8", "sum_s8"]),
     // Bindings and reduction of the int8 ones.
     ("reduce_s8.wgsl", &["reduce_max_s8", "reduce_min_s8"]),
-    // The int8 window kernels' bindings, loads and output stage, for the transpose
-    // convolution's gather.
-    ("window_s8.wgsl", &["transpose_conv_s8"]),
-    // BATCH_MATMUL's operands, and the int8 one's loop over output words.
+    // BATCH_MATMUL's operands.
     (
         "batch_matmul_at.wgsl",
         &["batch_matmul_s8", "batch_matmul_f32"],
     ),
-    ("each_byte_s8.wgsl", &["batch_matmul_s8"]),
-    // FLOOR_DIV's and FLOOR_MOD's broadcasting, bindings, loop and integer parts.
-    ("broadcast.wgsl", &["floor_div_f32", "floor_mod_f32"]),
+    // FLOOR_DIV's and FLOOR_MOD's bindings, loop and integer parts.
     ("floor_div_mod.wgsl", &["floor_div_f32", "floor_mod_f32"]),
-    ("div_rn.wgsl", &["floor_div_f32"]),
 ];
 
 /// The TFLite op set's kernels: each one's name and, for each binding it declares, whether

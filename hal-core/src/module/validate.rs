@@ -286,7 +286,7 @@ fn function(
         },
     };
     // Every step checked once, on the walk that finds the first window's lifetimes.
-    let first = lifetimes(index, f, &scope, 0)?;
+    let first = lifetimes(index, f, &scope, 0, true)?;
     plan_at(index, 0, &first, 0, &first, true)?;
     if transients as usize > WINDOW {
         plan_windows(index, f, &scope, &first)?;
@@ -295,12 +295,16 @@ fn function(
 }
 
 /// The lifetimes of transients `window * WINDOW ..` (at most [`WINDOW`] of them): their
-/// arena ranges, and the first and last step that uses each, from a walk of every step.
+/// arena ranges, and the first and last step that uses each, from a walk of every step that
+/// checks each step where `check` (the first walk) and only reads its transients otherwise
+/// (a later window's walk: the steps are checked, and checking again would look up every
+/// transient operand's size again, `O(index)` each in the sequence).
 fn lifetimes(
     function: u32,
     f: &FunctionDef<'_>,
     scope: &Scope<'_, '_>,
     window: usize,
+    check: bool,
 ) -> Result<heapless::Vec<Live, WINDOW>, ModuleError> {
     let start = window * WINDOW;
     let mut live = heapless::Vec::new();
@@ -314,8 +318,11 @@ fn lifetimes(
     let mut uses = Uses::new();
     for (s, step) in f.steps.iter().enumerate() {
         let s = s as u32;
-        let at = Site::Step { function, step: s };
-        scope.step(&step, at, &mut uses)?;
+        if check {
+            scope.step(&step, Site::Step { function, step: s }, &mut uses)?;
+        } else {
+            transient_uses(&step, &mut uses);
+        }
         for &t in &uses[..] {
             let Some(l) = (t as usize)
                 .checked_sub(start)
@@ -344,14 +351,14 @@ fn plan_windows(
 ) -> Result<(), ModuleError> {
     let windows = (scope.transients.count as usize).div_ceil(WINDOW);
     for later in 1..windows {
-        let late = lifetimes(function, f, scope, later)?;
+        let late = lifetimes(function, f, scope, later, false)?;
         let base = later * WINDOW;
         plan_at(function, base, &late, base, &late, true)?;
         for earlier in 0..later {
             if earlier == 0 {
                 plan_at(function, 0, first, base, &late, false)?;
             } else {
-                let early = lifetimes(function, f, scope, earlier)?;
+                let early = lifetimes(function, f, scope, earlier, false)?;
                 plan_at(function, earlier * WINDOW, &early, base, &late, false)?;
             }
         }
@@ -409,6 +416,24 @@ impl Transients<'_, '_> {
 
 /// The transients one step refers to (a dispatch has at most `MAX_BINDINGS` operands).
 type Uses = heapless::Vec<u32, { MAX_BINDINGS + 1 }>;
+
+/// The transients a checked step refers to, without checking it again.
+fn transient_uses(step: &Step<'_>, uses: &mut Uses) {
+    let mut note = |operand: &Operand| {
+        if let Value::Transient(index) = operand.value {
+            let _ = uses.push(index);
+        }
+    };
+    match step {
+        Step::Dispatch { bindings, .. } => bindings.iter().for_each(|operand| note(&operand)),
+        Step::Copy { source, target } => {
+            note(source);
+            note(target);
+        }
+        Step::Fill { target, .. } => note(target),
+        Step::Barrier => {}
+    }
+}
 
 struct Scope<'f, 'a> {
     constants: &'f Seq<'a, ConstantDef<'a>>,

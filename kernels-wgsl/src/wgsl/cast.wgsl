@@ -3,8 +3,8 @@
 // their sign when they widen; an integer becomes the nearest float, ties to even (built from
 // its bits here: WGSL leaves the rounding of an inexact conversion to the device); a float
 // becomes an integer truncated as x86-64's `cvttss2si` does (NaN and values outside `i32`
-// give `i32::MIN`), then saturated to int8 or int16. Each invocation computes whole words of
-// the output, keeping the bytes of a word outside it; the output must not alias the input.
+// give `i32::MIN`), then saturated to int8 or int16. each_byte_s8.wgsl holds the loop; the
+// output must not alias the input.
 //
 // Parameter words: 0 len, 1 the input's type, 2 the output's type.
 
@@ -97,30 +97,14 @@ fn converted(e: u32) -> u32 {
     return bitcast<u32>(integer);
 }
 
-@compute @workgroup_size(64, 1, 1)
-fn main(
-    @builtin(workgroup_id) id: vec3<u32>,
-    @builtin(num_workgroups) count: vec3<u32>,
-    @builtin(local_invocation_index) lane: u32,
-) {
+const OUT: u32 = 1u;
+
+fn begin() -> u32 {
+    return param(0u) * size_of_type(param(2u));
+}
+
+// Byte `i` of the output.
+fn element(i: u32) -> i32 {
     let size = size_of_type(param(2u));
-    let n = param(0u) * size;
-    if n == 0u {
-        return;
-    }
-    let start = base_byte(1u);
-    let words = words_of(start, n);
-    let me = stride_of(id, count, lane);
-    for (var w = words.first + me.index; w <= words.last; w += me.total) {
-        var word = output[w];
-        for (var l = 0u; l < 4u; l++) {
-            let b = w * 4u + l;
-            if b >= start && b < start + n {
-                let i = b - start;
-                let byte = (converted(i / size) >> (8u * (i % size))) & 0xffu;
-                word = with_byte(word, l, i32(byte));
-            }
-        }
-        output[w] = word;
-    }
+    return i32((converted(i / size) >> (8u * (i % size))) & 0xffu);
 }

@@ -1,6 +1,7 @@
-// Shared by the int8 kernels that compute each output element alone (add_s8, mul_s8,
-// requantize_s8, logistic_s8, tanh_s8, max_pool2d_s8): build.rs appends this file to
-// each. A kernel declares its `output` binding, gives `OUT` (that binding's index),
+// Shared by the kernels that compute each output byte alone: the int8 element-wise ones
+// (add_s8, mul_s8, requantize_s8, logistic_s8, tanh_s8, max_pool2d_s8, …) and those that
+// move or convert bytes (gather_bytes.wgsl's, gather, gather_nd, select, cast): build.rs
+// appends this file to each. A kernel declares its `output` binding, gives `OUT` (that binding's index),
 // `begin() -> u32` (reads what it needs once and returns the output's element count) and
 // `element(e) -> i32`. Each invocation computes whole words of the output (up to 4
 // outputs), keeping the bytes of a word that lie outside the output; where `element`

@@ -1,7 +1,7 @@
 // gather: ember-kernels' `Gather` (TFLM's GATHER): slices of the input along an axis picked
 // by int32 indices, per batch and outer index. An index outside the axis gives zeros here
-// (hal-local refuses the dispatch instead). Each invocation computes whole words of the
-// output, keeping the bytes of a word outside it; the output must not alias the input.
+// (hal-local refuses the dispatch instead). each_byte_s8.wgsl holds the loop; the output
+// must not alias the input.
 //
 // Parameter words: 0 elem_bytes, 1 batches, 2 outer, 3 axis_size, 4 inner, 5 coords.
 
@@ -34,27 +34,12 @@ fn output_byte(i: u32) -> u32 {
     return input_byte(source * size + i % size);
 }
 
-@compute @workgroup_size(64, 1, 1)
-fn main(
-    @builtin(workgroup_id) id: vec3<u32>,
-    @builtin(num_workgroups) count: vec3<u32>,
-    @builtin(local_invocation_index) lane: u32,
-) {
-    let n = param(0u) * param(1u) * param(2u) * param(4u) * param(5u);
-    if n == 0u {
-        return;
-    }
-    let start = base_byte(2u);
-    let words = words_of(start, n);
-    let me = stride_of(id, count, lane);
-    for (var w = words.first + me.index; w <= words.last; w += me.total) {
-        var word = output[w];
-        for (var l = 0u; l < 4u; l++) {
-            let b = w * 4u + l;
-            if b >= start && b < start + n {
-                word = with_byte(word, l, i32(output_byte(b - start)));
-            }
-        }
-        output[w] = word;
-    }
+const OUT: u32 = 2u;
+
+fn begin() -> u32 {
+    return param(0u) * param(1u) * param(2u) * param(4u) * param(5u);
+}
+
+fn element(e: u32) -> i32 {
+    return i32(output_byte(e));
 }

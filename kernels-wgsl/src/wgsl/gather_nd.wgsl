@@ -33,27 +33,12 @@ fn output_byte(i: u32) -> u32 {
     return input_byte((u32(start) + e % slice_len) * size + i % size);
 }
 
-@compute @workgroup_size(64, 1, 1)
-fn main(
-    @builtin(workgroup_id) id: vec3<u32>,
-    @builtin(num_workgroups) count: vec3<u32>,
-    @builtin(local_invocation_index) lane: u32,
-) {
-    let n = param(0u) * param(1u) * param(2u);
-    if n == 0u {
-        return;
-    }
-    let start = base_byte(2u);
-    let words = words_of(start, n);
-    let me = stride_of(id, count, lane);
-    for (var w = words.first + me.index; w <= words.last; w += me.total) {
-        var word = output[w];
-        for (var l = 0u; l < 4u; l++) {
-            let b = w * 4u + l;
-            if b >= start && b < start + n {
-                word = with_byte(word, l, i32(output_byte(b - start)));
-            }
-        }
-        output[w] = word;
-    }
+const OUT: u32 = 2u;
+
+fn begin() -> u32 {
+    return param(0u) * param(1u) * param(2u);
+}
+
+fn element(e: u32) -> i32 {
+    return i32(output_byte(e));
 }

@@ -1,7 +1,7 @@
 // select: ember-kernels' `Select` (TFLM's SELECT_V2; FILL, ZEROS_LIKE, BROADCAST_TO and SHAPE
 // with a `true` condition): `condition ? x : y` with the three inputs broadcast to the output, elements of 1, 2 or 4 bytes moved as they are, a condition byte
-// other than 0 read as true. Each invocation computes whole words of the output, keeping the
-// bytes of a word outside it; the output must not alias an input.
+// other than 0 read as true. each_byte_s8.wgsl holds the loop; the output must not alias an
+// input.
 //
 // Parameter words: 0..=5 the condition's dimensions, 6..=11 x's, 12..=17 y's, 18..=23 the
 // output's (right-aligned with leading 1s; each input's 1 or the output's), 24 element_bytes.
@@ -44,30 +44,16 @@ fn output_byte(i: u32) -> u32 {
     return byte_of(y[b / 4u], b);
 }
 
-@compute @workgroup_size(64, 1, 1)
-fn main(
-    @builtin(workgroup_id) id: vec3<u32>,
-    @builtin(num_workgroups) count: vec3<u32>,
-    @builtin(local_invocation_index) lane: u32,
-) {
+const OUT: u32 = 3u;
+
+fn begin() -> u32 {
     var n = param(24u);
     for (var d = 0u; d < 6u; d++) {
         n *= output_dim(d);
     }
-    if n == 0u {
-        return;
-    }
-    let start = base_byte(3u);
-    let words = words_of(start, n);
-    let me = stride_of(id, count, lane);
-    for (var w = words.first + me.index; w <= words.last; w += me.total) {
-        var word = output[w];
-        for (var l = 0u; l < 4u; l++) {
-            let b = w * 4u + l;
-            if b >= start && b < start + n {
-                word = with_byte(word, l, i32(output_byte(b - start)));
-            }
-        }
-        output[w] = word;
-    }
+    return n;
+}
+
+fn element(e: u32) -> i32 {
+    return i32(output_byte(e));
 }
