@@ -24,6 +24,8 @@ in (S, N): the same arguments write the same bytes.
 """
 
 import argparse
+import ctypes
+import gc
 import hashlib
 import json
 import math
@@ -53,6 +55,8 @@ ACT_NAMES = {ACT.NONE: "NONE", ACT.RELU: "RELU", ACT.RELU6: "RELU6",
              ACT.RELU_N1_TO_1: "RELU_N1_TO_1"}
 ALL_ACTS = list(ACT_NAMES)
 MAX_ATTEMPTS = 40
+# Models one forked child runs in a row (a crash costs a fresh child, not the batch).
+BATCH = 25
 
 
 class Model:
@@ -1706,69 +1710,135 @@ def quiet(fn):
     return box, text
 
 
-def run_isolated(fn, report):
-    """fn() in a forked child, so that TFLM crashing on a model (it segfaults on some legal
-    ones) is a refusal rather than the end of the run: None when fn() returned, else
-    {"error", "tflm_said"} (what it raised, or the signal that killed it, and what TFLM
-    printed)."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        code = 0
-        try:
-            box, text = quiet(fn)
-            if "error" in box:
-                said = " | ".join(x.strip() for x in text.splitlines() if x.strip())
-                e = box["error"]
-                report.write_text(json.dumps({"error": f"{type(e).__name__}: {e}",
-                                              "tflm_said": said[:400]}))
-                code = 3
-        except BaseException:
-            code = 4
-        os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
-        return None
-    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 3:
-        error = json.loads(report.read_text())
-        report.unlink()
-        return error
-    if os.WIFSIGNALED(status):
-        return {"error": f"TFLM crashed: signal {os.WTERMSIG(status)}", "tflm_said": ""}
-    return {"error": f"the oracle's child exited with {os.WEXITSTATUS(status)}",
-            "tflm_said": ""}
-
-
-def make_one(task):
-    """Draws, writes and runs model n of `variant` until TFLM accepts one; returns
-    (variant, n, attempts refused with reasons)."""
-    out_root, seed, variant, n = task
+def draw_attempt(task, attempt):
+    """Attempt `attempt` at model n of `variant`: the drawn model's bytes, its inputs'
+    seeds, float range and manifest fields (deterministic in the task and the attempt)."""
+    _, seed, variant, n = task
     op_name, draw = VARIANTS[variant]
+    rs = model_seed(seed, variant, n, attempt)
+    r = random.Random(rs)
+    m = Model()
+    opcode, opt_type, options, ins, outs, params, fr = draw(r, variant, m)
+    model_bytes = m.build(opcode, opt_type, options, ins, outs)
+    seeds = [r.getrandbits(32), r.getrandbits(32)]
+    extra = {"op": op_name, "variant": variant, "params": jsonable(params),
+             "attempt": attempt, "draw_seed": rs}
+    return model_bytes, seeds, fr, extra
+
+
+def run_attempt(task, attempt):
+    """Writes attempt `attempt` at the task's model and runs TFLM on it: None when TFLM
+    took it, else {"error", "tflm_said"} (what it raised, and what it printed)."""
+    out_root, _, variant, n = task
     out = Path(out_root) / variant / str(n)
-    refusals = []
-    for attempt in range(MAX_ATTEMPTS):
-        if out.exists():
-            shutil.rmtree(out)
-        out.mkdir(parents=True)
-        rs = model_seed(seed, variant, n, attempt)
-        r = random.Random(rs)
-        m = Model()
-        opcode, opt_type, options, ins, outs, params, fr = draw(r, variant, m)
-        model_bytes = m.build(opcode, opt_type, options, ins, outs)
-        path = out / "model.tflite"
-        path.write_bytes(model_bytes)
-        seeds = [r.getrandbits(32), r.getrandbits(32)]
-        extra = {"op": op_name, "variant": variant, "params": jsonable(params),
-                 "attempt": attempt, "draw_seed": rs}
-        error = run_isolated(lambda: tflm_oracle.run_oracle(
-            path, out, seeds, float_range=fr or (-1.0, 1.0), verbose=False,
-            arena_size=1 << 20, manifest_extra=extra), out / "refusal.json")
-        if error is None:
-            return variant, n, refusals
-        refusals.append({"attempt": attempt, "params": jsonable(params), **error})
-    raise RuntimeError(f"{variant} {n}: TFLM refused {MAX_ATTEMPTS} drawn models in a row: "
-                       f"{refusals[-1]}")
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    model_bytes, seeds, fr, extra = draw_attempt(task, attempt)
+    path = out / "model.tflite"
+    path.write_bytes(model_bytes)
+    box, text = quiet(lambda: tflm_oracle.run_oracle(
+        path, out, seeds, float_range=fr or (-1.0, 1.0), verbose=False,
+        arena_size=1 << 20, manifest_extra=extra))
+    if "error" not in box:
+        return None
+    said = " | ".join(x.strip() for x in text.splitlines() if x.strip())
+    e = box["error"]
+    return {"error": f"{type(e).__name__}: {e}", "tflm_said": said[:400]}
+
+
+def zero_fresh_allocations():
+    """From here on glibc's malloc hands out zeroed blocks (M_PERTURB 255: a fresh block is
+    filled with 255 ^ 255), so every model's TFLM arena starts as a new process's would,
+    whatever ran before it in the same child: TFLM reads some arena bytes it never writes
+    (SPACE_TO_BATCH_ND's pad value), and they must not depend on the model before."""
+    m_perturb = -6
+    if ctypes.CDLL(None).mallopt(m_perturb, 255) != 1:
+        raise RuntimeError("mallopt(M_PERTURB) failed: the oracle needs glibc's malloc")
+
+
+def batch_child(batch, start, attempts, pipe):
+    """In a forked child: the models of `batch` from `start` on, each from attempt
+    `attempts[i]` until TFLM takes one; a line of JSON on `pipe` after every attempt."""
+    for i in range(start, len(batch)):
+        for attempt in range(attempts[i], MAX_ATTEMPTS):
+            try:
+                error = run_attempt(batch[i], attempt)
+            except Exception as e:  # a bug in a drawer: the whole run fails
+                pipe.write(json.dumps({"i": i, "fatal": f"{type(e).__name__}: {e}"}) + "\n")
+                pipe.flush()
+                return
+            pipe.write(json.dumps({"i": i, "attempt": attempt, "error": error}) + "\n")
+            pipe.flush()
+            if error is None:
+                break
+        else:
+            return
+
+
+def make_batch(batch):
+    """Draws, writes and runs each model of `batch` (tasks) until TFLM accepts one; returns
+    [(variant, n, attempts refused with reasons)] in the batch's order.
+
+    TFLM runs in forked children, so that its crashing on a model (it segfaults on some
+    legal ones) is a refusal rather than the end of the run: one child runs models until
+    it is done or dies; the attempt a dead child was on is counted as refused (the signal
+    that killed it as the reason), and a fresh child takes the rest from there. The child
+    shares the parent's pages until it writes one: a collection in the child would touch
+    (and so copy) every object's page, so the parent's objects are frozen out of
+    collection and the child collects nothing."""
+    refusals = [[] for _ in batch]
+    done = [False] * len(batch)
+    start = 0
+    while start < len(batch):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        read_end, write_end = os.pipe()
+        gc.freeze()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_end)
+            gc.disable()
+            code = 0
+            try:
+                zero_fresh_allocations()
+                with os.fdopen(write_end, "w") as pipe:
+                    batch_child(batch, start, [len(r) for r in refusals], pipe)
+            except BaseException:
+                code = 4
+            os._exit(code)
+        os.close(write_end)
+        with os.fdopen(read_end) as pipe:
+            for line in pipe:
+                report = json.loads(line)
+                i = report["i"]
+                if "fatal" in report:
+                    os.waitpid(pid, 0)
+                    raise RuntimeError(f"{batch[i][2]} {batch[i][3]}: {report['fatal']}")
+                if report["error"] is None:
+                    done[i] = True
+                else:
+                    params = draw_attempt(batch[i], report["attempt"])[3]["params"]
+                    refusals[i].append({"attempt": report["attempt"], "params": params,
+                                        **report["error"]})
+        _, status = os.waitpid(pid, 0)
+        while start < len(batch) and done[start]:
+            start += 1
+        if start == len(batch):
+            break
+        i = start
+        if len(refusals[i]) >= MAX_ATTEMPTS:
+            raise RuntimeError(f"{batch[i][2]} {batch[i][3]}: TFLM refused {MAX_ATTEMPTS} "
+                               f"drawn models in a row: {refusals[i][-1]}")
+        if os.WIFSIGNALED(status):
+            error = {"error": f"TFLM crashed: signal {os.WTERMSIG(status)}", "tflm_said": ""}
+        else:
+            code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else status
+            error = {"error": f"the oracle's child exited with {code}", "tflm_said": ""}
+        attempt = len(refusals[i])
+        params = draw_attempt(batch[i], attempt)[3]["params"]
+        refusals[i].append({"attempt": attempt, "params": params, **error})
+    return [(task[2], task[3], r) for task, r in zip(batch, refusals)]
 
 
 def main(argv=None):
@@ -1788,11 +1858,13 @@ def main(argv=None):
         shutil.rmtree(args.out)
     args.out.mkdir(parents=True)
     tasks = [(str(args.out), args.seed, v, n) for v in variants for n in range(args.count)]
+    batches = [tasks[k:k + BATCH] for k in range(0, len(tasks), BATCH)]
     if args.jobs > 1:
         with multiprocessing.Pool(args.jobs) as pool:
-            results = pool.map(make_one, tasks, chunksize=8)
+            results = pool.map(make_batch, batches, chunksize=1)
     else:
-        results = [make_one(t) for t in tasks]
+        results = [make_batch(b) for b in batches]
+    results = [result for batch in results for result in batch]
     summary = {"seed": args.seed, "count": args.count, "variants": {}}
     for v in variants:
         summary["variants"][v] = {"op": VARIANTS[v][0], "models": args.count, "refused": []}

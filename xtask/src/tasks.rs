@@ -76,8 +76,9 @@ fn test_beside(background: &Background) -> Result {
     // The per-op tests compare with TFLM's outputs on these random single-op models.
     crate::oracle::ops(100, 0)?;
     // A model of more than 200 transients and one of more than 5 MB of constants, through
-    // `cargo xtask run --model`, every output checked against TFLM's.
-    large_models()?;
+    // TFLM: `ember-run/tests/large_models.rs` runs them through `ember-run` (the program
+    // behind `cargo xtask run --model`) in the workspace's tests, every output checked.
+    crate::oracle::large()?;
     run(
         "tests of every crate, every feature (local driver on its worker pool too)",
         cmd("cargo", &["test", "--workspace", "--all-features"]),
@@ -510,47 +511,6 @@ pub fn bench_vulkan(smoke: bool, full: bool, pool_gib: Option<u64>) -> Result {
         return Err(format!("the benchmark did not write {}", json.display()));
     }
     Ok(())
-}
-
-/// The large models (`cargo xtask oracle --large`) made and run through TFLM, then each of
-/// their cases through [`run_model`], as `cargo xtask run --model M --input … --expect …`
-/// runs it: Ember's every output must equal TFLM's (int8 bit for bit).
-fn large_models() -> Result {
-    let started = Instant::now();
-    crate::oracle::large()?;
-    let mut runs = 0;
-    for name in crate::oracle::LARGE_MODELS {
-        let dir = crate::oracle::large_dir().join(name);
-        let manifest = ember_npy::oracle::Manifest::load(&dir)
-            .map_err(|e| format!("{}: {e}", dir.display()))?;
-        let model = path_string(&dir.join("model.tflite"))?;
-        for case in &manifest.cases {
-            let files = |list: &[String]| -> Result<Vec<String>> {
-                list.iter().map(|f| path_string(&dir.join(f))).collect()
-            };
-            let (inputs, expects) = (files(&case.inputs)?, files(&case.outputs)?);
-            if expects.is_empty() {
-                return Err(format!(
-                    "{}: case {} has no output",
-                    dir.display(),
-                    case.name
-                ));
-            }
-            run_model(&model, &inputs, &[], &expects, 1)?;
-            runs += 1;
-        }
-    }
-    println!(
-        "\n    ok: the large models, {runs} cases, every output equal to TFLM's ({:.1} s)",
-        started.elapsed().as_secs_f32()
-    );
-    Ok(())
-}
-
-fn path_string(path: &std::path::Path) -> Result<String> {
-    path.to_str()
-        .map(str::to_string)
-        .ok_or_else(|| format!("{}: not a UTF-8 path", path.display()))
 }
 
 /// `cargo xtask run --model`: imports and runs a TFLite model on the host board's local
