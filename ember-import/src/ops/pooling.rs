@@ -156,56 +156,57 @@ fn lower_pool2d(
         pad_width: pool_window.pad_width,
     };
     let tensors = [input, output];
-    if pooling == Pooling::L2 {
-        let (act_min, act_max) = kernel_activation(pool.activation).range_f32();
-        let params = L2Pool2dF32 {
-            shape,
-            act_min,
-            act_max,
-        };
-        lowering.dispatch_params(&params, &tensors);
-    } else if lowering.element_type(input) == Int8 {
+    if lowering.element_type(input) == Int8 {
         let (output_scale, output_zero_point) = lowering.per_tensor(op, output)?;
         let (act_min, act_max) = kernel_activation(pool.activation)
             .range_s8(output_scale, output_zero_point)
             .map_err(kernel)?;
         match pooling {
-            Pooling::Average => lowering.dispatch_params(
-                &AveragePool2dS8 {
+            Pooling::Average => {
+                let params = AveragePool2dS8 {
                     shape,
                     act_min,
                     act_max,
-                },
-                &tensors,
-            ),
-            Pooling::Max | Pooling::L2 => lowering.dispatch_params(
-                &MaxPool2dS8 {
+                };
+                lowering.dispatch_params(&params, &tensors);
+            }
+            Pooling::Max => {
+                let params = MaxPool2dS8 {
                     shape,
                     act_min,
                     act_max,
-                },
-                &tensors,
-            ),
+                };
+                lowering.dispatch_params(&params, &tensors);
+            }
+            Pooling::L2 => return Err(lowering.invalid(op, "int8 L2_POOL_2D".into())),
         }
     } else {
         let (act_min, act_max) = kernel_activation(pool.activation).range_f32();
         match pooling {
-            Pooling::Average => lowering.dispatch_params(
-                &AveragePool2dF32 {
+            Pooling::Average => {
+                let params = AveragePool2dF32 {
                     shape,
                     act_min,
                     act_max,
-                },
-                &tensors,
-            ),
-            Pooling::Max | Pooling::L2 => lowering.dispatch_params(
-                &MaxPool2dF32 {
+                };
+                lowering.dispatch_params(&params, &tensors);
+            }
+            Pooling::Max => {
+                let params = MaxPool2dF32 {
                     shape,
                     act_min,
                     act_max,
-                },
-                &tensors,
-            ),
+                };
+                lowering.dispatch_params(&params, &tensors);
+            }
+            Pooling::L2 => {
+                let params = L2Pool2dF32 {
+                    shape,
+                    act_min,
+                    act_max,
+                };
+                lowering.dispatch_params(&params, &tensors);
+            }
         }
     }
     Ok(())

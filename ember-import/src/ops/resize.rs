@@ -3,21 +3,28 @@
 
 use super::layout::same_quantization;
 use crate::check::{options, Ctx};
-use crate::element::ElementType::{Float32, Int16, Int32, Int8};
+use crate::element::ElementType::{self, Float32, Int16, Int32, Int8};
 use crate::lowering::{kernel_error, LowerError, Lowering};
 use crate::op::{Op, OpKind};
 use crate::ImportError;
 use ember_kernels::resize_bilinear::{ResizeBilinear, ResizeBilinearF32, ResizeBilinearS8};
 use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
 
-/// RESIZE_NEAREST_NEIGHBOR: a rank-4 input (float32, int8 or int16) and a constant int32
-/// size `[height, width]` (each at least 1); the output `[batches, height, width,
-/// channels]` of the input's type and quantization.
-pub(super) fn check_resize_nearest_neighbor(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+/// What both resizes take: inputs `[input, size]` and one output; a rank-4 input, a
+/// constant int32 size `[height, width]` (each at least 1), the output `[batches, height,
+/// width, channels]` of the input's type (one of `types`, named by `type_names`) and
+/// quantization.
+fn check_resize(
+    ctx: &Ctx<'_, '_>,
+    types: &[ElementType],
+    type_names: &'static str,
+) -> Result<(), ImportError> {
     ctx.arity(2..=2, 2, 1, "inputs [input, size] and one output")?;
-    let options = options!(ctx, ResizeNearestNeighborOptions);
     let (input, size, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
     ctx.rank(input, 4)?;
+    if size.ty() != Int32 {
+        return Err(ctx.type_err(format!("{size} must be int32")));
+    }
     let values = ctx.const_ints(size)?;
     let &[height, width] = values.as_slice() else {
         return Err(ctx.shape_err(format!("{size} must hold [height, width]")));
@@ -28,12 +35,14 @@ pub(super) fn check_resize_nearest_neighbor(ctx: &Ctx<'_, '_>) -> Result<OpKind,
     };
     let shape = input.shape();
     ctx.shape_is(output, &[shape[0], height, width, shape[3]])?;
-    ctx.same_type(
-        &[input, output],
-        &[Float32, Int8, Int16],
-        "float32, int8, int16",
-    )?;
-    same_quantization(ctx, input, output)?;
+    ctx.same_type(&[input, output], types, type_names)?;
+    same_quantization(ctx, input, output)
+}
+
+/// RESIZE_NEAREST_NEIGHBOR: [`check_resize`] over float32, int8 or int16.
+pub(super) fn check_resize_nearest_neighbor(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
+    let options = options!(ctx, ResizeNearestNeighborOptions);
+    check_resize(ctx, &[Float32, Int8, Int16], "float32, int8, int16")?;
     Ok(OpKind::ResizeNearestNeighbor {
         align_corners: options.align_corners,
         half_pixel_centers: options.half_pixel_centers,
@@ -75,33 +84,15 @@ pub(super) fn lower_resize_nearest_neighbor(
     Ok(())
 }
 
-/// RESIZE_BILINEAR: a rank-4 input (float32 or int8) and a constant int32 size `[height,
-/// width]` (each at least 1); the output `[batches, height, width, channels]` of the
-/// input's type and quantization (TFLM interpolates the raw int8 values); `align_corners`
-/// and `half_pixel_centers` not both set (TFLM refuses them together).
+/// RESIZE_BILINEAR: [`check_resize`] over float32 or int8 (TFLM interpolates the raw int8
+/// values); `align_corners` and `half_pixel_centers` not both set (TFLM refuses them
+/// together).
 pub(super) fn check_resize_bilinear(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError> {
-    ctx.arity(2..=2, 2, 1, "inputs [input, size] and one output")?;
     let options = options!(ctx, ResizeBilinearOptions);
     if options.align_corners && options.half_pixel_centers {
         return Err(ctx.bad_options("align_corners and half_pixel_centers are both set"));
     }
-    let (input, size, output) = (ctx.input(0)?, ctx.input(1)?, ctx.output(0)?);
-    ctx.rank(input, 4)?;
-    if size.ty() != Int32 {
-        return Err(ctx.type_err(format!("{size} must be int32")));
-    }
-    let values = ctx.const_ints(size)?;
-    let &[height, width] = values.as_slice() else {
-        return Err(ctx.shape_err(format!("{size} must hold [height, width]")));
-    };
-    let (Ok(height @ 1..), Ok(width @ 1..)) = (usize::try_from(height), usize::try_from(width))
-    else {
-        return Err(ctx.shape_err(format!("{size}: sizes {values:?} must be positive")));
-    };
-    let shape = input.shape();
-    ctx.shape_is(output, &[shape[0], height, width, shape[3]])?;
-    ctx.same_type(&[input, output], &[Float32, Int8], "float32, int8")?;
-    same_quantization(ctx, input, output)?;
+    check_resize(ctx, &[Float32, Int8], "float32, int8")?;
     Ok(OpKind::ResizeBilinear {
         align_corners: options.align_corners,
         half_pixel_centers: options.half_pixel_centers,
