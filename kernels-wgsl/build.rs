@@ -27,7 +27,8 @@ use ember_kernels::comparison::Comparison;
 use ember_kernels::concatenation::Concatenation;
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
-use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
+use ember_kernels::dequantize::{DequantizeS16F32, DequantizeS8F32, DequantizeU8F32};
+use ember_kernels::div_s8::DivS8;
 use ember_kernels::floor_div_mod::{FloorDivF32, FloorModF32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
@@ -36,6 +37,7 @@ use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::l2_normalization::{L2NormalizationF32, L2NormalizationS8};
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::log_softmax::LogSoftmaxF32;
+use ember_kernels::log_softmax_s8::LogSoftmaxS8;
 use ember_kernels::logical::Logical;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::lut_s8::LutS8;
@@ -52,14 +54,18 @@ use ember_kernels::pooling::{
     AveragePool2dF32, AveragePool2dS8, L2Pool2dF32, MaxPool2dF32, MaxPool2dS8,
 };
 use ember_kernels::prelu::{PreluF32, PreluS8};
-use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
+use ember_kernels::quantize::{
+    QuantizeF32S16, QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8,
+};
 use ember_kernels::reduce::{ReduceMaxF32, ReduceMaxS8, ReduceMinF32, ReduceMinS8, SumF32};
+use ember_kernels::requantize_int::RequantizeInt;
 use ember_kernels::resize_bilinear::{ResizeBilinearF32, ResizeBilinearS8};
 use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
 use ember_kernels::select::Select;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::space_batch::SpaceBatch;
+use ember_kernels::squared_difference_s8::SquaredDifferenceS8;
 use ember_kernels::strided_slice::StridedSlice;
 use ember_kernels::sub::SubS8;
 use ember_kernels::tanh::{TanhF32, TanhS8};
@@ -111,6 +117,8 @@ const SHARED: &[(&str, &[&str])] = &[
         &[
             "add_s8",
             "sub_s8",
+            "div_s8",
+            "squared_difference_s8",
             "mul_s8",
             "maximum_s8",
             "minimum_s8",
@@ -135,6 +143,8 @@ const SHARED: &[(&str, &[&str])] = &[
         &[
             "add_s8",
             "sub_s8",
+            "div_s8",
+            "squared_difference_s8",
             "mul_s8",
             "maximum_s8",
             "minimum_s8",
@@ -165,6 +175,8 @@ const SHARED: &[(&str, &[&str])] = &[
             "logistic_s8",
             "tanh_s8",
             "l2_normalization_s8",
+            "log_softmax_s8",
+            "div_s8",
         ],
     ),
     // The int8 activations' bindings and saturation.
@@ -175,6 +187,8 @@ const SHARED: &[(&str, &[&str])] = &[
         &[
             "add_s8",
             "sub_s8",
+            "div_s8",
+            "squared_difference_s8",
             "mul_s8",
             "maximum_s8",
             "minimum_s8",
@@ -190,6 +204,8 @@ const SHARED: &[(&str, &[&str])] = &[
             "reduce_max_s8",
             "reduce_min_s8",
             "quantize_f32_s8",
+            "quantize_f32_s16",
+            "requantize_int",
             "logistic_s8",
             "tanh_s8",
             "max_pool2d_s8",
@@ -206,6 +222,7 @@ const SHARED: &[(&str, &[&str])] = &[
             "select",
             "cast",
             "batch_matmul_s8",
+            "log_softmax_s8",
         ],
     ),
     // The float division the reference rounds correctly.
@@ -216,10 +233,12 @@ const SHARED: &[(&str, &[&str])] = &[
             "l2_normalization_f32",
             "average_pool2d_f32",
             "quantize_f32_s8",
+            "quantize_f32_s16",
             "div_f32",
             "resize_nearest_neighbor",
             "resize_bilinear_f32",
             "floor_div_f32",
+            "detection_postprocess",
         ],
     ),
     // The loop of a broadcasting float binary op (add_f32, mul_f32 given constants).
@@ -325,6 +344,11 @@ const SHARED: &[(&str, &[&str])] = &[
     ),
     // FLOOR_DIV's and FLOOR_MOD's bindings, loop and integer parts.
     ("floor_div_mod.wgsl", &["floor_div_f32", "floor_mod_f32"]),
+    // TFLM's AffineQuantize before the clamp.
+    (
+        "affine_quantize.wgsl",
+        &["quantize_f32_s8", "quantize_f32_s16"],
+    ),
 ];
 
 /// The TFLite op set's kernels: each one's name and, for each binding it declares, whether
@@ -430,6 +454,13 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<FloorDivF32>(),
         op::<FloorModF32>(),
         op::<SumS8>(),
+        op::<QuantizeF32S16>(),
+        op::<DequantizeS16F32>(),
+        op::<RequantizeInt>(),
+        op::<LogSoftmaxS8>(),
+        op::<DivS8>(),
+        op::<SquaredDifferenceS8>(),
+        op::<ember_kernels::detection_postprocess::DetectionPostprocess>(),
     ]
 }
 

@@ -21,6 +21,8 @@ pub(crate) struct RawOp<'a> {
     pub(crate) site: OpSite,
     pub(crate) rule: RuleFn,
     pub(crate) options: Option<tflite::BuiltinOptionsRef<'a>>,
+    /// A custom op's `custom_options` (FlexBuffer bytes); empty for builtin ops.
+    pub(crate) custom_options: &'a [u8],
     pub(crate) inputs: Vec<Option<TensorId>>,
     pub(crate) outputs: Vec<TensorId>,
 }

@@ -4,6 +4,7 @@ mod builtin_names;
 mod check;
 mod element;
 mod error;
+mod flexbuffer_map;
 mod graph;
 mod lower;
 mod lower_options;
@@ -23,9 +24,9 @@ pub use lower::{lower, lower_with, Lowered, TensorInfo};
 pub use lower_options::LowerOptions;
 pub use lowering::{LowerError, FUNCTION};
 pub use op::{
-    Activation, BinaryOp, Conv2dOptions, DepthwiseConv2dOptions, ElementwiseOp,
-    FullyConnectedOptions, Hw, Op, OpKind, OptionsDisplay, Padding, Pool2dOptions, ReduceOp,
-    StridedSliceOptions,
+    Activation, BinaryOp, Conv2dOptions, DepthwiseConv2dOptions, DetectionPostprocessOptions,
+    ElementwiseOp, FullyConnectedOptions, Hw, Op, OpKind, OptionsDisplay, Padding, Pool2dOptions,
+    ReduceOp, StridedSliceOptions,
 };
 pub use ops::supported_operators;
 pub use plan::{MemoryPlan, Placement, PlannedBuffer, DEFAULT_ALIGNMENT};

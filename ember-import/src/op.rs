@@ -1,5 +1,6 @@
 //! Operators: what each op of the graph computes, with its options parsed and checked.
 
+pub use crate::ops::detection_postprocess::DetectionPostprocessOptions;
 use crate::TensorId;
 pub use ember_kernels::comparison::Predicate;
 use std::fmt;
@@ -471,6 +472,9 @@ pub enum OpKind {
         /// The rhs is stored `[…, cols, depth]`.
         adj_y: bool,
     },
+    /// TFLite_Detection_PostProcess, the SSD models' custom op: inputs `[box_encodings,
+    /// class_predictions, anchors]`, outputs `[boxes, classes, scores, num_detections]`.
+    DetectionPostprocess(DetectionPostprocessOptions),
 }
 
 impl OpKind {
@@ -540,6 +544,7 @@ impl OpKind {
             Self::BatchToSpaceNd { .. } => "BATCH_TO_SPACE_ND",
             Self::TransposeConv { .. } => "TRANSPOSE_CONV",
             Self::BatchMatmul { .. } => "BATCH_MATMUL",
+            Self::DetectionPostprocess(_) => "TFLite_Detection_PostProcess",
         }
     }
 
@@ -692,6 +697,7 @@ impl fmt::Display for OptionsDisplay<'_> {
                 activation.name()
             ),
             OpKind::BatchMatmul { adj_x, adj_y } => write!(f, "adj_x={adj_x} adj_y={adj_y}"),
+            OpKind::DetectionPostprocess(o) => o.fmt(f),
         }
     }
 }

@@ -487,7 +487,12 @@ fn read_op<'a>(
         index,
         name: op_name(builtin_code, custom),
     };
-    let Some(entry) = crate::ops::find(builtin_code) else {
+    let entry = if builtin_code == CUSTOM {
+        crate::ops::find_custom(custom.unwrap_or(""))
+    } else {
+        crate::ops::find(builtin_code)
+    };
+    let Some(entry) = entry else {
         return Err(ImportError::UnsupportedOp { op: site });
     };
     let at = || site.to_string();
@@ -540,10 +545,27 @@ fn read_op<'a>(
         return Err(unsupported("builtin_options_2", "(set)".into()));
     }
     let options = op.builtin_options().at(at)?;
+    let mut custom_options: &[u8] = &[];
+    if builtin_code == CUSTOM {
+        if op.large_custom_options_size().at(at)? != 0 {
+            return Err(unsupported(
+                "large_custom_options_offset",
+                "(options outside the FlatBuffer)".into(),
+            ));
+        }
+        if op.custom_options_format().at(at)? != tflite::CustomOptionsFormat::Flexbuffers {
+            return Err(unsupported(
+                "custom_options_format",
+                "(not FLEXBUFFERS)".into(),
+            ));
+        }
+        custom_options = op.custom_options().at(at)?.unwrap_or(&[]);
+    }
     Ok(RawOp {
         site,
         rule: entry.rule,
         options,
+        custom_options,
         inputs,
         outputs,
     })

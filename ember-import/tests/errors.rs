@@ -252,13 +252,25 @@ fn unsupported_operators() {
     );
 
     let custom = only_op_0(tflite::OperatorCode {
-        custom_code: Some("TFLite_Detection_PostProcess".into()),
+        custom_code: Some("MyCustomOp".into()),
         ..builtin(BuiltinOperator::Custom, 32)
     });
     assert!(matches!(
         refused(&custom),
-        ImportError::UnsupportedOp { op } if op == op_site(0, "CUSTOM `TFLite_Detection_PostProcess`")
+        ImportError::UnsupportedOp { op } if op == op_site(0, "CUSTOM `MyCustomOp`")
     ));
+    // The one custom op supported is found by its code, then checked (here: its arity).
+    let detection = only_op_0(tflite::OperatorCode {
+        custom_code: Some("TFLite_Detection_PostProcess".into()),
+        ..builtin(BuiltinOperator::Custom, 32)
+    });
+    let e = refused(&detection);
+    let e = first(&e);
+    assert!(matches!(e, ImportError::Arity { .. }), "{e}");
+    assert!(
+        e.to_string().contains("TFLite_Detection_PostProcess"),
+        "{e}"
+    );
 
     // An extended code (past the 127 of the old byte field) is read from `builtin_code`.
     let extended = only_op_0(builtin(BuiltinOperator::Gelu, 127));

@@ -13,7 +13,8 @@ use ember_kernels::comparison::Comparison;
 use ember_kernels::concatenation::Concatenation;
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
-use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
+use ember_kernels::dequantize::{DequantizeS16F32, DequantizeS8F32, DequantizeU8F32};
+use ember_kernels::div_s8::DivS8;
 use ember_kernels::floor_div_mod::{FloorDivF32, FloorModF32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
@@ -22,6 +23,7 @@ use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::l2_normalization::{L2NormalizationF32, L2NormalizationS8};
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::log_softmax::LogSoftmaxF32;
+use ember_kernels::log_softmax_s8::LogSoftmaxS8;
 use ember_kernels::logical::Logical;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::lut_s8::LutS8;
@@ -38,14 +40,18 @@ use ember_kernels::pooling::{
     AveragePool2dF32, AveragePool2dS8, L2Pool2dF32, MaxPool2dF32, MaxPool2dS8,
 };
 use ember_kernels::prelu::{PreluF32, PreluS8};
-use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
+use ember_kernels::quantize::{
+    QuantizeF32S16, QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8,
+};
 use ember_kernels::reduce::{ReduceMaxF32, ReduceMaxS8, ReduceMinF32, ReduceMinS8, SumF32};
+use ember_kernels::requantize_int::RequantizeInt;
 use ember_kernels::resize_bilinear::{ResizeBilinearF32, ResizeBilinearS8};
 use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
 use ember_kernels::select::Select;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::space_batch::SpaceBatch;
+use ember_kernels::squared_difference_s8::SquaredDifferenceS8;
 use ember_kernels::strided_slice::StridedSlice;
 use ember_kernels::sub::SubS8;
 use ember_kernels::tanh::{TanhF32, TanhS8};
@@ -167,7 +173,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 89] = [
+pub(crate) const OPS: [SpirvKernel; 96] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -275,6 +281,19 @@ pub(crate) const OPS: [SpirvKernel; 89] = [
     op::<FloorDivF32>(spirv::FLOOR_DIV_F32, params_of!(FloorDivF32)),
     op::<FloorModF32>(spirv::FLOOR_MOD_F32, params_of!(FloorModF32)),
     op::<SumS8>(spirv::SUM_S8, params_of!(SumS8)),
+    op::<QuantizeF32S16>(spirv::QUANTIZE_F32_S16, params_of!(QuantizeF32S16)),
+    op::<DequantizeS16F32>(spirv::DEQUANTIZE_S16_F32, params_of!(DequantizeS16F32)),
+    op::<RequantizeInt>(spirv::REQUANTIZE_INT, params_of!(RequantizeInt)),
+    op::<LogSoftmaxS8>(spirv::LOG_SOFTMAX_S8, params_of!(LogSoftmaxS8)),
+    op::<DivS8>(spirv::DIV_S8, params_of!(DivS8)),
+    op::<SquaredDifferenceS8>(
+        spirv::SQUARED_DIFFERENCE_S8,
+        params_of!(SquaredDifferenceS8),
+    ),
+    op::<ember_kernels::detection_postprocess::DetectionPostprocess>(
+        spirv::DETECTION_POSTPROCESS,
+        params_of!(ember_kernels::detection_postprocess::DetectionPostprocess),
+    ),
 ];
 
 #[cfg(test)]
@@ -377,6 +396,13 @@ mod tests {
             "floor_div_f32",
             "floor_mod_f32",
             "sum_s8",
+            "quantize_f32_s16",
+            "dequantize_s16_f32",
+            "requantize_int",
+            "log_softmax_s8",
+            "div_s8",
+            "squared_difference_s8",
+            "detection_postprocess",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

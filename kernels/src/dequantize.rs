@@ -1,9 +1,9 @@
-//! DEQUANTIZE, as TFLM's `dequantize.cc` runs it for int8 and uint8: `dequantize_s8_f32`
-//! and `dequantize_u8_f32` through `reference_ops::Dequantize`, `(float)(scale * (x -
-//! zero_point))` with the scale as a double (the tensor's `f32` scale widened) and the
-//! product rounded once to `f32`.
+//! DEQUANTIZE, as TFLM's `dequantize.cc` runs it for int8, uint8 and int16:
+//! `dequantize_s8_f32`, `dequantize_u8_f32` and `dequantize_s16_f32` through
+//! `reference_ops::Dequantize`, `(float)(scale * (x - zero_point))` with the scale as a
+//! double (the tensor's `f32` scale widened) and the product rounded once to `f32`.
 //!
-//! Bindings: 0 `input` (`len` `i8` / `u8`), 1 `output` (`len` `f32`).
+//! Bindings: 0 `input` (`len` `i8` / `u8` / `i16`), 1 `output` (`len` `f32`).
 
 use crate::affine_s8::{AffineConversion, AffineS8};
 
@@ -45,6 +45,28 @@ impl AffineConversion for DequantizeU8 {
 
     #[inline(always)]
     fn convert(x: u8, scale: f32, zero_point: i32) -> f32 {
+        (f64::from(scale) * f64::from(i32::from(x) - zero_point)) as f32
+    }
+}
+
+/// `dequantize_s16_f32`: int16 to float. Words and refusals: [`AffineS8`]'s, zero points
+/// in int16's range.
+pub type DequantizeS16F32 = AffineS8<DequantizeS16>;
+
+/// int16 to float, as the [`AffineConversion`] of DEQUANTIZE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DequantizeS16;
+
+impl AffineConversion for DequantizeS16 {
+    const KERNEL: &'static str = "dequantize_s16_f32";
+    const WHAT: &'static str =
+        "dequantize_s16_f32: zero or overflowing length, scale not positive and finite, or zero point outside int16";
+    const ZERO_POINTS: (i32, i32) = (-32_768, 32_767);
+    type Input = i16;
+    type Output = f32;
+
+    #[inline(always)]
+    fn convert(x: i16, scale: f32, zero_point: i32) -> f32 {
         (f64::from(scale) * f64::from(i32::from(x) - zero_point)) as f32
     }
 }
@@ -99,6 +121,16 @@ mod tests {
         );
         assert!(p.run(&[0; 2], &mut [0.0; 3]).is_err());
         assert_eq!(DequantizeS8F32::KERNEL, "dequantize_s8_f32");
+    }
+
+    #[test]
+    fn int16_takes_int16_zero_points() {
+        let p = DequantizeS16F32::prepare(3, 0.25, -1000).unwrap();
+        let mut out = [0f32; 3];
+        p.run(&[-1000, 32_767, -32_768], &mut out).unwrap();
+        assert_eq!(out, [0.0, 8441.75, -7942.0]);
+        assert!(DequantizeS16F32::prepare(1, 0.5, 32_768).is_err());
+        assert_eq!(DequantizeS16F32::KERNEL, "dequantize_s16_f32");
     }
 
     #[test]

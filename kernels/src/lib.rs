@@ -92,9 +92,12 @@ impl TunedVariant {
         }
     }
 }
+pub mod abs_rsqrt_table;
 pub mod batch_matmul;
 pub mod binding_len;
 pub mod dequantize;
+pub mod detection_postprocess;
+pub mod div_s8;
 mod elementwise_map;
 pub mod fixed_point;
 pub mod float_math;
@@ -102,10 +105,13 @@ pub mod floor_div_mod;
 pub mod hard_swish;
 pub mod leaky_relu;
 pub mod log_softmax;
+pub mod log_softmax_s8;
 pub mod logistic;
 pub mod lut_s8;
 pub mod quantize;
+pub mod requantize_int;
 pub mod softmax;
+pub mod squared_difference_s8;
 pub mod tanh;
 pub mod transpose_conv;
 pub mod unary_f32;

@@ -1,10 +1,11 @@
-//! QUANTIZE, as TFLM's `quantize_common.cc` runs it: `quantize_f32_s8` through
-//! `reference_ops::AffineQuantize`, and `requantize_s8`, `requantize_u8_s8` and
-//! `requantize_s8_u8` (an 8-bit input: a change of scale and zero point) through
-//! `reference_ops::Requantize`.
+//! QUANTIZE, as TFLM's `quantize_common.cc` runs it: `quantize_f32_s8` and
+//! `quantize_f32_s16` through `reference_ops::AffineQuantize`, and `requantize_s8`,
+//! `requantize_u8_s8` and `requantize_s8_u8` (an 8-bit input: a change of scale and zero
+//! point) through `reference_ops::Requantize` (those with a 16- or 32-bit side:
+//! `requantize_int.rs`).
 //!
 //! Bindings, every kernel: 0 `input` (`len` elements: `f32` / `i8` / `u8`), 1 `output`
-//! (`len` `i8` / `u8`). Element-wise; a requantization's output may alias its input.
+//! (`len` `i8` / `u8` / `i16`). Element-wise; a requantization's output may alias its input.
 
 use crate::params::{BindingUse, KernelParams, Words};
 use core::marker::PhantomData;
@@ -50,6 +51,30 @@ impl AffineConversion for Quantize {
     fn convert(x: f32, scale: f32, zero_point: i32) -> i8 {
         let unclamped = f32_to_i32_like_x86(libm::roundf(x / scale)).wrapping_add(zero_point);
         unclamped.clamp(-128, 127) as i8
+    }
+}
+
+/// `quantize_f32_s16`: `clamp(round(x / scale) + zero_point, -32768, 32767)`, otherwise as
+/// [`QuantizeF32S8`] (TFLM's `AffineQuantize` into int16). Words and refusals:
+/// [`AffineS8`]'s, zero points in int16's range.
+pub type QuantizeF32S16 = AffineS8<QuantizeS16>;
+
+/// float to int16, as the [`AffineConversion`] of QUANTIZE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuantizeS16;
+
+impl AffineConversion for QuantizeS16 {
+    const KERNEL: &'static str = "quantize_f32_s16";
+    const WHAT: &'static str =
+        "quantize_f32_s16: zero or overflowing length, scale not positive and finite, or zero point outside int16";
+    const ZERO_POINTS: (i32, i32) = (-32_768, 32_767);
+    type Input = f32;
+    type Output = i16;
+
+    #[inline(always)]
+    fn convert(x: f32, scale: f32, zero_point: i32) -> i16 {
+        let unclamped = f32_to_i32_like_x86(libm::roundf(x / scale)).wrapping_add(zero_point);
+        unclamped.clamp(-32_768, 32_767) as i16
     }
 }
 
@@ -434,6 +459,17 @@ mod tests {
         assert!(RequantizeS8::relu6(1, 1000.0, -128).is_ok());
         assert!(RequantizeS8::relu6(1, f32::NAN, 0).is_err());
         assert!(RequantizeS8::relu(1, 1.0, 0, 0.0, 0).is_err());
+    }
+
+    #[test]
+    fn quantize_to_int16_clamps_to_int16() {
+        let p = QuantizeF32S16::prepare(5, 0.5, 10).unwrap();
+        let mut out = [0i16; 5];
+        p.run(&[0.25, -0.25, 20_000.0, -20_000.0, f32::NAN], &mut out)
+            .unwrap();
+        assert_eq!(out, [11, 9, 32_767, -32_768, -32_768]);
+        assert!(QuantizeF32S16::prepare(1, 0.5, 32_768).is_err());
+        assert_eq!(QuantizeF32S16::KERNEL, "quantize_f32_s16");
     }
 
     #[test]

@@ -71,7 +71,7 @@ pub fn calculate_input_radius(
 /// TFLite's `GetReciprocal`: `1 / x` for `x > 0` with `x_integer_digits` integer bits, as a
 /// Q0.31 fraction `shifted_scale` and `num_bits_over_unit` with `1/x = shifted_scale *
 /// 2^-num_bits_over_unit`.
-fn get_reciprocal(x: i32, x_integer_digits: i32) -> (i32, i32) {
+pub(crate) fn get_reciprocal(x: i32, x_integer_digits: i32) -> (i32, i32) {
     let headroom_plus_one = (x as u32).leading_zeros();
     let num_bits_over_unit = x_integer_digits - headroom_plus_one as i32;
     // x > 0 here, so the shift is below 32.

@@ -39,6 +39,7 @@ import time
 from pathlib import Path
 
 import flatbuffers
+from flatbuffers import flexbuffers
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -96,12 +97,18 @@ class Model:
         code.builtinCode = opcode
         code.deprecatedBuiltinCode = min(opcode, 127)
         code.version = 1
+        custom = getattr(self, "custom", None)  # (custom_code, FlexBuffer options)
+        if custom is not None:
+            code.customCode = custom[0]
         op = s.OperatorT()
         op.opcodeIndex = 0
         op.inputs = list(op_inputs)
         op.outputs = list(op_outputs)
         op.builtinOptionsType = options_type
         op.builtinOptions = options
+        if custom is not None:
+            op.customOptions = np.frombuffer(custom[1], np.uint8)
+            op.customOptionsFormat = 0
         sg = s.SubGraphT()
         sg.tensors = self.tensors
         sg.inputs = self.inputs
@@ -437,9 +444,18 @@ def draw_softmax(r, variant, m):
 def draw_log_softmax(r, variant, m):
     rank = r.randint(1, 4)
     dims = shape(r, rank - 1, 1, 4) + [r.randint(1, 40)]
+    o = s.LogSoftmaxOptionsT()
+    if variant == "log_softmax-int8":
+        # TFLM requires the output at scale 16/256, zero point 127. Some long rows.
+        if r.random() < 0.1:
+            dims[-1] = r.randint(41, 300)
+        qi = (log_uniform(r, 0.01, 0.5), zp8(r), 0)
+        x = m.tensor(dims, T.INT8, qi, is_input=True)
+        y = m.tensor(dims, T.INT8, (16.0 / 256, 127, 0))
+        params = dict(shape=dims, input_q=qi[:2])
+        return BO.LOG_SOFTMAX, OPT.LogSoftmaxOptions, o, [x], [y], params, None
     x = m.tensor(dims, T.FLOAT32, is_input=True)
     y = m.tensor(dims, T.FLOAT32)
-    o = s.LogSoftmaxOptionsT()
     return BO.LOG_SOFTMAX, OPT.LogSoftmaxOptions, o, [x], [y], dict(shape=dims), (-8.0, 8.0)
 
 
@@ -734,9 +750,49 @@ def draw_strided_slice(r, variant, m):
     return BO.STRIDED_SLICE, OPT.StridedSliceOptions, o, [x, tb, te, ts], [y], params, None
 
 
+QUANT_TYPES = {"int8": T.INT8, "int16": T.INT16, "int32": T.INT32}
+# input_scale / output_scale of each requantization with a 16- or 32-bit side: wide enough
+# to reach saturation and the left shifts, within the 2^31 TFLM's multiplier takes.
+# (int32's smallest, below 2^-31, give TFLM's zero multiplier.)
+REQUANTIZE_RATIO = {("int8", "int16"): (0.1, 1000.0), ("int8", "int32"): (0.1, 1.0e5),
+                    ("int16", "int8"): (1.0e-5, 0.05), ("int16", "int16"): (0.05, 3.0),
+                    ("int16", "int32"): (0.1, 1.0e4), ("int32", "int8"): (1.0e-10, 1.0e-6),
+                    ("int32", "int16"): (1.0e-9, 1.0e-4)}
+
+
+def quant_zero_point(r, name):
+    """A zero point of type `name`: int8's anywhere, wider ones mostly 0 (as converters
+    give them) and otherwise small."""
+    if name == "int8":
+        return zp8(r)
+    return 0 if r.random() < 0.6 else r.randint(-1000, 1000)
+
+
+def draw_requantize_wide(r, variant, m):
+    _, source, target = variant.split("-")
+    dims = shape(r, r.randint(1, 4), 1, 6)
+    so = act_scale(r) if target == "int8" else log_uniform(r, 1.0e-5, 1.0e-2)
+    ratio = 1.0 if r.random() < 0.1 else log_uniform(r, *REQUANTIZE_RATIO[(source, target)])
+    si, zi, zo = so * ratio, quant_zero_point(r, source), quant_zero_point(r, target)
+    x = m.tensor(dims, QUANT_TYPES[source], (si, zi, 0), is_input=True)
+    y = m.tensor(dims, QUANT_TYPES[target], (so, zo, 0))
+    params = dict(shape=dims, input_q=(si, zi), output_q=(so, zo))
+    return BO.QUANTIZE, OPT.NONE, None, [x], [y], params, None
+
+
 def draw_quantize(r, variant, m):
+    if tuple(variant.split("-")[1:]) in REQUANTIZE_RATIO:
+        return draw_requantize_wide(r, variant, m)
     dims = shape(r, r.randint(1, 4), 1, 6)
     so, zo = act_scale(r), zp8(r)
+    if variant == "quantize-float32-int16":
+        so, zo = log_uniform(r, 1.0e-5, 1.0e-2), quant_zero_point(r, "int16")
+        x = m.tensor(dims, T.FLOAT32, is_input=True)
+        reach = 32768 * so * r.uniform(0.5, 1.5)
+        centre = -zo * so
+        y = m.tensor(dims, T.INT16, (so, zo, 0))
+        params = dict(shape=dims, output_q=(so, zo))
+        return BO.QUANTIZE, OPT.NONE, None, [x], [y], params, (centre - reach, centre + reach)
     if variant == "quantize-uint8-int8":
         # A uint8 model's input: mostly its zero point 128 above at one scale (TFLM's fast
         # path), sometimes anything.
@@ -777,6 +833,9 @@ def draw_dequantize(r, variant, m):
     if "uint8" in variant:
         qi = (act_scale(r), r.randint(0, 255), 0)
         x = m.tensor(dims, T.UINT8, qi, is_input=True)
+    elif "int16" in variant:
+        qi = (log_uniform(r, 1.0e-5, 1.0e-2), quant_zero_point(r, "int16"), 0)
+        x = m.tensor(dims, T.INT16, qi, is_input=True)
     else:
         qi = (act_scale(r), zp8(r), 0)
         x = m.tensor(dims, T.INT8, qi, is_input=True)
@@ -1154,9 +1213,19 @@ def draw_elementwise(r, variant, m):
         y = m.tensor(dims, T.INT8, qo)
         params.update(input_q=qi[:2], output_q=qo[:2])
         return getattr(BO, op_name), OPT.NONE, None, [x], [y], params, None
+    if variant == "rsqrt-int8":
+        # TFLM fails the Invoke on an input below the zero point: -128 keeps every byte valid.
+        # The output spans the largest value, 1 / sqrt(input_scale), in 30 to 300 steps.
+        qi = (act_scale(r) * r.uniform(1.0, 10.0), -128, 0)
+        top = 1.0 / math.sqrt(qi[0])
+        qo = (top / log_uniform(r, 30.0, 300.0), r.choice([-128, zp8(r)]), 0)
+        x = m.tensor(dims, T.INT8, qi, is_input=True)
+        y = m.tensor(dims, T.INT8, qo)
+        params.update(input_q=qi[:2], output_q=qo[:2])
+        return getattr(BO, op_name), OPT.NONE, None, [x], [y], params, None
     if "int8" in variant:
         qi = (act_scale(r) * r.uniform(1.0, 10.0), zp8(r), 0)
-        if op_name == "RELU" or r.random() < 0.2:
+        if op_name == "RELU" or (op_name == "ABS" and r.random() < 0.5) or r.random() < 0.2:
             qo = (qi[0] * log_uniform(r, 0.3, 3.0), zp8(r), 0)
         else:
             qo = qi
@@ -1173,7 +1242,7 @@ def draw_elementwise(r, variant, m):
 
 def draw_binary(r, variant, m):
     """SUB, DIV (with a fused activation), SQUARED_DIFFERENCE, MAXIMUM, MINIMUM: float32; int8
-    SUB (rescaled as ADD); or int8 MAXIMUM and MINIMUM (raw values; TFLite's converter gives the inputs and the output
+    SUB (rescaled as ADD), DIV and SQUARED_DIFFERENCE (each its own scales); or int8 MAXIMUM and MINIMUM (raw values; TFLite's converter gives the inputs and the output
     one quantization, sometimes drawn apart here)."""
     op_name = VARIANTS[variant][0]
     a_shape, b_shape, out = broadcast_pair(r)
@@ -1184,6 +1253,28 @@ def draw_binary(r, variant, m):
         if r.random() < 0.5:
             sb = sa * r.uniform(0.5, 2.0)
         qs = [(sa, zp8(r), 0), (sb, zp8(r), 0), (max(sa, sb) * r.uniform(0.7, 3.0), zp8(r), 0)]
+        x = m.tensor(a_shape, T.INT8, qs[0], is_input=True)
+        y = m.tensor(b_shape, T.INT8, qs[1], is_input=True)
+        z = m.tensor(out, T.INT8, qs[2])
+        params.update(q=[list(q[:2]) for q in qs])
+    elif variant == "div-int8":
+        # The output scale puts the quotient's multiplier sa / (sb * so) mostly within
+        # 1..50, sometimes below 1 (rounding exponents past 31 for small dividends).
+        sa, sb = act_scale(r), act_scale(r)
+        so = sa / sb * (log_uniform(r, 0.02, 1.0) if r.random() < 0.85 else r.uniform(1.0, 4.0))
+        qs = [(sa, zp8(r), 0), (sb, zp8(r), 0), (so, zp8(r), 0)]
+        x = m.tensor(a_shape, T.INT8, qs[0], is_input=True)
+        y = m.tensor(b_shape, T.INT8, qs[1], is_input=True)
+        z = m.tensor(out, T.INT8, qs[2])
+        params.update(q=[list(q[:2]) for q in qs])
+    elif variant == "squared_difference-int8":
+        # Inputs rescaled as ADD's; the output's scale about the square of theirs.
+        sa, sb = act_scale(r), act_scale(r)
+        if r.random() < 0.5:
+            sb = sa * r.uniform(0.5, 2.0)
+        so = max(sa, sb) ** 2 * log_uniform(r, 8.0, 512.0)
+        zo = -128 if r.random() < 0.5 else zp8(r)
+        qs = [(sa, zp8(r), 0), (sb, zp8(r), 0), (so, zo, 0)]
         x = m.tensor(a_shape, T.INT8, qs[0], is_input=True)
         y = m.tensor(b_shape, T.INT8, qs[1], is_input=True)
         z = m.tensor(out, T.INT8, qs[2])
@@ -1498,6 +1589,77 @@ def draw_floor_div_mod(r, variant, m):
 
 
 # Variant name -> (op name, drawer).
+def draw_detection_postprocess(r, variant, m):
+    """TFLite_Detection_PostProcess (custom op, FlexBuffer options): float32 box encodings
+    [1, N, 4 or more] and class predictions [1, N, classes (+1 background)] as inputs,
+    constant anchors [N, 4] in well-separated clusters of heavily overlapping boxes on a
+    3x3 grid (plus, for regular NMS, some anywhere). Half the models draw their inputs from
+    a range so narrow that scores repeat (ties; the all-zero case ties everything). Fast
+    NMS: TFLM leaves the output slots past its detections unwritten (stale between the
+    oracle's cases), so those models always fill every slot: the score threshold at or
+    below every score and max_detections at most the clusters, one survivor each at least.
+    Regular NMS draws thresholds anywhere, some keys left to their defaults."""
+    regular = variant.endswith("regular")
+    num_classes = r.randint(1, 5)
+    background = r.random() < 0.6
+    cwb = num_classes + (1 if background else 0)
+    stride = 4 if r.random() < 0.8 else r.randint(5, 6)
+    narrow = r.random() < 0.5
+    fr = (0.25, 0.25 + 2.0**-20) if narrow else (-1.0, 1.0)
+    centers = [(0.5 * i, 0.5 * j) for i in range(3) for j in range(3)]
+    r.shuffle(centers)
+    clusters = centers[:r.randint(1, 9)]
+    anchors = []
+    for cy, cx in clusters:
+        for _ in range(r.randint(1, 4)):
+            anchors.append([cy + r.uniform(-0.02, 0.02), cx + r.uniform(-0.02, 0.02),
+                            r.uniform(0.05, 0.2), r.uniform(0.05, 0.2)])
+    if regular and r.random() < 0.5:
+        for _ in range(r.randint(1, 90)):
+            anchors.append([r.uniform(0, 1), r.uniform(0, 1), r.uniform(0.02, 0.4),
+                            r.uniform(0.02, 0.4)])
+    r.shuffle(anchors)
+    n = len(anchors)
+    lo = min(fr[0], 0.0)
+    if regular:
+        max_det = r.randint(1, 12)
+        score_threshold = r.choice([lo - 0.5, lo, r.uniform(*fr), fr[1], r.uniform(-1.0, 1.0)])
+    else:
+        max_det = r.randint(1, len(clusters))
+        score_threshold = r.choice([lo, lo - r.uniform(0, 1)])
+    iou_threshold = r.choice([0.5, 0.6, 1.0, r.uniform(0.01, 1.0)])
+    scales = [r.choice([5.0, 10.0]), r.choice([5.0, 10.0]), r.choice([2.0, 5.0, 10.0]),
+              r.choice([2.0, 5.0, 10.0])]
+    opts = {"max_detections": max_det, "num_classes": num_classes,
+            "nms_score_threshold": float(np.float32(score_threshold)),
+            "nms_iou_threshold": float(np.float32(iou_threshold)),
+            "y_scale": scales[0], "x_scale": scales[1], "h_scale": scales[2],
+            "w_scale": scales[3],
+            "max_classes_per_detection": 1 if not regular else r.randint(1, 3)}
+    if regular or r.random() < 0.5:
+        opts["use_regular_nms"] = regular
+    if r.random() < 0.7:
+        opts["detections_per_class"] = r.randint(1, 6)
+    fbb = flexbuffers.Builder()
+    with fbb.Map():
+        for key, value in opts.items():
+            if isinstance(value, bool):
+                fbb.Bool(key, value)
+            elif isinstance(value, int):
+                fbb.Int(key, value)
+            else:
+                fbb.Float(key, value)
+    m.custom = (b"TFLite_Detection_PostProcess", bytes(fbb.Finish()))
+    enc = m.tensor([1, n, stride], T.FLOAT32, is_input=True)
+    pred = m.tensor([1, n, cwb], T.FLOAT32, is_input=True)
+    anc = m.tensor([n, 4], T.FLOAT32, data=np.array(anchors, np.float32))
+    outs = [m.tensor([1, max_det, 4], T.FLOAT32), m.tensor([1, max_det], T.FLOAT32),
+            m.tensor([1, max_det], T.FLOAT32), m.tensor([1], T.FLOAT32)]
+    params = dict(boxes=n, stride=stride, classes_with_background=cwb, narrow=narrow,
+                  options=opts)
+    return BO.CUSTOM, OPT.NONE, None, [enc, pred, anc], outs, params, fr
+
+
 VARIANTS = {
     "fully_connected-int8-per-channel": ("FULLY_CONNECTED", draw_fully_connected),
     "fully_connected-int8-per-tensor": ("FULLY_CONNECTED", draw_fully_connected),
@@ -1577,6 +1739,8 @@ VARIANTS = {
     "sub-int8": ("SUB", draw_binary),
     "div-float32": ("DIV", draw_binary),
     "squared_difference-float32": ("SQUARED_DIFFERENCE", draw_binary),
+    "div-int8": ("DIV", draw_binary),
+    "squared_difference-int8": ("SQUARED_DIFFERENCE", draw_binary),
     "maximum-int8": ("MAXIMUM", draw_binary),
     "maximum-float32": ("MAXIMUM", draw_binary),
     "minimum-int8": ("MINIMUM", draw_binary),
@@ -1676,6 +1840,22 @@ VARIANTS = {
     "batch_matmul-float32": ("BATCH_MATMUL", draw_batch_matmul),
     "floor_div-float32": ("FLOOR_DIV", draw_floor_div_mod),
     "floor_mod-float32": ("FLOOR_MOD", draw_floor_div_mod),
+    "quantize-float32-int16": ("QUANTIZE", draw_quantize),
+    "quantize-int8-int16": ("QUANTIZE", draw_quantize),
+    "quantize-int8-int32": ("QUANTIZE", draw_quantize),
+    "quantize-int16-int8": ("QUANTIZE", draw_quantize),
+    "quantize-int16-int16": ("QUANTIZE", draw_quantize),
+    "quantize-int16-int32": ("QUANTIZE", draw_quantize),
+    "quantize-int32-int8": ("QUANTIZE", draw_quantize),
+    "quantize-int32-int16": ("QUANTIZE", draw_quantize),
+    "dequantize-int16-float32": ("DEQUANTIZE", draw_dequantize),
+    "abs-int8": ("ABS", draw_elementwise),
+    "rsqrt-int8": ("RSQRT", draw_elementwise),
+    "log_softmax-int8": ("LOG_SOFTMAX", draw_log_softmax),
+    "detection_postprocess-float32-fast": ("TFLite_Detection_PostProcess",
+                                           draw_detection_postprocess),
+    "detection_postprocess-float32-regular": ("TFLite_Detection_PostProcess",
+                                              draw_detection_postprocess),
 }
 
 

@@ -11,6 +11,7 @@ use ember_kernels::builtin::SOFTMAX_F32;
 use ember_kernels::l2_normalization::{L2NormalizationF32, L2NormalizationS8, L2Rows};
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::log_softmax::LogSoftmaxF32;
+use ember_kernels::log_softmax_s8::LogSoftmaxS8;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::tanh::{TanhF32, TanhS8};
@@ -60,15 +61,26 @@ pub(super) fn check_log_softmax(ctx: &Ctx<'_, '_>) -> Result<OpKind, ImportError
     Ok(OpKind::LogSoftmax)
 }
 
-/// LOG_SOFTMAX, float32.
+/// LOG_SOFTMAX: float32 (`log_softmax_f32`), or int8 (`log_softmax_s8`, whose output TFLM
+/// requires to be scale 16/256 zero point 127).
 pub(super) fn lower_log_softmax(
     lowering: &mut Lowering<'_, '_>,
     op: &Op,
 ) -> Result<(), LowerError> {
-    let (input, output, _) = unary_tensors(lowering, op)?;
+    let (input, output, output_type) = unary_tensors(lowering, op)?;
     let (rows, depth) = rows(lowering, output);
-    let params = LogSoftmaxF32::new(rows, depth).map_err(kernel_error(op))?;
-    lowering.dispatch_params(&params, &[input, output]);
+    let kernel = kernel_error(op);
+    if output_type == Int8 {
+        let (input_scale, _) = lowering.per_tensor(op, input)?;
+        let (output_scale, output_zero_point) = lowering.per_tensor(op, output)?;
+        let params =
+            LogSoftmaxS8::prepare(rows, depth, input_scale, output_scale, output_zero_point)
+                .map_err(kernel)?;
+        lowering.dispatch_params(&params, &[input, output]);
+    } else {
+        let params = LogSoftmaxF32::new(rows, depth).map_err(kernel)?;
+        lowering.dispatch_params(&params, &[input, output]);
+    }
     Ok(())
 }
 

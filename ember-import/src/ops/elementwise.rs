@@ -11,10 +11,12 @@ use crate::ImportError;
 use ember_kernels::add::{AddF32, AddS8};
 use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::broadcast::BroadcastShape;
+use ember_kernels::div_s8::DivS8;
 use ember_kernels::floor_div_mod::{FloorDivF32, FloorModF32};
 use ember_kernels::maximum_minimum::{MaximumF32, MaximumS8, MinimumF32, MinimumS8};
 use ember_kernels::mul::{MulF32, MulS8};
 use ember_kernels::prelu::{PreluF32, PreluS8};
+use ember_kernels::squared_difference_s8::SquaredDifferenceS8;
 use ember_kernels::sub::SubS8;
 
 /// Numpy broadcasting: shapes aligned at the end, each pair of dimensions equal or one of
@@ -205,9 +207,10 @@ pub(super) fn lower_mul(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), 
     lower_arithmetic(lowering, op, activation, Arithmetic::Mul)
 }
 
-/// A [`BinaryOp`]: float32 each through its own kernel, int8 SUB rescaled as ADD, MAXIMUM
-/// and MINIMUM on the raw values and PRELU with its multipliers (the registry lets no other
-/// int8 op through).
+/// A [`BinaryOp`]: float32 each through its own kernel, int8 SUB rescaled as ADD, DIV by
+/// fixed-point reciprocals, SQUARED_DIFFERENCE rescaled as ADD then squared, MAXIMUM and
+/// MINIMUM on the raw values and PRELU with its multipliers (the registry lets no other int8
+/// op through).
 pub(super) fn lower_binary(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
     let OpKind::Binary {
         op: binary,
@@ -243,6 +246,27 @@ pub(super) fn lower_binary(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(
                     lowering.per_tensor(op, right)?,
                     lowering.per_tensor(op, output)?,
                     kernel_activation(activation),
+                )
+                .map_err(kernel)?;
+                lowering.dispatch_params(&params, &tensors);
+            }
+            BinaryOp::Div => {
+                let params = DivS8::from_quantization(
+                    shape,
+                    lowering.per_tensor(op, left)?,
+                    lowering.per_tensor(op, right)?,
+                    lowering.per_tensor(op, output)?,
+                    kernel_activation(activation),
+                )
+                .map_err(kernel)?;
+                lowering.dispatch_params(&params, &tensors);
+            }
+            BinaryOp::SquaredDifference => {
+                let params = SquaredDifferenceS8::from_quantization(
+                    shape,
+                    lowering.per_tensor(op, left)?,
+                    lowering.per_tensor(op, right)?,
+                    lowering.per_tensor(op, output)?,
                 )
                 .map_err(kernel)?;
                 lowering.dispatch_params(&params, &tensors);

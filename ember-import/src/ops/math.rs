@@ -2,8 +2,9 @@
 //! (ABS, NEG, SQUARE, SQRT, RSQRT, EXP, LOG, FLOOR, CEIL, ROUND, SIN, COS) and the
 //! activations RELU, RELU6, HARD_SWISH and ELU. Each float op is a kernel of its own
 //! (`ember_kernels::math_f32`, `ember_kernels::activation_f32`); an int8 RELU or RELU6 is
-//! `requantize_s8` with TFLM's clamp, an int8 HARD_SWISH `hard_swish_s8`, an int8 ELU
-//! `lut_s8` with TFLM's table.
+//! `requantize_s8` with TFLM's clamp, an int8 HARD_SWISH `hard_swish_s8`, an int8 ELU, ABS
+//! or RSQRT `lut_s8` with TFLM's table (ABS's and RSQRT's from
+//! `ember_kernels::abs_rsqrt_table`).
 
 use crate::check::Ctx;
 use crate::element::ElementType::{self, Float32, Int16, Int8};
@@ -11,6 +12,7 @@ use crate::lowering::{kernel_error, LowerError, Lowering};
 use crate::op::{ElementwiseOp, Op, OpKind};
 use crate::tensor::TensorId;
 use crate::ImportError;
+use ember_kernels::abs_rsqrt_table::{abs_table, rsqrt_table};
 use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::lut_s8::{LutS8, TABLE_LEN};
 use ember_kernels::quantize::RequantizeS8;
@@ -75,8 +77,8 @@ rules!(
 );
 
 /// Any [`ElementwiseOp`]: float32 through its own kernel, int8 RELU and RELU6 through
-/// `requantize_s8`, int8 HARD_SWISH through `hard_swish_s8`, int8 ELU through `lut_s8` and
-/// TFLM's table (the registry lets no other int8 op through).
+/// `requantize_s8`, int8 HARD_SWISH through `hard_swish_s8`, int8 ELU, ABS and RSQRT
+/// through `lut_s8` and TFLM's table (the registry lets no other int8 op through).
 pub(super) fn lower_elementwise(
     lowering: &mut Lowering<'_, '_>,
     op: &Op,
@@ -123,8 +125,11 @@ pub(super) fn lower_elementwise(
     dispatch(lowering, op, len, &tensors)
 }
 
-/// An int8 RELU or RELU6 (`requantize_s8`), HARD_SWISH (`hard_swish_s8`) or ELU (`lut_s8`
-/// with TFLM's table).
+/// An int8 RELU or RELU6 (`requantize_s8`), HARD_SWISH (`hard_swish_s8`), or ELU, ABS or
+/// RSQRT (`lut_s8` with TFLM's table).
+///
+/// RSQRT differs from TFLM on inputs below the input zero point: TFLM fails the Invoke,
+/// the table gives what TFLM's arithmetic gives them (see `ember_kernels::abs_rsqrt_table`).
 fn lower_int8(
     lowering: &mut Lowering<'_, '_>,
     op: &Op,
@@ -161,16 +166,22 @@ fn lower_int8(
             .map_err(kernel)?;
             lowering.dispatch_params(&params, &tensors);
         }
-        ElementwiseOp::Elu => {
-            let table = elu_table(
+        ElementwiseOp::Elu | ElementwiseOp::Abs | ElementwiseOp::Rsqrt => {
+            let quantization = (
                 (input_scale, input_zero_point),
                 (output_scale, output_zero_point),
             );
+            let table = match function {
+                ElementwiseOp::Elu => elu_table(quantization.0, quantization.1),
+                ElementwiseOp::Abs => abs_table(quantization.0, quantization.1),
+                _ => rsqrt_table(quantization.0, quantization.1),
+            };
             let mut words = Vec::new();
             LutS8::new(len).map_err(kernel)?.encode(&mut words);
+            let name = format!("op {} {} table", op.index, function.name());
             let bindings = [
                 lowering.operand(input),
-                lowering.constant(&format!("op {} ELU table", op.index), &table),
+                lowering.constant(&name, &table),
                 lowering.operand(output),
             ];
             lowering.dispatch(LutS8::KERNEL, &words, &bindings);

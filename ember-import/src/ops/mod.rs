@@ -30,6 +30,7 @@ mod activations;
 mod batch_matmul;
 mod cast;
 mod conv;
+pub(crate) mod detection_postprocess;
 mod elementwise;
 mod fill;
 mod fully_connected;
@@ -187,7 +188,7 @@ static OPS: [OpEntry; 85] = [
         name: "LOG_SOFTMAX",
         rule: activations::check_log_softmax,
         lower: activations::lower_log_softmax,
-        lowers: FLOAT32,
+        lowers: SAME_INT8_OR_FLOAT32,
     },
     OpEntry {
         operator: BuiltinOperator::Logistic,
@@ -250,14 +251,14 @@ static OPS: [OpEntry; 85] = [
         name: "QUANTIZE",
         rule: quantize::check_quantize,
         lower: quantize::lower_quantize,
-        lowers: Lowers::Conversions(&[(Float32, Int8), (Int8, Int8), (Uint8, Int8), (Int8, Uint8)]),
+        lowers: Lowers::Conversions(quantize::QUANTIZE_PAIRS),
     },
     OpEntry {
         operator: BuiltinOperator::Dequantize,
         name: "DEQUANTIZE",
         rule: quantize::check_dequantize,
         lower: quantize::lower_dequantize,
-        lowers: Lowers::Conversions(&[(Int8, Float32), (Uint8, Float32)]),
+        lowers: Lowers::Conversions(&[(Int8, Float32), (Uint8, Float32), (Int16, Float32)]),
     },
     OpEntry {
         operator: BuiltinOperator::Cast,
@@ -285,14 +286,14 @@ static OPS: [OpEntry; 85] = [
         name: "DIV",
         rule: elementwise::check_div,
         lower: elementwise::lower_binary,
-        lowers: FLOAT32,
+        lowers: INT8_OR_FLOAT32,
     },
     OpEntry {
         operator: BuiltinOperator::SquaredDifference,
         name: "SQUARED_DIFFERENCE",
         rule: elementwise::check_squared_difference,
         lower: elementwise::lower_binary,
-        lowers: FLOAT32,
+        lowers: INT8_OR_FLOAT32,
     },
     OpEntry {
         operator: BuiltinOperator::Maximum,
@@ -348,7 +349,7 @@ static OPS: [OpEntry; 85] = [
         name: "ABS",
         rule: math::check_abs,
         lower: math::lower_elementwise,
-        lowers: FLOAT32,
+        lowers: SAME_INT8_OR_FLOAT32,
     },
     OpEntry {
         operator: BuiltinOperator::Neg,
@@ -376,7 +377,7 @@ static OPS: [OpEntry; 85] = [
         name: "RSQRT",
         rule: math::check_rsqrt,
         lower: math::lower_elementwise,
-        lowers: FLOAT32,
+        lowers: SAME_INT8_OR_FLOAT32,
     },
     OpEntry {
         operator: BuiltinOperator::Exp,
@@ -724,6 +725,26 @@ static OPS: [OpEntry; 85] = [
     },
 ];
 
+/// The supported custom operators (builtin code CUSTOM), found by their `custom_code`,
+/// which is their name; listed after the builtin ones.
+static CUSTOM_OPS: [OpEntry; 1] = [OpEntry {
+    operator: BuiltinOperator::Custom,
+    name: "TFLite_Detection_PostProcess",
+    rule: detection_postprocess::check_detection_postprocess,
+    lower: detection_postprocess::lower_detection_postprocess,
+    lowers: FLOAT32,
+}];
+
+/// The supported custom operator with `custom_code` `code`, if any.
+pub(crate) fn find_custom(code: &str) -> Option<&'static OpEntry> {
+    CUSTOM_OPS.iter().find(|entry| entry.name == code)
+}
+
+/// Every supported operator: the builtin ones, then the custom ones.
+fn all_ops() -> impl Iterator<Item = &'static OpEntry> {
+    OPS.iter().chain(CUSTOM_OPS.iter())
+}
+
 /// The supported operator with builtin code `code`, if any.
 pub(crate) fn find(code: i32) -> Option<&'static OpEntry> {
     let operator = BuiltinOperator::try_from(code).ok()?;
@@ -735,7 +756,7 @@ pub(crate) fn find(code: i32) -> Option<&'static OpEntry> {
 pub fn supported_operators() -> &'static str {
     static NAMES: OnceLock<String> = OnceLock::new();
     NAMES.get_or_init(|| {
-        let names: Vec<&str> = OPS.iter().map(|entry| entry.name).collect();
+        let names: Vec<&str> = all_ops().map(|entry| entry.name).collect();
         names.join(", ")
     })
 }
@@ -751,8 +772,7 @@ impl core::fmt::Display for crate::error::SupportedOperators {
 pub(crate) fn supported_lowerings() -> &'static str {
     static LIST: OnceLock<String> = OnceLock::new();
     LIST.get_or_init(|| {
-        let ops: Vec<String> = OPS
-            .iter()
+        let ops: Vec<String> = all_ops()
             .map(|entry| format!("{}{}", entry.name, entry.lowers.describe()))
             .collect();
         ops.join(", ")
@@ -763,7 +783,7 @@ pub(crate) fn supported_lowerings() -> &'static str {
 /// family's lowering.
 pub(crate) fn lower_op(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(), LowerError> {
     let name = op.kind.name();
-    let Some(entry) = OPS.iter().find(|entry| entry.name == name) else {
+    let Some(entry) = all_ops().find(|entry| entry.name == name) else {
         return Err(lowering.unsupported(op, name.to_string()));
     };
     let input = lowering.input(op, entry.lowers.typed_input())?;
@@ -824,24 +844,26 @@ mod tests {
              GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, SELECT_V2, FILL, \
              ZEROS_LIKE, BROADCAST_TO, SHAPE, MIRROR_PAD, RESIZE_BILINEAR, SPACE_TO_BATCH_ND, \
              BATCH_TO_SPACE_ND, TRANSPOSE_CONV, GATHER_ND, L2_NORMALIZATION, L2_POOL_2D, \
-             BATCH_MATMUL, FLOOR_DIV, FLOOR_MOD"
+             BATCH_MATMUL, FLOOR_DIV, FLOOR_MOD, TFLite_Detection_PostProcess"
         );
         assert_eq!(
             supported_lowerings(),
             "FULLY_CONNECTED (int8, float32), CONV_2D (int8, float32), DEPTHWISE_CONV_2D \
              (int8, float32), AVERAGE_POOL_2D (int8, float32), MAX_POOL_2D (int8, float32), \
              ADD (int8, float32), MUL (int8, float32), SOFTMAX (int8→int8, int8→int16, \
-             float32→float32), LOG_SOFTMAX (float32), LOGISTIC (int8→int8, float32→float32), \
+             float32→float32), LOG_SOFTMAX (int8→int8, float32→float32), LOGISTIC (int8→int8, float32→float32), \
              TANH (int8→int8, float32→float32), RESHAPE, PAD (int8, float32), MEAN (int8, \
              float32), TRANSPOSE (int8, float32), CONCATENATION (int8, float32), \
              STRIDED_SLICE (int8, float32), QUANTIZE (float32→int8, int8→int8, uint8→int8, \
-             int8→uint8), DEQUANTIZE (int8→float32, uint8→float32), CAST (int8, int16, int32, \
+             int8→uint8, float32→int16, int8→int16, int8→int32, int16→int8, int16→int16, \
+             int16→int32, int32→int8, int32→int16), DEQUANTIZE (int8→float32, uint8→float32, \
+             int16→float32), CAST (int8, int16, int32, \
              float32), LEAKY_RELU (int8→int8, float32→float32), SUB (int8, float32), DIV \
-             (float32), SQUARED_DIFFERENCE (float32), MAXIMUM (int8, float32), MINIMUM (int8, \
+             (int8, float32), SQUARED_DIFFERENCE (int8, float32), MAXIMUM (int8, float32), MINIMUM (int8, \
              float32), PRELU (int8, float32), RELU (int8→int8, float32→float32), RELU6 \
              (int8→int8, float32→float32), HARD_SWISH (int8→int8, float32→float32), ELU \
-             (int8→int8, float32→float32), ABS (float32), NEG (float32), SQUARE (float32), \
-             SQRT (float32), RSQRT (float32), EXP (float32), LOG (float32), FLOOR (float32), \
+             (int8→int8, float32→float32), ABS (int8→int8, float32→float32), NEG (float32), SQUARE (float32), \
+             SQRT (float32), RSQRT (int8→int8, float32→float32), EXP (float32), LOG (float32), FLOOR (float32), \
              CEIL (float32), ROUND (float32), SIN (float32), COS (float32), SQUEEZE, \
              EXPAND_DIMS, SLICE (int8, float32), SPLIT (int8, float32), SPLIT_V (int8, \
              float32), UNPACK (int8, float32), GATHER (int8, float32), ARG_MAX (int8, \
@@ -858,7 +880,7 @@ mod tests {
              BATCH_TO_SPACE_ND (int8, float32), TRANSPOSE_CONV (int8, float32), GATHER_ND \
              (int8, float32), L2_NORMALIZATION (int8→int8, float32→float32), L2_POOL_2D \
              (float32), BATCH_MATMUL (int8, float32), FLOOR_DIV (float32), FLOOR_MOD \
-             (float32)"
+             (float32), TFLite_Detection_PostProcess (float32)"
         );
     }
 }

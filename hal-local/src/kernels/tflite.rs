@@ -26,7 +26,8 @@ use ember_kernels::comparison::Comparison;
 use ember_kernels::concatenation::{Concatenation, MAX_INPUTS};
 use ember_kernels::conv2d::{Conv2dF32, Conv2dS8};
 use ember_kernels::depthwise_conv2d::{DepthwiseConv2dF32, DepthwiseConv2dS8};
-use ember_kernels::dequantize::{DequantizeS8F32, DequantizeU8F32};
+use ember_kernels::dequantize::{DequantizeS16F32, DequantizeS8F32, DequantizeU8F32};
+use ember_kernels::div_s8::DivS8;
 use ember_kernels::floor_div_mod::{FloorDivF32, FloorModF32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
@@ -35,6 +36,7 @@ use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::l2_normalization::{L2NormalizationF32, L2NormalizationS8};
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
 use ember_kernels::log_softmax::LogSoftmaxF32;
+use ember_kernels::log_softmax_s8::LogSoftmaxS8;
 use ember_kernels::logical::Logical;
 use ember_kernels::logistic::{LogisticF32, LogisticS8};
 use ember_kernels::lut_s8::LutS8;
@@ -51,8 +53,11 @@ use ember_kernels::pooling::{
     AveragePool2dF32, AveragePool2dS8, L2Pool2dF32, MaxPool2dF32, MaxPool2dS8,
 };
 use ember_kernels::prelu::{PreluF32, PreluS8};
-use ember_kernels::quantize::{QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8};
+use ember_kernels::quantize::{
+    QuantizeF32S16, QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8,
+};
 use ember_kernels::reduce::{ReduceMaxF32, ReduceMaxS8, ReduceMinF32, ReduceMinS8, SumF32};
+use ember_kernels::requantize_int::RequantizeInt;
 use ember_kernels::resize_bilinear::{ResizeBilinearF32, ResizeBilinearS8};
 use ember_kernels::resize_nearest_neighbor::ResizeNearestNeighbor;
 use ember_kernels::scratch::Scratch;
@@ -60,6 +65,7 @@ use ember_kernels::select::Select;
 use ember_kernels::separable_conv2d::SeparableConv2dS8;
 use ember_kernels::softmax::{SoftmaxS8, SoftmaxS8S16};
 use ember_kernels::space_batch::SpaceBatch;
+use ember_kernels::squared_difference_s8::SquaredDifferenceS8;
 use ember_kernels::strided_slice::StridedSlice;
 use ember_kernels::sub::SubS8;
 use ember_kernels::tanh::{TanhF32, TanhS8};
@@ -150,6 +156,15 @@ unary!(
     i8,
     f32
 );
+unary!(QUANTIZE_F32_S16, quantize_f32_s16, QuantizeF32S16, f32, i16);
+unary!(
+    DEQUANTIZE_S16_F32,
+    dequantize_s16_f32,
+    DequantizeS16F32,
+    i16,
+    f32
+);
+unary!(REQUANTIZE_INT, requantize_int, RequantizeInt, u8, u8);
 unary!(ABS_F32, abs_f32, AbsF32, f32, f32);
 unary!(NEG_F32, neg_f32, NegF32, f32, f32);
 unary!(SQUARE_F32, square_f32, SquareF32, f32, f32);
@@ -657,6 +672,7 @@ unary!(TRANSPOSE, transpose, Transpose, u8, u8);
 unary!(CAST, cast, Cast, u8, u8);
 unary!(SUM_F32, sum_f32, SumF32, f32, f32);
 unary!(LOG_SOFTMAX_F32, log_softmax_f32, LogSoftmaxF32, f32, f32);
+unary!(LOG_SOFTMAX_S8, log_softmax_s8, LogSoftmaxS8, i8, i8);
 unary!(REDUCE_MAX_F32, reduce_max_f32, ReduceMaxF32, f32, f32);
 unary!(REDUCE_MIN_F32, reduce_min_f32, ReduceMinF32, f32, f32);
 unary!(REDUCE_MAX_S8, reduce_max_s8, ReduceMaxS8, i8, i8);
@@ -770,6 +786,37 @@ binary!(BATCH_MATMUL_S8, batch_matmul_s8, BatchMatmulS8, i8);
 binary!(BATCH_MATMUL_F32, batch_matmul_f32, BatchMatmulF32, f32);
 binary!(FLOOR_DIV_F32, floor_div_f32, FloorDivF32, f32);
 binary!(FLOOR_MOD_F32, floor_mod_f32, FloorModF32, f32);
+binary!(DIV_S8, div_s8, DivS8, i8);
+binary!(
+    SQUARED_DIFFERENCE_S8,
+    squared_difference_s8,
+    SquaredDifferenceS8,
+    i8
+);
+
+fn detection_postprocess(wg: &mut Exclusive<'_, '_>) -> Result<(), KernelError> {
+    use ember_kernels::detection_postprocess::DetectionPostprocess;
+    const OUTPUT: usize = written_binding::<DetectionPostprocess>();
+    let p: DetectionPostprocess = params(wg)?;
+    p.check(&wg.lens())?;
+    let (inputs, tail) = wg.bindings.split_at_mut(OUTPUT.min(wg.bindings.len()));
+    let workspace = elements_mut(binding(tail, 0)?.bytes_mut(OUTPUT as u32)?, OUTPUT as u32)?;
+    p.run(
+        read(inputs, 0)?,
+        read(inputs, 1)?,
+        read(inputs, 2)?,
+        workspace,
+    )
+}
+
+/// `DetectionPostprocess` (`ember-kernels`): TFLite_Detection_PostProcess into its workspace.
+pub const DETECTION_POSTPROCESS: Kernel = Kernel {
+    name: <ember_kernels::detection_postprocess::DetectionPostprocess as KernelParams>::KERNEL,
+    entry: Entry::Exclusive(
+        detection_postprocess,
+        Writes::of::<ember_kernels::detection_postprocess::DetectionPostprocess>(),
+    ),
+};
 
 /// [`TFLITE`] and [`TFLITE_PATHS`], from one list.
 macro_rules! tflite_table {
@@ -879,6 +926,13 @@ tflite_table!(
     FLOOR_DIV_F32,
     FLOOR_MOD_F32,
     SUM_S8,
+    QUANTIZE_F32_S16,
+    DEQUANTIZE_S16_F32,
+    REQUANTIZE_INT,
+    LOG_SOFTMAX_S8,
+    DIV_S8,
+    SQUARED_DIFFERENCE_S8,
+    DETECTION_POSTPROCESS,
 );
 
 #[cfg(test)]

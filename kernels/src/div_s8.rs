@@ -1,0 +1,242 @@
+//! int8 DIV with TFLite's broadcasting, as TFLM's `div.cc` runs it (`reference_ops::Div` /
+//! `BroadcastDivSlow` for int8): per element the offset divisor's fixed-point reciprocal
+//! (`GetReciprocal`, Newton-Raphson), the offset dividend normalized by its count of leading
+//! sign bits, their product rescaled once by `input1_scale / (input2_scale * output_scale)`
+//! (the ratio in `float`, as TFLM computes it) and the total shift. The float DIV is
+//! `arithmetic_f32`'s.
+//!
+//! TFLM's last step is gemmlowp's `RoundingDivideByPOT` with an exponent that exceeds 31
+//! whenever the dividend is small (down to 0): C++ leaves that undefined, and TFLM's x86-64
+//! build computes its mask as `(1 << (exponent mod 64)) - 1` truncated to 32 bits and its
+//! shift as `x >> (exponent mod 32)`; [`tflm_rounding_divide_by_pot`] reproduces that (the
+//! oracle confirms it over every input pair). A zero divisor (the offset input 2 zero) is no
+//! error in TFLM's release build: its reciprocal is that of `GetReciprocal(0)`
+//! (`num_bits_over_unit` -1, `1 / (1 + -1)` by Newton-Raphson), reproduced as it is.
+//!
+//! Bindings of `div_s8`: 0 input 1, 1 input 2, 2 output (`i8`), sized by the
+//! [`BroadcastShape`].
+
+use crate::activation::Activation;
+use crate::broadcast::BroadcastShape;
+use crate::params::{BindingUse, KernelParams, Words};
+use crate::quant::{quantize_multiplier, saturating_rounding_doubling_high_mul};
+use crate::shape::{self, clamp_s8};
+use crate::softmax::get_reciprocal;
+use hal_core::kernel::KernelError;
+
+/// The output shifts [`DivS8`] accepts: with them the final rounding exponent
+/// (`recip_shift + headroom - output_shift`, `recip_shift` in `-1..=8`, headroom in
+/// `23..=31`) stays within `0..=63`, where [`tflm_rounding_divide_by_pot`] holds (checked
+/// against TFLM past 31 by the oracle).
+pub const DIV_OUTPUT_SHIFTS: core::ops::RangeInclusive<i32> = -24..=22;
+
+/// `div_s8`. Words: [`BroadcastShape`]'s 12, then `input1_offset`, `input2_offset`,
+/// `output_offset`, `output_multiplier`, `output_shift` (in [`DIV_OUTPUT_SHIFTS`]),
+/// `act_min`, `act_max`. Offsets within `-128..=128`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DivS8 {
+    /// The inputs' shapes.
+    pub shape: BroadcastShape,
+    /// `-input1_zero_point`.
+    pub input1_offset: i32,
+    /// `-input2_zero_point`.
+    pub input2_offset: i32,
+    /// `output_zero_point`.
+    pub output_offset: i32,
+    /// `input1_scale / (input2_scale * output_scale)`, quantized (not negative).
+    pub output_multiplier: i32,
+    /// Its shift.
+    pub output_shift: i32,
+    /// Lower clamp.
+    pub act_min: i32,
+    /// Upper clamp.
+    pub act_max: i32,
+}
+
+/// gemmlowp's `RoundingDivideByPOT` as TFLM's x86-64 build computes it for any `exponent` in
+/// `0..=63`: within `0..=31` exactly `quant::rounding_divide_by_pot`; above, the 64-bit mask
+/// `(1 << exponent) - 1` truncated to 32 bits and the 32-bit shift by `exponent mod 32`
+/// (what `sar` does with an oversized count).
+#[inline(always)]
+pub fn tflm_rounding_divide_by_pot(x: i32, exponent: u32) -> i32 {
+    let mask = (1i64 << (exponent & 63)).wrapping_sub(1) as i32;
+    let remainder = x & mask;
+    let threshold = (mask >> 1) + i32::from(x < 0);
+    (x >> (exponent & 31)) + i32::from(remainder > threshold)
+}
+
+/// gemmlowp's `CountLeadingSignBits` for `i32` (31 for 0 and -1).
+#[inline(always)]
+fn count_leading_sign_bits(x: i32) -> u32 {
+    (x ^ (x >> 31)).leading_zeros() - 1
+}
+
+impl DivS8 {
+    /// The parameters from the tensors' quantization (`(scale, zero_point)` each), as
+    /// TFLM's `CalculateOpDataDiv` computes them (the ratio in `float`).
+    pub fn from_quantization(
+        shape: BroadcastShape,
+        input1: (f32, i32),
+        input2: (f32, i32),
+        output: (f32, i32),
+        activation: Activation,
+    ) -> Result<Self, KernelError> {
+        let real = input1.0 / (input2.0 * output.0);
+        let (output_multiplier, output_shift) = quantize_multiplier(f64::from(real));
+        let (act_min, act_max) = activation.range_s8(output.0, output.1)?;
+        let params = Self {
+            shape,
+            input1_offset: -input1.1,
+            input2_offset: -input2.1,
+            output_offset: output.1,
+            output_multiplier,
+            output_shift,
+            act_min,
+            act_max,
+        };
+        params.validate()?;
+        Ok(params)
+    }
+
+    fn validate(&self) -> Result<(), KernelError> {
+        let offset = -128..=128;
+        if !offset.contains(&self.input1_offset)
+            || !offset.contains(&self.input2_offset)
+            || !offset.contains(&self.output_offset)
+        {
+            return Err(KernelError::Shape("offset outside -128..=128"));
+        }
+        if self.output_multiplier < 0 {
+            return Err(KernelError::Shape("negative multiplier"));
+        }
+        if !DIV_OUTPUT_SHIFTS.contains(&self.output_shift) {
+            return Err(KernelError::Shape("DIV output shift outside -24..=22"));
+        }
+        Ok(())
+    }
+
+    /// Checks each binding's length in bytes against the parameters.
+    pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
+        self.shape.check(binding_lens, 1)
+    }
+
+    /// One element, as TFLM's `DivElementwise`.
+    #[inline(always)]
+    pub fn div(&self, a: i8, b: i8) -> i8 {
+        let mut dividend = self.input1_offset + i32::from(a);
+        let mut divisor = self.input2_offset + i32::from(b);
+        if divisor < 0 {
+            dividend = -dividend;
+            divisor = -divisor;
+        }
+        let (reciprocal, recip_shift) = get_reciprocal(divisor, 31);
+        let headroom = count_leading_sign_bits(dividend);
+        // `dividend << headroom`; at 31 (dividend 0 or -1) as C++'s int arithmetic wraps.
+        let unscaled = saturating_rounding_doubling_high_mul(
+            dividend.wrapping_mul(1i32.wrapping_shl(headroom)),
+            reciprocal,
+        );
+        // In 0..=63 by the shift's range.
+        let exponent = (recip_shift + headroom as i32 - self.output_shift) as u32;
+        let quotient = tflm_rounding_divide_by_pot(
+            saturating_rounding_doubling_high_mul(unscaled, self.output_multiplier),
+            exponent,
+        );
+        clamp_s8(
+            self.output_offset.wrapping_add(quotient),
+            self.act_min,
+            self.act_max,
+        )
+    }
+
+    /// Runs the division.
+    pub fn run(&self, input1: &[i8], input2: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
+        self.shape
+            .check_and_apply(input1, input2, output, |a, b| self.div(a, b))
+    }
+}
+
+impl KernelParams for DivS8 {
+    const KERNEL: &'static str = "div_s8";
+    const BINDINGS: &'static [BindingUse] =
+        &[BindingUse::READ_8, BindingUse::READ_8, BindingUse::WRITE_8];
+
+    fn encode(&self, out: &mut impl Extend<u32>) {
+        self.shape.encode(out);
+        out.extend(
+            [
+                self.input1_offset,
+                self.input2_offset,
+                self.output_offset,
+                self.output_multiplier,
+                self.output_shift,
+                self.act_min,
+                self.act_max,
+            ]
+            .map(|v| v as u32),
+        );
+    }
+
+    fn decode(w: &mut Words<'_>) -> Result<Self, KernelError> {
+        let shape = BroadcastShape::decode(w)?;
+        let input1_offset = w.i32()?;
+        let input2_offset = w.i32()?;
+        let output_offset = w.i32()?;
+        let output_multiplier = w.i32()?;
+        let output_shift = w.i32()?;
+        let (act_min, act_max) = shape::act_range_s8(w)?;
+        let params = Self {
+            shape,
+            input1_offset,
+            input2_offset,
+            output_offset,
+            output_multiplier,
+            output_shift,
+            act_min,
+            act_max,
+        };
+        params.validate()?;
+        Ok(params)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use std::vec::Vec;
+
+    use super::*;
+
+    #[test]
+    fn divides_real_values() {
+        // Scales 1 in, 1 out, zero points 0: round(a / b).
+        let shape = BroadcastShape::new(&[4], &[1]).unwrap();
+        let params =
+            DivS8::from_quantization(shape, (1.0, 0), (1.0, 0), (1.0, 0), Activation::None)
+                .unwrap();
+        let mut out = [0i8; 4];
+        params.run(&[100, -100, 7, 3], &[4], &mut out).unwrap();
+        assert_eq!(out, [25, -25, 2, 1]);
+        params.run(&[100, -100, 7, 3], &[-4], &mut out).unwrap();
+        assert_eq!(out, [-25, 25, -2, -1]);
+        let mut words = Vec::new();
+        params.encode(&mut words);
+        assert_eq!(DivS8::decode(&mut Words::new(&words)).unwrap(), params);
+    }
+
+    #[test]
+    fn oversized_exponents_as_tflm_x86() {
+        assert_eq!(tflm_rounding_divide_by_pot(5, 1), 3);
+        assert_eq!(tflm_rounding_divide_by_pot(-5, 1), -3);
+        // Exponent 32: mask all ones, shift by 0: x + 1 for x >= 0, x for x < 0.
+        assert_eq!(tflm_rounding_divide_by_pot(0, 32), 1);
+        assert_eq!(tflm_rounding_divide_by_pot(1 << 20, 33), (1 << 19) + 1);
+        assert_eq!(tflm_rounding_divide_by_pot(-8, 34), -2);
+        assert_eq!(count_leading_sign_bits(0), 31);
+        assert_eq!(count_leading_sign_bits(-1), 31);
+        assert_eq!(count_leading_sign_bits(255), 23);
+        assert_eq!(count_leading_sign_bits(-255), 23);
+        assert_eq!(count_leading_sign_bits(-256), 23);
+    }
+}
