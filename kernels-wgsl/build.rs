@@ -22,6 +22,7 @@ use ember_kernels::add::AddS8;
 use ember_kernels::arg_min_max::ArgMinMax;
 use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::batch_matmul::{BatchMatmulF32, BatchMatmulS8};
+use ember_kernels::bounded_relu::{Relu0To1F32, ReluN1To1F32};
 use ember_kernels::cast::Cast;
 use ember_kernels::comparison::Comparison;
 use ember_kernels::concatenation::Concatenation;
@@ -33,6 +34,7 @@ use ember_kernels::floor_div_mod::{FloorDivF32, FloorModF32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
 use ember_kernels::gather_nd::GatherNd;
+use ember_kernels::gelu::{GeluF32, GeluTanhF32};
 use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::l2_normalization::{L2NormalizationF32, L2NormalizationS8};
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
@@ -222,7 +224,6 @@ const SHARED: &[(&str, &[&str])] = &[
             "select",
             "cast",
             "batch_matmul_s8",
-            "log_softmax_s8",
         ],
     ),
     // The float division the reference rounds correctly.
@@ -269,8 +270,13 @@ const SHARED: &[(&str, &[&str])] = &[
             "prelu_f32",
         ],
     ),
-    // The quantized softmax's bindings, rows and main loop.
+    // The quantized softmax's rows.
     ("softmax_rows.wgsl", &["softmax_s8", "softmax_s8_s16"]),
+    // Bindings and loop of the int8 kernels that compute a row's statistics.
+    (
+        "rows_s8.wgsl",
+        &["softmax_s8", "softmax_s8_s16", "log_softmax_s8"],
+    ),
     // Bindings and loop of the float element-wise activations.
     (
         "unary_f32.wgsl",
@@ -294,8 +300,14 @@ const SHARED: &[(&str, &[&str])] = &[
             "hard_swish_f32",
             "elu_f32",
             "leaky_relu_f32",
+            "relu_n1_to_1_f32",
+            "relu_0_to_1_f32",
+            "gelu_f32",
+            "gelu_tanh_f32",
         ],
     ),
+    // tanh to a few ulp.
+    ("tanh.wgsl", &["tanh_f32", "gelu_tanh_f32"]),
     // Sine and cosine to a few ulp.
     ("trig_f32.wgsl", &["sin_f32", "cos_f32"]),
     // A pooling output's window, clipped to the input.
@@ -349,6 +361,17 @@ const SHARED: &[(&str, &[&str])] = &[
         "affine_quantize.wgsl",
         &["quantize_f32_s8", "quantize_f32_s16"],
     ),
+    // Bindings and loop of DEQUANTIZE to float.
+    (
+        "dequantize_f32.wgsl",
+        &[
+            "dequantize_s8_f32",
+            "dequantize_u8_f32",
+            "dequantize_s16_f32",
+        ],
+    ),
+    // Bindings, element types and input elements of CAST and the integer requantization.
+    ("typed_bytes.wgsl", &["cast", "requantize_int"]),
 ];
 
 /// The TFLite op set's kernels: each one's name and, for each binding it declares, whether
@@ -461,6 +484,10 @@ fn ops() -> Vec<(&'static str, Vec<bool>)> {
         op::<DivS8>(),
         op::<SquaredDifferenceS8>(),
         op::<ember_kernels::detection_postprocess::DetectionPostprocess>(),
+        op::<ReluN1To1F32>(),
+        op::<Relu0To1F32>(),
+        op::<GeluF32>(),
+        op::<GeluTanhF32>(),
     ]
 }
 

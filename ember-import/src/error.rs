@@ -300,9 +300,9 @@ impl ImportError {
 }
 
 /// Every refusal of one model, in the order found (tensors, then ops): its `Display` lists
-/// the unsupported operators once (`LSH_PROJECTION at 2 ops: 0, 2; GELU at op 1`) with
-/// the supported operators after them, then every other refusal on a line of its own,
-/// each naming its op or tensor and what is supported instead.
+/// the unsupported operators once (`LSH_PROJECTION at 2 ops: 0, 2; DYNAMIC_UPDATE_SLICE at
+/// op 1`) with the supported operators after them, then every other refusal on a line of
+/// its own, each naming its op or tensor and what is supported instead.
 #[derive(Debug)]
 pub struct Refusals {
     /// The refusals, each one [`ImportError::is_refusal`] accepts.

@@ -475,6 +475,15 @@ pub enum OpKind {
     /// TFLite_Detection_PostProcess, the SSD models' custom op: inputs `[box_encodings,
     /// class_predictions, anchors]`, outputs `[boxes, classes, scores, num_detections]`.
     DetectionPostprocess(DetectionPostprocessOptions),
+    /// RELU_N1_TO_1: inputs `[input]`, clamped to `[-1, 1]`.
+    ReluN1To1,
+    /// RELU_0_TO_1: inputs `[input]`, clamped to `[0, 1]`.
+    Relu0To1,
+    /// GELU: inputs `[input]`.
+    Gelu {
+        /// The tanh approximation rather than erf.
+        approximate: bool,
+    },
 }
 
 impl OpKind {
@@ -545,6 +554,9 @@ impl OpKind {
             Self::TransposeConv { .. } => "TRANSPOSE_CONV",
             Self::BatchMatmul { .. } => "BATCH_MATMUL",
             Self::DetectionPostprocess(_) => "TFLite_Detection_PostProcess",
+            Self::ReluN1To1 => "RELU_N1_TO_1",
+            Self::Relu0To1 => "RELU_0_TO_1",
+            Self::Gelu { .. } => "GELU",
         }
     }
 
@@ -698,6 +710,8 @@ impl fmt::Display for OptionsDisplay<'_> {
             ),
             OpKind::BatchMatmul { adj_x, adj_y } => write!(f, "adj_x={adj_x} adj_y={adj_y}"),
             OpKind::DetectionPostprocess(o) => o.fmt(f),
+            OpKind::ReluN1To1 | OpKind::Relu0To1 => Ok(()),
+            OpKind::Gelu { approximate } => write!(f, "approximate={approximate}"),
         }
     }
 }

@@ -273,10 +273,10 @@ fn unsupported_operators() {
     );
 
     // An extended code (past the 127 of the old byte field) is read from `builtin_code`.
-    let extended = only_op_0(builtin(BuiltinOperator::Gelu, 127));
+    let extended = only_op_0(builtin(BuiltinOperator::DynamicUpdateSlice, 127));
     assert!(matches!(
         refused(&extended),
-        ImportError::UnsupportedOp { op } if op == op_site(0, "GELU")
+        ImportError::UnsupportedOp { op } if op == op_site(0, "DYNAMIC_UPDATE_SLICE")
     ));
 }
 
@@ -288,12 +288,12 @@ fn every_refusal_in_one_report() {
         return;
     };
     let several = rewrite(&bytes, |m| {
-        // Every op of operator code 0 becomes LSH_PROJECTION, then op 1 GELU.
+        // Every op of operator code 0 becomes LSH_PROJECTION, then op 1 DYNAMIC_UPDATE_SLICE.
         let codes = m.operator_codes.as_mut().unwrap();
         codes[0].builtin_code = BuiltinOperator::LshProjection;
         codes[0].deprecated_builtin_code = BuiltinOperator::LshProjection as i32 as i8;
         codes.push(tflite::OperatorCode {
-            builtin_code: BuiltinOperator::Gelu,
+            builtin_code: BuiltinOperator::DynamicUpdateSlice,
             deprecated_builtin_code: 127,
             ..Default::default()
         });
@@ -306,13 +306,16 @@ fn every_refusal_in_one_report() {
     };
     assert_eq!(
         report.unsupported_operators(),
-        vec![("LSH_PROJECTION", vec![0, 2]), ("GELU", vec![1])]
+        vec![
+            ("LSH_PROJECTION", vec![0, 2]),
+            ("DYNAMIC_UPDATE_SLICE", vec![1])
+        ]
     );
     assert_eq!(report.problems.len(), 4, "{report}");
     let text = report.to_string();
     for line in [
         "the model asks for 4 things the importer does not take:",
-        "- unsupported operators: LSH_PROJECTION at 2 ops: 0, 2; GELU at op 1",
+        "- unsupported operators: LSH_PROJECTION at 2 ops: 0, 2; DYNAMIC_UPDATE_SLICE at op 1",
         "  supported: FULLY_CONNECTED, CONV_2D",
         "- tensor 7 `",
     ] {

@@ -73,8 +73,13 @@ pub struct Manifest {
     pub model: PathBuf,
     /// Its SHA-256, lowercase hex.
     pub model_sha256: String,
-    /// The `tflite-micro` package version that computed the outputs.
+    /// The `tflite-micro` package version installed beside the oracle (the one that
+    /// computed the outputs where [`interpreter`](Self::interpreter) is `tflm`).
     pub tflite_micro: String,
+    /// The interpreter that computed the outputs: `tflm` (TFLM's), or `litert-builtin-ref`
+    /// (TensorFlow Lite's reference kernels, through `ai-edge-litert`, for the ops TFLM does
+    /// not have; its arena figures are then absent). `tflm` where the manifest names none.
+    pub interpreter: String,
     /// The arena size the interpreter was given.
     pub arena_size: u64,
     /// What TFLM used of it.
@@ -256,6 +261,10 @@ impl Manifest {
             model: PathBuf::from(string(&v, "model")?),
             model_sha256: string(&v, "model_sha256")?,
             tflite_micro: string(oracle, "tflite_micro")?,
+            interpreter: match oracle.get("interpreter") {
+                None => "tflm".to_string(),
+                Some(_) => string(oracle, "interpreter")?,
+            },
             arena_size: uint(&v, "arena_size")?,
             arena,
             float_range,

@@ -475,6 +475,36 @@ fn manifest_parses_and_reads_its_files() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A run of LiteRT's reference kernels (the oracle of the ops TFLM lacks) names its
+/// interpreter and reports no arena; one that names none is TFLM's.
+#[test]
+fn manifest_names_its_interpreter() {
+    let dir = std::path::PathBuf::new();
+    assert_eq!(
+        Manifest::parse(MANIFEST, dir.clone()).unwrap().interpreter,
+        "tflm"
+    );
+    let litert = MANIFEST
+        .replacen(
+            "\"oracle\": {",
+            "\"oracle\": {\"interpreter\": \"litert-builtin-ref\", \"ai_edge_litert\": \"2.3.0\", ",
+            1,
+        )
+        .replacen(
+            "{\"lines\": [\"a\"], \"total\": 1504, \"head\": 32, \"tail\": 1472}",
+            "{\"lines\": [], \"total\": null, \"head\": null, \"tail\": null}",
+            1,
+        );
+    let m = Manifest::parse(&litert, dir.clone()).unwrap();
+    assert_eq!(m.interpreter, "litert-builtin-ref");
+    assert_eq!(
+        (m.arena.total, m.arena.head, m.arena.tail),
+        (None, None, None)
+    );
+    let bad = MANIFEST.replacen("\"oracle\": {", "\"oracle\": {\"interpreter\": 3, ", 1);
+    assert!(Manifest::parse(&bad, dir).is_err());
+}
+
 #[test]
 fn malformed_manifests_are_errors() {
     let dir = std::path::PathBuf::new();

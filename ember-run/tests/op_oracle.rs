@@ -1,6 +1,9 @@
 //! Every op Ember supports, on randomized single-op models, against TensorFlow Lite
 //! Micro: int8, int16 and int32 outputs equal, float outputs within 1e-5 relative (or 1e-6
-//! absolute near zero).
+//! absolute near zero). The ops TFLM does not have (RELU_N1_TO_1, RELU_0_TO_1, GELU) are
+//! held to TensorFlow Lite's own reference kernels instead (LiteRT's interpreter, its
+//! `BUILTIN_REF` resolver; each manifest's `oracle.interpreter` says which ran), under the
+//! same rules; "TFLM" below stands for whichever it was.
 //!
 //! The models and TFLM's outputs are under `target/oracle-ops/<variant>/<n>/`, written by
 //! `cargo xtask oracle --ops` (which `cargo xtask test` runs first) from

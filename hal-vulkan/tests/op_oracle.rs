@@ -1,7 +1,9 @@
 //! Every op on randomized single-op models, imported and run on the Vulkan driver, against
 //! TensorFlow Lite Micro: int8 and other integer outputs equal, float outputs within 1e-5
 //! relative (or 1e-6 absolute near zero), as ember-run's `op_oracle` holds the local
-//! driver.
+//! driver. The ops TFLM does not have (RELU_N1_TO_1, RELU_0_TO_1, GELU) are held to
+//! TensorFlow Lite's own reference kernels instead (LiteRT's interpreter, its `BUILTIN_REF`
+//! resolver); "TFLM" below and in the messages stands for whichever oracle it was.
 //!
 //! The models and TFLM's outputs are under `target/oracle-ops/<variant>/<n>/` (`cargo
 //! xtask oracle --ops`, which `cargo xtask test` runs first; `EMBER_ORACLE_OPS=DIR` reads

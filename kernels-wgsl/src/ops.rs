@@ -8,6 +8,7 @@ use ember_kernels::add::AddS8;
 use ember_kernels::arg_min_max::ArgMinMax;
 use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::batch_matmul::{BatchMatmulF32, BatchMatmulS8};
+use ember_kernels::bounded_relu::{Relu0To1F32, ReluN1To1F32};
 use ember_kernels::cast::Cast;
 use ember_kernels::comparison::Comparison;
 use ember_kernels::concatenation::Concatenation;
@@ -19,6 +20,7 @@ use ember_kernels::floor_div_mod::{FloorDivF32, FloorModF32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
 use ember_kernels::gather_nd::GatherNd;
+use ember_kernels::gelu::{GeluF32, GeluTanhF32};
 use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::l2_normalization::{L2NormalizationF32, L2NormalizationS8};
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
@@ -173,7 +175,7 @@ fn separable_tiles(p: &[u32], base: u64) -> u64 {
 }
 
 /// Every op kernel (those of `build.rs`'s `ops()`, in its order).
-pub(crate) const OPS: [SpirvKernel; 96] = [
+pub(crate) const OPS: [SpirvKernel; 100] = [
     op_per_group::<FullyConnectedS8>(spirv::FULLY_CONNECTED_S8, params_of!(FullyConnectedS8)),
     SpirvKernel {
         lanes_per_word: conv2d_lanes,
@@ -294,6 +296,10 @@ pub(crate) const OPS: [SpirvKernel; 96] = [
         spirv::DETECTION_POSTPROCESS,
         params_of!(ember_kernels::detection_postprocess::DetectionPostprocess),
     ),
+    op::<ReluN1To1F32>(spirv::RELU_N1_TO_1_F32, params_of!(ReluN1To1F32)),
+    op::<Relu0To1F32>(spirv::RELU_0_TO_1_F32, params_of!(Relu0To1F32)),
+    op::<GeluF32>(spirv::GELU_F32, params_of!(GeluF32)),
+    op::<GeluTanhF32>(spirv::GELU_TANH_F32, params_of!(GeluTanhF32)),
 ];
 
 #[cfg(test)]
@@ -403,6 +409,10 @@ mod tests {
             "div_s8",
             "squared_difference_s8",
             "detection_postprocess",
+            "relu_n1_to_1_f32",
+            "relu_0_to_1_f32",
+            "gelu_f32",
+            "gelu_tanh_f32",
         ];
         // The op set follows the built-in kernels in the one table.
         let ops = &crate::KERNELS[crate::builtin_kernels::BUILTINS.len()..];

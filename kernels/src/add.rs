@@ -17,7 +17,10 @@ use hal_core::kernel::KernelError;
 /// `input1_multiplier`, `input1_shift`, `input2_offset`, `input2_multiplier`,
 /// `input2_shift`, `output_offset`, `output_multiplier`, `output_shift`, `act_min`,
 /// `act_max`. Shifts are TFLite exponents (negative: right), within `-31..=0`;
-/// `left_shift` within `0..=30`.
+/// `left_shift` within `0..=30`. (Held by [`SquaredDifferenceS8`], the output shift may be
+/// up to 30.)
+///
+/// [`SquaredDifferenceS8`]: crate::squared_difference_s8::SquaredDifferenceS8
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AddS8 {
     /// The inputs' shapes.
@@ -61,9 +64,22 @@ pub(crate) fn smaller_than_one(real: f64) -> Result<(i32, i32), KernelError> {
     Ok((m, s))
 }
 
+/// The real multipliers of [`AddS8`]'s three rescales: each input's to the common scale,
+/// the combined value's to the output.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct RealMultipliers {
+    /// Input 1's (`input1_scale / (2 * max_scale)` for ADD).
+    pub input1: f64,
+    /// Input 2's.
+    pub input2: f64,
+    /// The output's.
+    pub output: f64,
+}
+
 impl AddS8 {
     /// The parameters from the tensors' quantization (`(scale, zero_point)` each), as
-    /// TFLM's `CalculateOpDataAdd` computes them for int8 (`left_shift` 20).
+    /// TFLM's `CalculateOpDataAdd` computes them for int8 (`left_shift` 20; the ratios in
+    /// `double`).
     pub fn from_quantization(
         shape: BroadcastShape,
         input1: (f32, i32),
@@ -73,21 +89,46 @@ impl AddS8 {
     ) -> Result<Self, KernelError> {
         let left_shift = 20;
         let twice_max = 2.0 * f64::from(input1.0.max(input2.0));
-        let (input1_multiplier, input1_shift) = smaller_than_one(f64::from(input1.0) / twice_max)?;
-        let (input2_multiplier, input2_shift) = smaller_than_one(f64::from(input2.0) / twice_max)?;
-        let (output_multiplier, output_shift) =
-            smaller_than_one(twice_max / (f64::from(1 << left_shift) * f64::from(output.0)))?;
-        let (act_min, act_max) = activation.range_s8(output.0, output.1)?;
+        let reals = RealMultipliers {
+            input1: f64::from(input1.0) / twice_max,
+            input2: f64::from(input2.0) / twice_max,
+            output: twice_max / (f64::from(1 << left_shift) * f64::from(output.0)),
+        };
+        let act_range = activation.range_s8(output.0, output.1)?;
+        Self::from_real_multipliers(
+            shape,
+            left_shift,
+            reals,
+            [input1.1, input2.1, output.1],
+            act_range,
+            smaller_than_one,
+        )
+    }
+
+    /// The parameters from the three rescales' real multipliers, the zero points (input 1,
+    /// input 2, output) and the clamp: the input multipliers quantized as TFLM's
+    /// `QuantizeMultiplierSmallerThanOneExp`, the output's by `quantize_output`.
+    pub(crate) fn from_real_multipliers(
+        shape: BroadcastShape,
+        left_shift: i32,
+        reals: RealMultipliers,
+        [input1_zero_point, input2_zero_point, output_zero_point]: [i32; 3],
+        (act_min, act_max): (i32, i32),
+        quantize_output: impl Fn(f64) -> Result<(i32, i32), KernelError>,
+    ) -> Result<Self, KernelError> {
+        let (input1_multiplier, input1_shift) = smaller_than_one(reals.input1)?;
+        let (input2_multiplier, input2_shift) = smaller_than_one(reals.input2)?;
+        let (output_multiplier, output_shift) = quantize_output(reals.output)?;
         Ok(Self {
             shape,
             left_shift,
-            input1_offset: -input1.1,
+            input1_offset: input1_zero_point.wrapping_neg(),
             input1_multiplier,
             input1_shift,
-            input2_offset: -input2.1,
+            input2_offset: input2_zero_point.wrapping_neg(),
             input2_multiplier,
             input2_shift,
-            output_offset: output.1,
+            output_offset: output_zero_point,
             output_multiplier,
             output_shift,
             act_min,
@@ -124,7 +165,8 @@ impl AddS8 {
 
     /// `combine` of the two rescaled inputs, rescaled to the output and clamped, given
     /// [`rescales`](Self::rescales): the one-multiply forms where present, TFLM's steps
-    /// where not. ADD combines by the sum, SUB by the difference.
+    /// where not. ADD combines by the sum, SUB by the difference, SQUARED_DIFFERENCE by the
+    /// squared difference.
     #[inline(always)]
     pub(crate) fn combine_with(
         &self,

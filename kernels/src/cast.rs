@@ -14,7 +14,8 @@ use crate::quantize::f32_to_i32_like_x86;
 use crate::shape::need;
 use hal_core::kernel::KernelError;
 
-/// An element type CAST converts between, by its word.
+/// An element type CAST converts between, by its word; `requantize_int`'s types are its
+/// integer ones, with the same words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CastType {
     /// int8 (word 0).
@@ -47,15 +48,74 @@ impl CastType {
         }
     }
 
-    fn from_word(word: u32) -> Result<Self, KernelError> {
+    /// The values an integer type holds; `None` for float32.
+    pub const fn int_range(self) -> Option<(i32, i32)> {
+        match self {
+            Self::Int8 => Some((-128, 127)),
+            Self::Int16 => Some((-32_768, 32_767)),
+            Self::Int32 => Some((i32::MIN, i32::MAX)),
+            Self::Float32 => None,
+        }
+    }
+
+    /// The type of `word`, or [`KernelError::Shape`] with `what`.
+    pub(crate) fn from_word(word: u32, what: &'static str) -> Result<Self, KernelError> {
         Ok(match word {
             0 => Self::Int8,
             1 => Self::Int16,
             2 => Self::Int32,
             3 => Self::Float32,
-            _ => return Err(KernelError::Shape(Cast::WHAT)),
+            _ => return Err(KernelError::Shape(what)),
         })
     }
+
+    /// An element of an integer type, its bytes in the low bytes of `word`, sign-extended
+    /// (float32's bits as they are).
+    #[inline(always)]
+    pub(crate) fn sign_extend(self, word: u32) -> i32 {
+        match self {
+            Self::Int8 => word as u8 as i8 as i32,
+            Self::Int16 => word as u16 as i16 as i32,
+            Self::Int32 | Self::Float32 => word as i32,
+        }
+    }
+}
+
+/// Bindings 0 and 1 hold `len` elements of `from` and `to`.
+pub(crate) fn check_typed(
+    len: usize,
+    (from, to): (CastType, CastType),
+    binding_lens: &[usize],
+) -> Result<(), KernelError> {
+    need(binding_lens, 0, len, from.size())?;
+    need(binding_lens, 1, len, to.size())
+}
+
+/// Writes `convert` of each of the first `len` elements of `from` in `input` (its bytes in the
+/// low bytes of a word, little-endian) as an element of `to` in `output` (the low bytes of the
+/// word `convert` returns), after [`check_typed`].
+#[inline(always)]
+pub(crate) fn map_typed(
+    len: usize,
+    (from, to): (CastType, CastType),
+    input: &[u8],
+    output: &mut [u8],
+    convert: impl Fn(u32) -> u32,
+) -> Result<(), KernelError> {
+    check_typed(len, (from, to), &[input.len(), output.len()])?;
+    let (from, to) = (from.size(), to.size());
+    for (source, target) in input
+        .chunks_exact(from)
+        .zip(output.chunks_exact_mut(to))
+        .take(len)
+    {
+        let word = source
+            .iter()
+            .rev()
+            .fold(0u32, |word, &byte| word << 8 | u32::from(byte));
+        target.copy_from_slice(&convert(word).to_le_bytes()[..to]);
+    }
+    Ok(())
 }
 
 /// `cast`. Words: `len`, the input's [`CastType`] word, the output's. `decode` refuses a zero
@@ -82,35 +142,23 @@ impl Cast {
 
     /// Bindings 0 and 1 hold `len` elements of their types.
     pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
-        need(binding_lens, 0, self.len, self.from.size())?;
-        need(binding_lens, 1, self.len, self.to.size())
+        check_typed(self.len, (self.from, self.to), binding_lens)
     }
 
     /// The output element, as little-endian bytes in the low bytes of a word, of input
-    /// element `bytes` (little-endian).
+    /// element `word` (the same).
     #[inline(always)]
-    fn convert(&self, bytes: &[u8]) -> u32 {
-        let word = bytes
-            .iter()
-            .rev()
-            .fold(0u32, |word, &byte| word << 8 | u32::from(byte));
-        let integer = match self.from {
-            CastType::Int8 => word as u8 as i8 as i32,
-            CastType::Int16 => word as u16 as i16 as i32,
-            CastType::Int32 => word as i32,
-            CastType::Float32 => {
-                let value = f32::from_bits(word);
-                if self.to == CastType::Float32 {
-                    return word;
-                }
-                let truncated = f32_to_i32_like_x86(libm::truncf(value));
-                return match self.to {
-                    CastType::Int8 => truncated.clamp(-128, 127),
-                    CastType::Int16 => truncated.clamp(-32_768, 32_767),
-                    _ => truncated,
-                } as u32;
+    fn convert(&self, word: u32) -> u32 {
+        if self.from == CastType::Float32 {
+            if self.to == CastType::Float32 {
+                return word;
             }
-        };
+            let truncated = f32_to_i32_like_x86(libm::truncf(f32::from_bits(word)));
+            // Saturated to int8 or int16 (int32's range keeps every value).
+            let (lowest, highest) = self.to.int_range().unwrap_or((i32::MIN, i32::MAX));
+            return truncated.clamp(lowest, highest) as u32;
+        }
+        let integer = self.from.sign_extend(word);
         match self.to {
             CastType::Float32 => (integer as f32).to_bits(),
             // The low bytes: the caller keeps `size` of them, wrapping.
@@ -120,16 +168,9 @@ impl Cast {
 
     /// Runs the cast over the bindings' bytes.
     pub fn run(&self, input: &[u8], output: &mut [u8]) -> Result<(), KernelError> {
-        self.check(&[input.len(), output.len()])?;
-        let (from, to) = (self.from.size(), self.to.size());
-        for (source, target) in input
-            .chunks_exact(from)
-            .zip(output.chunks_exact_mut(to))
-            .take(self.len)
-        {
-            target.copy_from_slice(&self.convert(source).to_le_bytes()[..to]);
-        }
-        Ok(())
+        map_typed(self.len, (self.from, self.to), input, output, |word| {
+            self.convert(word)
+        })
     }
 }
 
@@ -143,8 +184,8 @@ impl KernelParams for Cast {
 
     fn decode(words: &mut Words<'_>) -> Result<Self, KernelError> {
         let len = words.usize()?;
-        let from = CastType::from_word(words.u32()?)?;
-        let to = CastType::from_word(words.u32()?)?;
+        let from = CastType::from_word(words.u32()?, Self::WHAT)?;
+        let to = CastType::from_word(words.u32()?, Self::WHAT)?;
         Self::new(len, from, to)
     }
 }

@@ -5,10 +5,10 @@
 //!
 //! Bindings: 0 `input` (`len` `i8` / `u8` / `i16`), 1 `output` (`len` `f32`).
 
-use crate::affine_s8::{AffineConversion, AffineS8};
+use crate::affine::{Affine, AffineConversion};
 
-/// `dequantize_s8_f32`: int8 to float. Words and refusals: [`AffineS8`]'s.
-pub type DequantizeS8F32 = AffineS8<Dequantize>;
+/// `dequantize_s8_f32`: int8 to float. Words and refusals: [`Affine`]'s.
+pub type DequantizeS8F32 = Affine<Dequantize>;
 
 /// int8 to float, as the [`AffineConversion`] of DEQUANTIZE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,9 +27,9 @@ impl AffineConversion for Dequantize {
     }
 }
 
-/// `dequantize_u8_f32`: uint8 to float. Words and refusals: [`AffineS8`]'s, zero points
+/// `dequantize_u8_f32`: uint8 to float. Words and refusals: [`Affine`]'s, zero points
 /// in `0..=255`.
-pub type DequantizeU8F32 = AffineS8<DequantizeU8>;
+pub type DequantizeU8F32 = Affine<DequantizeU8>;
 
 /// uint8 to float, as the [`AffineConversion`] of DEQUANTIZE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,9 +49,9 @@ impl AffineConversion for DequantizeU8 {
     }
 }
 
-/// `dequantize_s16_f32`: int16 to float. Words and refusals: [`AffineS8`]'s, zero points
+/// `dequantize_s16_f32`: int16 to float. Words and refusals: [`Affine`]'s, zero points
 /// in int16's range.
-pub type DequantizeS16F32 = AffineS8<DequantizeS16>;
+pub type DequantizeS16F32 = Affine<DequantizeS16>;
 
 /// int16 to float, as the [`AffineConversion`] of DEQUANTIZE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,9 +8,9 @@
 //! TFLM's last step is gemmlowp's `RoundingDivideByPOT` with an exponent that exceeds 31
 //! whenever the dividend is small (down to 0): C++ leaves that undefined, and TFLM's x86-64
 //! build computes its mask as `(1 << (exponent mod 64)) - 1` truncated to 32 bits and its
-//! shift as `x >> (exponent mod 32)`; [`tflm_rounding_divide_by_pot`] reproduces that (the
-//! oracle confirms it over every input pair). A zero divisor (the offset input 2 zero) is no
-//! error in TFLM's release build: its reciprocal is that of `GetReciprocal(0)`
+//! shift as `x >> (exponent mod 32)`; [`tflm_rounding_divide_by_pot`] reproduces that for
+//! every exponent that [`DIV_OUTPUT_SHIFTS`] admits. A zero divisor (the offset input 2
+//! zero) is no error in TFLM's release build: its reciprocal is that of `GetReciprocal(0)`
 //! (`num_bits_over_unit` -1, `1 / (1 + -1)` by Newton-Raphson), reproduced as it is.
 //!
 //! Bindings of `div_s8`: 0 input 1, 1 input 2, 2 output (`i8`), sized by the
@@ -18,40 +18,23 @@
 
 use crate::activation::Activation;
 use crate::broadcast::BroadcastShape;
+use crate::mul::MulS8;
 use crate::params::{BindingUse, KernelParams, Words};
-use crate::quant::{quantize_multiplier, saturating_rounding_doubling_high_mul};
-use crate::shape::{self, clamp_s8};
+use crate::quant::saturating_rounding_doubling_high_mul;
+use crate::shape::clamp_s8;
 use crate::softmax::get_reciprocal;
 use hal_core::kernel::KernelError;
 
 /// The output shifts [`DivS8`] accepts: with them the final rounding exponent
 /// (`recip_shift + headroom - output_shift`, `recip_shift` in `-1..=8`, headroom in
-/// `23..=31`) stays within `0..=63`, where [`tflm_rounding_divide_by_pot`] holds (checked
-/// against TFLM past 31 by the oracle).
+/// `23..=31`) stays within `0..=63`, where [`tflm_rounding_divide_by_pot`] is TFLM's.
 pub const DIV_OUTPUT_SHIFTS: core::ops::RangeInclusive<i32> = -24..=22;
 
-/// `div_s8`. Words: [`BroadcastShape`]'s 12, then `input1_offset`, `input2_offset`,
-/// `output_offset`, `output_multiplier`, `output_shift` (in [`DIV_OUTPUT_SHIFTS`]),
-/// `act_min`, `act_max`. Offsets within `-128..=128`.
+/// `div_s8`. Words: [`MulS8`]'s, which it holds (`output_multiplier` the quantized
+/// `input1_scale / (input2_scale * output_scale)`), with offsets within `-128..=128`, the
+/// multiplier not negative and `output_shift` in [`DIV_OUTPUT_SHIFTS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DivS8 {
-    /// The inputs' shapes.
-    pub shape: BroadcastShape,
-    /// `-input1_zero_point`.
-    pub input1_offset: i32,
-    /// `-input2_zero_point`.
-    pub input2_offset: i32,
-    /// `output_zero_point`.
-    pub output_offset: i32,
-    /// `input1_scale / (input2_scale * output_scale)`, quantized (not negative).
-    pub output_multiplier: i32,
-    /// Its shift.
-    pub output_shift: i32,
-    /// Lower clamp.
-    pub act_min: i32,
-    /// Upper clamp.
-    pub act_max: i32,
-}
+pub struct DivS8(MulS8);
 
 /// gemmlowp's `RoundingDivideByPOT` as TFLM's x86-64 build computes it for any `exponent` in
 /// `0..=63`: within `0..=31` exactly `quant::rounding_divide_by_pot`; above, the 64-bit mask
@@ -82,34 +65,45 @@ impl DivS8 {
         activation: Activation,
     ) -> Result<Self, KernelError> {
         let real = input1.0 / (input2.0 * output.0);
-        let (output_multiplier, output_shift) = quantize_multiplier(f64::from(real));
-        let (act_min, act_max) = activation.range_s8(output.0, output.1)?;
-        let params = Self {
+        let params = Self(MulS8::from_real_multiplier(
             shape,
-            input1_offset: -input1.1,
-            input2_offset: -input2.1,
-            output_offset: output.1,
-            output_multiplier,
-            output_shift,
-            act_min,
-            act_max,
-        };
+            f64::from(real),
+            input1.1,
+            input2.1,
+            output,
+            activation,
+        )?);
+        params.validate()?;
+        Ok(params)
+    }
+
+    /// The parameters with [`MulS8`]'s words, refused outside `div_s8`'s ranges.
+    pub fn new(params: MulS8) -> Result<Self, KernelError> {
+        let params = Self(params);
         params.validate()?;
         Ok(params)
     }
 
     fn validate(&self) -> Result<(), KernelError> {
+        let MulS8 {
+            input1_offset,
+            input2_offset,
+            output_offset,
+            output_multiplier,
+            output_shift,
+            ..
+        } = self.0;
         let offset = -128..=128;
-        if !offset.contains(&self.input1_offset)
-            || !offset.contains(&self.input2_offset)
-            || !offset.contains(&self.output_offset)
+        if !offset.contains(&input1_offset)
+            || !offset.contains(&input2_offset)
+            || !offset.contains(&output_offset)
         {
             return Err(KernelError::Shape("offset outside -128..=128"));
         }
-        if self.output_multiplier < 0 {
+        if output_multiplier < 0 {
             return Err(KernelError::Shape("negative multiplier"));
         }
-        if !DIV_OUTPUT_SHIFTS.contains(&self.output_shift) {
+        if !DIV_OUTPUT_SHIFTS.contains(&output_shift) {
             return Err(KernelError::Shape("DIV output shift outside -24..=22"));
         }
         Ok(())
@@ -117,14 +111,16 @@ impl DivS8 {
 
     /// Checks each binding's length in bytes against the parameters.
     pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
-        self.shape.check(binding_lens, 1)
+        self.0.check(binding_lens)
     }
 
     /// One element, as TFLM's `DivElementwise`.
     #[inline(always)]
     pub fn div(&self, a: i8, b: i8) -> i8 {
-        let mut dividend = self.input1_offset + i32::from(a);
-        let mut divisor = self.input2_offset + i32::from(b);
+        let p = &self.0;
+        // Offsets within -128..=128: no overflow.
+        let mut dividend = p.input1_offset + i32::from(a);
+        let mut divisor = p.input2_offset + i32::from(b);
         if divisor < 0 {
             dividend = -dividend;
             divisor = -divisor;
@@ -137,66 +133,32 @@ impl DivS8 {
             reciprocal,
         );
         // In 0..=63 by the shift's range.
-        let exponent = (recip_shift + headroom as i32 - self.output_shift) as u32;
+        let exponent = (recip_shift + headroom as i32 - p.output_shift) as u32;
         let quotient = tflm_rounding_divide_by_pot(
-            saturating_rounding_doubling_high_mul(unscaled, self.output_multiplier),
+            saturating_rounding_doubling_high_mul(unscaled, p.output_multiplier),
             exponent,
         );
-        clamp_s8(
-            self.output_offset.wrapping_add(quotient),
-            self.act_min,
-            self.act_max,
-        )
+        clamp_s8(p.output_offset.wrapping_add(quotient), p.act_min, p.act_max)
     }
 
     /// Runs the division.
     pub fn run(&self, input1: &[i8], input2: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
-        self.shape
+        self.0
+            .shape
             .check_and_apply(input1, input2, output, |a, b| self.div(a, b))
     }
 }
 
 impl KernelParams for DivS8 {
     const KERNEL: &'static str = "div_s8";
-    const BINDINGS: &'static [BindingUse] =
-        &[BindingUse::READ_8, BindingUse::READ_8, BindingUse::WRITE_8];
+    const BINDINGS: &'static [BindingUse] = MulS8::BINDINGS;
 
     fn encode(&self, out: &mut impl Extend<u32>) {
-        self.shape.encode(out);
-        out.extend(
-            [
-                self.input1_offset,
-                self.input2_offset,
-                self.output_offset,
-                self.output_multiplier,
-                self.output_shift,
-                self.act_min,
-                self.act_max,
-            ]
-            .map(|v| v as u32),
-        );
+        self.0.encode(out);
     }
 
-    fn decode(w: &mut Words<'_>) -> Result<Self, KernelError> {
-        let shape = BroadcastShape::decode(w)?;
-        let input1_offset = w.i32()?;
-        let input2_offset = w.i32()?;
-        let output_offset = w.i32()?;
-        let output_multiplier = w.i32()?;
-        let output_shift = w.i32()?;
-        let (act_min, act_max) = shape::act_range_s8(w)?;
-        let params = Self {
-            shape,
-            input1_offset,
-            input2_offset,
-            output_offset,
-            output_multiplier,
-            output_shift,
-            act_min,
-            act_max,
-        };
-        params.validate()?;
-        Ok(params)
+    fn decode(words: &mut Words<'_>) -> Result<Self, KernelError> {
+        MulS8::decode(words).and_then(Self::new)
     }
 }
 
@@ -238,5 +200,16 @@ mod tests {
         assert_eq!(count_leading_sign_bits(255), 23);
         assert_eq!(count_leading_sign_bits(-255), 23);
         assert_eq!(count_leading_sign_bits(-256), 23);
+    }
+
+    #[test]
+    fn refuses_shifts_beyond_tflm_rounding() {
+        let shape = BroadcastShape::new(&[1], &[1]).unwrap();
+        let mut words = Vec::new();
+        shape.encode(&mut words);
+        words.extend([0, 0, 0, 1 << 30, 22, -128, 127].map(|v| v as u32));
+        assert!(DivS8::decode(&mut Words::new(&words)).is_ok());
+        words[12 + 4] = 23;
+        assert!(DivS8::decode(&mut Words::new(&words)).is_err());
     }
 }

@@ -1,5 +1,5 @@
 //! gemmlowp's scalar fixed-point arithmetic (`fixedpoint/fixedpoint.h`, the version TFLM
-//! builds against), as TFLM's integer softmax, logistic and tanh use it.
+//! builds against), as TFLM's integer softmax, log softmax, logistic and tanh use it.
 //!
 //! A [`FixedPoint<I>`] is an `i32` read as a signed number with `I` integer bits and `31 - I`
 //! fractional bits (`Q(I).(31-I)`). Every operation reproduces gemmlowp's raw integer result
@@ -13,8 +13,9 @@
 //!   [`saturating_rounding_multiply_by_pot`] (saturating when bits move left, rounding to
 //!   nearest with ties away from zero when they move right);
 //! - the transcendental functions ([`exp_on_negative_values`], [`logistic`], [`tanh`],
-//!   [`one_over_one_plus_x_for_x_in_0_1`]) evaluate the same polynomials, Newton-Raphson
-//!   steps and barrel-shifter constants in the same order.
+//!   [`one_over_one_plus_x_for_x_in_0_1`], [`log_x_for_x_greater_than_or_equal_to_1`])
+//!   evaluate the same polynomials, Newton-Raphson steps and barrel-shifter constants in the
+//!   same order.
 
 pub use crate::quant::{rounding_divide_by_pot, saturating_rounding_doubling_high_mul};
 
@@ -286,6 +287,68 @@ pub fn tanh<const I: i32, const I1: i32>(a: FixedPoint<I>) -> FixedPoint<0> {
     }
 }
 
+/// TFLite's `log_x_for_x_greater_than_or_equal_to_1_impl<5, 12>`: `ln(x)` of a Q12.19 `x`
+/// (the sum of exponentials, at least 1) in Q5.26, accumulated in Q6.25, with gemmlowp's
+/// constants and operation order.
+pub fn log_x_for_x_greater_than_or_equal_to_1(input: i32) -> i32 {
+    // Integer bits of the input (Q12.19), of the accumulator (Q6.25) and of the result
+    // (Q5.26).
+    const INPUT_BITS: i32 = 12;
+    const ACCUM_BITS: i32 = 6;
+    const OUTPUT_BITS: i32 = 5;
+    let mul = saturating_rounding_doubling_high_mul;
+    let log_2 = 1_488_522_236;
+    let sqrt_sqrt_half = 1_805_811_301;
+    let sqrt_half = 1_518_500_250;
+    let one_quarter = 536_870_912;
+    let alpha_n = 117_049_297;
+    let alpha_d = 127_690_142;
+    let alpha_i: i32 = 1_057_819_769;
+    let alpha_f = 638_450_708;
+    // Rescale<6> of a Q0.31 quarter.
+    let shifted_quarter = saturating_rounding_multiply_by_pot(one_quarter, -ACCUM_BITS);
+
+    let z_a = input;
+    let z_a_headroom_plus_1 = (z_a as u32).leading_zeros() as i32;
+    let r_a_tmp = saturating_rounding_multiply_by_pot(z_a, z_a_headroom_plus_1 - 1);
+    let r_a_raw = saturating_rounding_multiply_by_pot(mul(r_a_tmp, sqrt_half), 1);
+    let z_a_pow_2_adj =
+        saturating_rounding_multiply_by_pot(INPUT_BITS - z_a_headroom_plus_1, 31 - ACCUM_BITS)
+            .saturating_add(shifted_quarter);
+
+    let z_b = mul(z_a, sqrt_half);
+    let z_b_headroom = (z_b as u32).leading_zeros() as i32 - 1;
+    let r_b_raw = saturating_rounding_multiply_by_pot(z_a, z_b_headroom);
+    let z_b_pow_2_adj =
+        saturating_rounding_multiply_by_pot(INPUT_BITS - z_b_headroom, 31 - ACCUM_BITS)
+            .saturating_sub(shifted_quarter);
+
+    let r = r_a_raw.min(r_b_raw);
+    let z_pow_2_adj = z_a_pow_2_adj.max(z_b_pow_2_adj);
+
+    let p = rounding_half_sum(r, sqrt_sqrt_half);
+    let mut q = r.wrapping_sub(sqrt_sqrt_half);
+    q = q.wrapping_add(q);
+
+    let common_sq = mul(q, q);
+    let num = mul(q, r).wrapping_add(mul(mul(q, common_sq), alpha_n));
+    let denom_minus_one_0 = mul(
+        p,
+        alpha_i
+            .wrapping_add(q)
+            .wrapping_add(mul(alpha_d, common_sq)),
+    )
+    .wrapping_add(mul(alpha_f, q));
+    let recip_denom =
+        one_over_one_plus_x_for_x_in_0_1(FixedPoint::<0>::from_raw(denom_minus_one_0));
+
+    // Rescale<6>(num): Q0.31 → Q6.25.
+    let num_scaled = saturating_rounding_multiply_by_pot(num, -ACCUM_BITS);
+    let sum = mul(z_pow_2_adj, log_2).wrapping_add(mul(num_scaled, recip_denom.raw()));
+    // Rescale<5>: Q6.25 → Q5.26.
+    saturating_rounding_multiply_by_pot(sum, ACCUM_BITS - OUTPUT_BITS)
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -459,6 +522,17 @@ mod tests {
             assert!(now.0 >= prev.0 && now.1 >= prev.1, "at raw {raw}");
             prev = now;
             raw += 1 << 16;
+        }
+    }
+
+    #[test]
+    fn log_matches_the_real_function() {
+        // Q12.19 inputs from 1 to 4095.
+        for x in [1.0f64, 1.5, 2.0, core::f64::consts::E, 10.0, 100.0, 4000.0] {
+            let raw = (x * f64::from(1u32 << 19)) as i32;
+            let got =
+                f64::from(log_x_for_x_greater_than_or_equal_to_1(raw)) / f64::from(1u32 << 26);
+            assert!((got - x.ln()).abs() < 1e-6, "ln {x}: {got}");
         }
     }
 }

@@ -12,7 +12,7 @@ pub mod act_s8;
 pub mod activation;
 pub mod activation_f32;
 pub mod add;
-pub mod affine_s8;
+pub mod affine;
 pub mod arg_min_max;
 pub mod arithmetic_f32;
 pub mod broadcast;
@@ -92,9 +92,9 @@ impl TunedVariant {
         }
     }
 }
-pub mod abs_rsqrt_table;
 pub mod batch_matmul;
 pub mod binding_len;
+pub mod bounded_relu;
 pub mod dequantize;
 pub mod detection_postprocess;
 pub mod div_s8;
@@ -102,12 +102,14 @@ mod elementwise_map;
 pub mod fixed_point;
 pub mod float_math;
 pub mod floor_div_mod;
+pub mod gelu;
 pub mod hard_swish;
 pub mod leaky_relu;
 pub mod log_softmax;
 pub mod log_softmax_s8;
 pub mod logistic;
 pub mod lut_s8;
+pub mod lut_s8_tables;
 pub mod quantize;
 pub mod requantize_int;
 pub mod softmax;

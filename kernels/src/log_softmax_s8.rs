@@ -13,14 +13,10 @@ use hal_core::kernel::KernelError;
 
 use crate::binding_len::{require, rows_len, slice_bytes};
 use crate::fixed_point::{
-    exp_on_negative_values, one_over_one_plus_x_for_x_in_0_1, rounding_half_sum,
-    saturating_rounding_multiply_by_pot, FixedPoint,
+    exp_on_negative_values, log_x_for_x_greater_than_or_equal_to_1, FixedPoint,
 };
 use crate::params::{BindingUse, KernelParams, Words};
-use crate::quant::{
-    multiply_by_quantized_multiplier, quantize_multiplier, rounding_divide_by_pot,
-    saturating_rounding_doubling_high_mul,
-};
+use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier, rounding_divide_by_pot};
 use crate::softmax::{calculate_input_radius, preprocess_softmax_scaling};
 
 /// Integer bits of the scaled differences and of the log (TFLM's `kInputIntegerBits`).
@@ -173,68 +169,6 @@ impl LogSoftmaxS8 {
     }
 }
 
-/// `SaturatingRoundingMultiplyByPOTParam` as TFLM calls it here: a non-negative exponent.
-fn times_pot(x: i32, exponent: i32) -> i32 {
-    saturating_rounding_multiply_by_pot(x, exponent)
-}
-
-/// TFLite's `log_x_for_x_greater_than_or_equal_to_1_impl<5, 12>`: `ln(x)` of a Q12.19 `x`
-/// (the sum of exponentials, at least 1) in Q5.26, accumulated in Q6.25, with gemmlowp's
-/// constants and operation order.
-pub fn log_x_for_x_greater_than_or_equal_to_1(input: i32) -> i32 {
-    const INPUT_BITS: i32 = ACCUMULATION_INTEGER_BITS;
-    const ACCUM_BITS: i32 = INPUT_INTEGER_BITS + 1;
-    let mul = saturating_rounding_doubling_high_mul;
-    let log_2 = 1_488_522_236;
-    let sqrt_sqrt_half = 1_805_811_301;
-    let sqrt_half = 1_518_500_250;
-    let one_quarter = 536_870_912;
-    let alpha_n = 117_049_297;
-    let alpha_d = 127_690_142;
-    let alpha_i: i32 = 1_057_819_769;
-    let alpha_f = 638_450_708;
-    // Rescale<6> of a Q0.31 quarter.
-    let shifted_quarter = saturating_rounding_multiply_by_pot(one_quarter, -ACCUM_BITS);
-
-    let z_a = input;
-    let z_a_headroom_plus_1 = (z_a as u32).leading_zeros() as i32;
-    let r_a_tmp = times_pot(z_a, z_a_headroom_plus_1 - 1);
-    let r_a_raw = times_pot(mul(r_a_tmp, sqrt_half), 1);
-    let z_a_pow_2_adj = times_pot(INPUT_BITS - z_a_headroom_plus_1, 31 - ACCUM_BITS)
-        .saturating_add(shifted_quarter);
-
-    let z_b = mul(z_a, sqrt_half);
-    let z_b_headroom = (z_b as u32).leading_zeros() as i32 - 1;
-    let r_b_raw = times_pot(z_a, z_b_headroom);
-    let z_b_pow_2_adj =
-        times_pot(INPUT_BITS - z_b_headroom, 31 - ACCUM_BITS).saturating_sub(shifted_quarter);
-
-    let r = r_a_raw.min(r_b_raw);
-    let z_pow_2_adj = z_a_pow_2_adj.max(z_b_pow_2_adj);
-
-    let p = rounding_half_sum(r, sqrt_sqrt_half);
-    let mut q = r.wrapping_sub(sqrt_sqrt_half);
-    q = q.wrapping_add(q);
-
-    let common_sq = mul(q, q);
-    let num = mul(q, r).wrapping_add(mul(mul(q, common_sq), alpha_n));
-    let denom_minus_one_0 = mul(
-        p,
-        alpha_i
-            .wrapping_add(q)
-            .wrapping_add(mul(alpha_d, common_sq)),
-    )
-    .wrapping_add(mul(alpha_f, q));
-    let recip_denom =
-        one_over_one_plus_x_for_x_in_0_1(FixedPoint::<0>::from_raw(denom_minus_one_0));
-
-    // Rescale<6>(num): Q0.31 → Q6.25.
-    let num_scaled = saturating_rounding_multiply_by_pot(num, -ACCUM_BITS);
-    let sum = mul(z_pow_2_adj, log_2).wrapping_add(mul(num_scaled, recip_denom.raw()));
-    // Rescale<5>: Q6.25 → Q5.26.
-    saturating_rounding_multiply_by_pot(sum, ACCUM_BITS - INPUT_INTEGER_BITS)
-}
-
 impl KernelParams for LogSoftmaxS8 {
     const KERNEL: &'static str = "log_softmax_s8";
     const BINDINGS: &'static [BindingUse] = &[BindingUse::READ_8, BindingUse::WRITE_8];
@@ -272,17 +206,6 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
-
-    #[test]
-    fn log_matches_the_real_function() {
-        // Q12.19 inputs from 1 to 4095.
-        for x in [1.0f64, 1.5, 2.0, core::f64::consts::E, 10.0, 100.0, 4000.0] {
-            let raw = (x * f64::from(1u32 << 19)) as i32;
-            let got =
-                f64::from(log_x_for_x_greater_than_or_equal_to_1(raw)) / f64::from(1u32 << 26);
-            assert!((got - x.ln()).abs() < 1e-6, "ln {x}: {got}");
-        }
-    }
 
     #[test]
     fn rows_give_log_probabilities() {

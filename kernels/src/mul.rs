@@ -45,13 +45,26 @@ impl MulS8 {
         activation: Activation,
     ) -> Result<Self, KernelError> {
         let real = f64::from(input1.0) * f64::from(input2.0) / f64::from(output.0);
+        Self::from_real_multiplier(shape, real, input1.1, input2.1, output, activation)
+    }
+
+    /// The parameters from the real output multiplier, the inputs' zero points and the
+    /// output's quantization (`(scale, zero_point)`): MUL's and DIV's common part.
+    pub(crate) fn from_real_multiplier(
+        shape: BroadcastShape,
+        real: f64,
+        input1_zero_point: i32,
+        input2_zero_point: i32,
+        output: (f32, i32),
+        activation: Activation,
+    ) -> Result<Self, KernelError> {
         let (output_multiplier, output_shift) = quantize_multiplier(real);
         shape::shift_ok(output_shift)?;
         let (act_min, act_max) = activation.range_s8(output.0, output.1)?;
         Ok(Self {
             shape,
-            input1_offset: -input1.1,
-            input2_offset: -input2.1,
+            input1_offset: input1_zero_point.wrapping_neg(),
+            input2_offset: input2_zero_point.wrapping_neg(),
             output_offset: output.1,
             output_multiplier,
             output_shift,

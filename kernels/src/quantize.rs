@@ -11,7 +11,7 @@ use crate::params::{BindingUse, KernelParams, Words};
 use core::marker::PhantomData;
 use hal_core::kernel::KernelError;
 
-use crate::affine_s8::{AffineConversion, AffineS8};
+use crate::affine::{Affine, AffineConversion};
 use crate::binding_len::byte_len;
 use crate::elementwise_map::{check_elementwise, map_elementwise};
 use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
@@ -30,11 +30,20 @@ pub fn f32_to_i32_like_x86(x: f32) -> i32 {
     }
 }
 
+/// TFLM's `AffineQuantize` of one float before the clamp to the output type:
+/// `round(x / scale) + zero_point`, the division in `f32`, `round` half away from zero
+/// (`roundf`), the cast to `int32` as TFLM on x86-64 ([`f32_to_i32_like_x86`]) and the
+/// addition wrapping (kernels-wgsl's `affine_quantize.wgsl`).
+#[inline(always)]
+pub fn affine_quantize(x: f32, scale: f32, zero_point: i32) -> i32 {
+    f32_to_i32_like_x86(libm::roundf(x / scale)).wrapping_add(zero_point)
+}
+
 /// `quantize_f32_s8`: `clamp(round(x / scale) + zero_point, -128, 127)`, the division in
 /// `f32`, `round` half away from zero (`roundf`), the cast to `int32` and the addition of
 /// the zero point as TFLM on x86-64 ([`f32_to_i32_like_x86`], wrapping). Words and
-/// refusals: [`AffineS8`]'s.
-pub type QuantizeF32S8 = AffineS8<Quantize>;
+/// refusals: [`Affine`]'s.
+pub type QuantizeF32S8 = Affine<Quantize>;
 
 /// float to int8, as the [`AffineConversion`] of QUANTIZE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,15 +58,14 @@ impl AffineConversion for Quantize {
 
     #[inline(always)]
     fn convert(x: f32, scale: f32, zero_point: i32) -> i8 {
-        let unclamped = f32_to_i32_like_x86(libm::roundf(x / scale)).wrapping_add(zero_point);
-        unclamped.clamp(-128, 127) as i8
+        affine_quantize(x, scale, zero_point).clamp(-128, 127) as i8
     }
 }
 
 /// `quantize_f32_s16`: `clamp(round(x / scale) + zero_point, -32768, 32767)`, otherwise as
 /// [`QuantizeF32S8`] (TFLM's `AffineQuantize` into int16). Words and refusals:
-/// [`AffineS8`]'s, zero points in int16's range.
-pub type QuantizeF32S16 = AffineS8<QuantizeS16>;
+/// [`Affine`]'s, zero points in int16's range.
+pub type QuantizeF32S16 = Affine<QuantizeS16>;
 
 /// float to int16, as the [`AffineConversion`] of QUANTIZE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,13 +81,12 @@ impl AffineConversion for QuantizeS16 {
 
     #[inline(always)]
     fn convert(x: f32, scale: f32, zero_point: i32) -> i16 {
-        let unclamped = f32_to_i32_like_x86(libm::roundf(x / scale)).wrapping_add(zero_point);
-        unclamped.clamp(-32_768, 32_767) as i16
+        affine_quantize(x, scale, zero_point).clamp(-32_768, 32_767) as i16
     }
 }
 
 /// A scale TFLM can divide by: positive and finite.
-fn positive(scale: f32) -> bool {
+pub(crate) fn positive(scale: f32) -> bool {
     scale > 0.0 && scale.is_finite()
 }
 

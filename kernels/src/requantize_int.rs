@@ -10,82 +10,24 @@
 //! and 2); the output must not alias the input.
 
 use crate::binding_len::byte_len;
+use crate::cast::{check_typed, map_typed, CastType};
 use crate::params::{BindingUse, KernelParams, Words};
 use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
-use crate::shape::need;
+use crate::quantize::positive;
 use hal_core::kernel::KernelError;
 
-/// A quantized integer element type of `requantize_int`, by its word.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum QuantizedInt {
-    /// int8 (word 0).
-    Int8,
-    /// int16 (word 1).
-    Int16,
-    /// int32 (word 2).
-    Int32,
-}
-
-impl QuantizedInt {
-    /// Bytes per element.
-    pub const fn size(self) -> usize {
-        match self {
-            Self::Int8 => 1,
-            Self::Int16 => 2,
-            Self::Int32 => 4,
-        }
-    }
-
-    /// Its word.
-    pub const fn word(self) -> u32 {
-        match self {
-            Self::Int8 => 0,
-            Self::Int16 => 1,
-            Self::Int32 => 2,
-        }
-    }
-
-    /// The values the type holds (its zero points' and the output clamp's range).
-    pub const fn range(self) -> (i32, i32) {
-        match self {
-            Self::Int8 => (-128, 127),
-            Self::Int16 => (-32_768, 32_767),
-            Self::Int32 => (i32::MIN, i32::MAX),
-        }
-    }
-
-    fn from_word(word: u32) -> Result<Self, KernelError> {
-        Ok(match word {
-            0 => Self::Int8,
-            1 => Self::Int16,
-            2 => Self::Int32,
-            _ => return Err(KernelError::Shape(RequantizeInt::WHAT)),
-        })
-    }
-
-    /// The element in little-endian `bytes` (`size` of them), sign-extended.
-    #[inline(always)]
-    fn read(self, bytes: &[u8]) -> i32 {
-        match self {
-            Self::Int8 => i32::from(bytes[0] as i8),
-            Self::Int16 => i32::from(i16::from_le_bytes([bytes[0], bytes[1]])),
-            Self::Int32 => i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
-        }
-    }
-}
-
-/// `requantize_int`. Words: `len`, the input's [`QuantizedInt`] word, the output's,
+/// `requantize_int`. Words: `len`, the input's [`CastType`] word, the output's,
 /// `input_zero_point`, `output_zero_point`, `multiplier`, `shift`. `decode` refuses a zero
-/// or overflowing length, an unknown type, zero points outside their types, a negative
-/// multiplier and a shift outside `-31..=31`.
+/// or overflowing length, an unknown type or float32, zero points outside their types, a
+/// negative multiplier and a shift outside `-31..=31`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RequantizeInt {
     /// Elements.
     pub len: usize,
-    /// The input's type.
-    pub from: QuantizedInt,
-    /// The output's type.
-    pub to: QuantizedInt,
+    /// The input's type: int8, int16 or int32.
+    pub from: CastType,
+    /// The output's type: int8, int16 or int32.
+    pub to: CastType,
     /// The input's zero point.
     pub input_zero_point: i32,
     /// The output's zero point.
@@ -98,7 +40,7 @@ pub struct RequantizeInt {
 }
 
 impl RequantizeInt {
-    const WHAT: &'static str = "requantize_int: zero or overflowing length, unknown type, zero points outside their types, scale ratio of 2^31 or more, or multiplier/shift out of range";
+    const WHAT: &'static str = "requantize_int: zero or overflowing length, unknown or float type, zero points outside their types, scale ratio of 2^31 or more, or multiplier/shift out of range";
 
     /// The parameters TFLM's `PrepareQuantizeReference` computes for `len` elements:
     /// `QuantizeMultiplier(double(input_scale) / double(output_scale))`. Refuses scales
@@ -106,11 +48,10 @@ impl RequantizeInt {
     /// what `decode` refuses.
     pub fn prepare(
         len: usize,
-        (from, to): (QuantizedInt, QuantizedInt),
+        (from, to): (CastType, CastType),
         (input_scale, input_zero_point): (f32, i32),
         (output_scale, output_zero_point): (f32, i32),
     ) -> Result<Self, KernelError> {
-        let positive = |scale: f32| scale > 0.0 && scale.is_finite();
         if !positive(input_scale) || !positive(output_scale) {
             return Err(KernelError::Shape(Self::WHAT));
         }
@@ -130,9 +71,10 @@ impl RequantizeInt {
 
     fn validate(self) -> Result<Self, KernelError> {
         byte_len(self.len, 4, Self::WHAT)?;
-        let within = |ty: QuantizedInt, value: i32| {
-            let (lowest, highest) = ty.range();
-            (lowest..=highest).contains(&value)
+        // Float32 has no range: refused.
+        let within = |ty: CastType, value: i32| {
+            ty.int_range()
+                .is_some_and(|(lowest, highest)| (lowest..=highest).contains(&value))
         };
         if !within(self.from, self.input_zero_point)
             || !within(self.to, self.output_zero_point)
@@ -146,8 +88,7 @@ impl RequantizeInt {
 
     /// Bindings 0 and 1 hold `len` elements of their types.
     pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
-        need(binding_lens, 0, self.len, self.from.size())?;
-        need(binding_lens, 1, self.len, self.to.size())
+        check_typed(self.len, (self.from, self.to), binding_lens)
     }
 
     /// One output element of input `x`.
@@ -155,7 +96,8 @@ impl RequantizeInt {
     pub fn requantize(&self, x: i32) -> i32 {
         let centered = x.wrapping_sub(self.input_zero_point);
         let scaled = multiply_by_quantized_multiplier(centered, self.multiplier, self.shift);
-        let (lowest, highest) = self.to.range();
+        // `validate` keeps float32 out: the fallback is never taken.
+        let (lowest, highest) = self.to.int_range().unwrap_or((i32::MIN, i32::MAX));
         scaled
             .wrapping_add(self.output_zero_point)
             .clamp(lowest, highest)
@@ -164,17 +106,9 @@ impl RequantizeInt {
     /// Runs the kernel over the bindings' bytes, after [`check`](Self::check)ing their
     /// lengths.
     pub fn run(&self, input: &[u8], output: &mut [u8]) -> Result<(), KernelError> {
-        self.check(&[input.len(), output.len()])?;
-        let (from, to) = (self.from.size(), self.to.size());
-        for (source, target) in input
-            .chunks_exact(from)
-            .zip(output.chunks_exact_mut(to))
-            .take(self.len)
-        {
-            let value = self.requantize(self.from.read(source));
-            target.copy_from_slice(&value.to_le_bytes()[..to]);
-        }
-        Ok(())
+        map_typed(self.len, (self.from, self.to), input, output, |word| {
+            self.requantize(self.from.sign_extend(word)) as u32
+        })
     }
 }
 
@@ -197,8 +131,8 @@ impl KernelParams for RequantizeInt {
     fn decode(words: &mut Words<'_>) -> Result<Self, KernelError> {
         Self {
             len: words.usize()?,
-            from: QuantizedInt::from_word(words.u32()?)?,
-            to: QuantizedInt::from_word(words.u32()?)?,
+            from: CastType::from_word(words.u32()?, Self::WHAT)?,
+            to: CastType::from_word(words.u32()?, Self::WHAT)?,
             input_zero_point: words.i32()?,
             output_zero_point: words.i32()?,
             multiplier: words.i32()?,
@@ -215,7 +149,7 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
-    use QuantizedInt::{Int16, Int32, Int8};
+    use CastType::{Float32, Int16, Int32, Int8};
 
     fn run(p: &RequantizeInt, input: &[u8]) -> Vec<u8> {
         let mut out = std::vec![0u8; p.len * p.to.size()];
@@ -264,7 +198,7 @@ mod tests {
         let mut words = Vec::new();
         p.encode(&mut words);
         assert_eq!(RequantizeInt::decode(&mut Words::new(&words)), Ok(p));
-        for (index, bad) in [(0, 0), (1, 3), (2, 7), (6, 32), (5, u32::MAX)] {
+        for (index, bad) in [(0, 0), (1, 3), (2, 3), (2, 7), (6, 32), (5, u32::MAX)] {
             let mut broken = words.clone();
             broken[index] = bad;
             assert!(RequantizeInt::decode(&mut Words::new(&broken)).is_err());
@@ -273,6 +207,8 @@ mod tests {
         assert!(RequantizeInt::prepare(1, (Int8, Int16), (1.0, 0), (1.0, 32_768)).is_err());
         assert!(RequantizeInt::prepare(1, (Int8, Int16), (1.0e10, 0), (1.0, 0)).is_err());
         assert!(RequantizeInt::prepare(1, (Int8, Int16), (1.0, 0), (0.0, 0)).is_err());
+        assert!(RequantizeInt::prepare(1, (Float32, Int16), (1.0, 0), (1.0, 0)).is_err());
+        assert!(RequantizeInt::prepare(1, (Int8, Float32), (1.0, 0), (1.0, 0)).is_err());
         assert_eq!(
             p.check(&[6, 11]),
             Err(KernelError::BindingTooSmall {

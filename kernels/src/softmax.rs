@@ -68,13 +68,15 @@ pub fn calculate_input_radius(
     libm::floor(max_input_rescaled) as i32
 }
 
-/// TFLite's `GetReciprocal`: `1 / x` for `x > 0` with `x_integer_digits` integer bits, as a
-/// Q0.31 fraction `shifted_scale` and `num_bits_over_unit` with `1/x = shifted_scale *
-/// 2^-num_bits_over_unit`.
+/// TFLite's `GetReciprocal` for `x >= 0` with `x_integer_digits` integer bits: for `x > 0`,
+/// `1 / x` as a Q0.31 fraction `shifted_scale` and `num_bits_over_unit` with `1/x =
+/// shifted_scale * 2^-num_bits_over_unit`. For `x == 0` (DIV's zero divisor) TFLite's
+/// result as well, no reciprocal: `num_bits_over_unit` is `x_integer_digits - 32` and
+/// `shifted_scale` the Newton-Raphson `1 / (1 + y)` at the Q0.31 `y = -1`.
 pub(crate) fn get_reciprocal(x: i32, x_integer_digits: i32) -> (i32, i32) {
     let headroom_plus_one = (x as u32).leading_zeros();
     let num_bits_over_unit = x_integer_digits - headroom_plus_one as i32;
-    // x > 0 here, so the shift is below 32.
+    // Below 32 for x > 0; 32 for x == 0, whose shifted value is 0 either way.
     let shifted_sum_minus_one =
         ((x as u32).wrapping_shl(headroom_plus_one)).wrapping_sub(1u32 << 31) as i32;
     let shifted_scale =

@@ -8,48 +8,29 @@
 //! Bindings of `squared_difference_s8`: 0 input 1, 1 input 2, 2 output (`i8`), sized by the
 //! [`BroadcastShape`].
 
-use crate::add::smaller_than_one;
+use crate::add::{AddS8, RealMultipliers};
 use crate::broadcast::BroadcastShape;
 use crate::params::{BindingUse, KernelParams, Words};
-use crate::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
-use crate::shape::{self, clamp_s8};
+use crate::quant::quantize_multiplier;
+use crate::shape;
 use hal_core::kernel::KernelError;
 
 /// Bits both offset int8 inputs are shifted left by (TFLM: `255^2 << 14` fits in int32).
 pub const SQUARED_DIFFERENCE_LEFT_SHIFT: i32 = 7;
 
-/// `squared_difference_s8`. Words: [`BroadcastShape`]'s 12, then `input1_offset`,
+/// `squared_difference_s8`: [`AddS8`]'s parameters with `left_shift`
+/// [`SQUARED_DIFFERENCE_LEFT_SHIFT`], no clamp but int8's and the squared difference in
+/// place of the sum. Words: [`BroadcastShape`]'s 12, then `input1_offset`,
 /// `input1_multiplier`, `input1_shift` (`-31..=0`), `input2_offset`, `input2_multiplier`,
 /// `input2_shift` (`-31..=0`), `output_offset`, `output_multiplier`, `output_shift`
 /// (`-31..=30`). Offsets within `-128..=128`, multipliers not negative.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SquaredDifferenceS8 {
-    /// The inputs' shapes.
-    pub shape: BroadcastShape,
-    /// `-input1_zero_point`.
-    pub input1_offset: i32,
-    /// Input 1's multiplier (`input1_scale / (2 * max_scale)`).
-    pub input1_multiplier: i32,
-    /// Input 1's shift.
-    pub input1_shift: i32,
-    /// `-input2_zero_point`.
-    pub input2_offset: i32,
-    /// Input 2's multiplier.
-    pub input2_multiplier: i32,
-    /// Input 2's shift.
-    pub input2_shift: i32,
-    /// `output_zero_point`.
-    pub output_offset: i32,
-    /// The output's multiplier (`(2 * max_scale)^2 / (2^14 * output_scale)`).
-    pub output_multiplier: i32,
-    /// The output's shift.
-    pub output_shift: i32,
-}
+pub struct SquaredDifferenceS8(AddS8);
 
 impl SquaredDifferenceS8 {
     /// The parameters from the tensors' quantization (`(scale, zero_point)` each), as
     /// TFLM's `PrepareQuantized` computes them for int8 (in `double`; `2^14 * output_scale`
-    /// in `float`, which is exact).
+    /// in `float`, which is exact). The output multiplier may exceed one.
     pub fn from_quantization(
         shape: BroadcastShape,
         input1: (f32, i32),
@@ -57,99 +38,103 @@ impl SquaredDifferenceS8 {
         output: (f32, i32),
     ) -> Result<Self, KernelError> {
         let twice_max = 2.0 * f64::from(input1.0.max(input2.0));
-        let (input1_multiplier, input1_shift) = smaller_than_one(f64::from(input1.0) / twice_max)?;
-        let (input2_multiplier, input2_shift) = smaller_than_one(f64::from(input2.0) / twice_max)?;
         let denominator = f64::from((1 << (2 * SQUARED_DIFFERENCE_LEFT_SHIFT)) as f32 * output.0);
-        let (output_multiplier, output_shift) =
-            quantize_multiplier(twice_max * twice_max / denominator);
-        let params = Self {
-            shape,
-            input1_offset: -input1.1,
-            input1_multiplier,
-            input1_shift,
-            input2_offset: -input2.1,
-            input2_multiplier,
-            input2_shift,
-            output_offset: output.1,
-            output_multiplier,
-            output_shift,
+        let reals = RealMultipliers {
+            input1: f64::from(input1.0) / twice_max,
+            input2: f64::from(input2.0) / twice_max,
+            output: twice_max * twice_max / denominator,
         };
-        params.validate()?;
-        Ok(params)
+        let params = AddS8::from_real_multipliers(
+            shape,
+            SQUARED_DIFFERENCE_LEFT_SHIFT,
+            reals,
+            [input1.1, input2.1, output.1],
+            (-128, 127),
+            |real| Ok(quantize_multiplier(real)),
+        )?;
+        Self::new(params)
     }
 
-    fn validate(&self) -> Result<(), KernelError> {
+    /// [`AddS8`]'s parameters (`left_shift` [`SQUARED_DIFFERENCE_LEFT_SHIFT`], the clamp
+    /// int8's), refused where `squared_difference_s8`'s words could not hold them.
+    fn new(params: AddS8) -> Result<Self, KernelError> {
+        if params.left_shift != SQUARED_DIFFERENCE_LEFT_SHIFT
+            || (params.act_min, params.act_max) != (-128, 127)
+        {
+            return Err(KernelError::Shape(
+                "SQUARED_DIFFERENCE left shift or clamp not its own",
+            ));
+        }
         let offset = -128..=128;
-        if ![self.input1_offset, self.input2_offset, self.output_offset]
-            .iter()
-            .all(|o| offset.contains(o))
+        if ![
+            params.input1_offset,
+            params.input2_offset,
+            params.output_offset,
+        ]
+        .iter()
+        .all(|o| offset.contains(o))
         {
             return Err(KernelError::Shape("offset outside -128..=128"));
         }
         if [
-            self.input1_multiplier,
-            self.input2_multiplier,
-            self.output_multiplier,
+            params.input1_multiplier,
+            params.input2_multiplier,
+            params.output_multiplier,
         ]
         .iter()
         .any(|&m| m < 0)
         {
             return Err(KernelError::Shape("negative multiplier"));
         }
-        if !(-31..=0).contains(&self.input1_shift) || !(-31..=0).contains(&self.input2_shift) {
+        if !(-31..=0).contains(&params.input1_shift) || !(-31..=0).contains(&params.input2_shift) {
             return Err(KernelError::Shape("input shift outside -31..=0"));
         }
-        shape::shift_ok(self.output_shift)
+        shape::shift_ok(params.output_shift)?;
+        Ok(Self(params))
     }
 
     /// Checks each binding's length in bytes against the parameters.
     pub fn check(&self, binding_lens: &[usize]) -> Result<(), KernelError> {
-        self.shape.check(binding_lens, 1)
+        self.0.check(binding_lens)
     }
 
-    /// One element, as TFLM's quantized `SquaredDifference`.
-    #[inline(always)]
-    pub fn squared_difference(&self, a: i8, b: i8) -> i8 {
-        let a = (self.input1_offset + i32::from(a)) << SQUARED_DIFFERENCE_LEFT_SHIFT;
-        let b = (self.input2_offset + i32::from(b)) << SQUARED_DIFFERENCE_LEFT_SHIFT;
-        let a = multiply_by_quantized_multiplier(a, self.input1_multiplier, self.input1_shift);
-        let b = multiply_by_quantized_multiplier(b, self.input2_multiplier, self.input2_shift);
-        // TFLM's input multipliers are at most 1/2, so |a - b| <= 2^15 and the square
-        // fits; other parameters wrap, as the WGSL kernel does.
-        let diff = a.wrapping_sub(b);
-        let out = multiply_by_quantized_multiplier(
-            diff.wrapping_mul(diff),
-            self.output_multiplier,
-            self.output_shift,
-        );
-        clamp_s8(out.wrapping_add(self.output_offset), -128, 127)
-    }
-
-    /// Runs the squared difference.
+    /// Runs the squared difference, each element as TFLM's quantized `SquaredDifference`.
     pub fn run(&self, input1: &[i8], input2: &[i8], output: &mut [i8]) -> Result<(), KernelError> {
-        self.shape
-            .check_and_apply(input1, input2, output, |a, b| self.squared_difference(a, b))
+        let rescales = self.0.rescales();
+        self.0
+            .shape
+            .check_and_apply(input1, input2, output, |a, b| {
+                self.0.combine_with(&rescales, a, b, squared_difference)
+            })
     }
+}
+
+/// `(a - b)^2` of the rescaled inputs. TFLM's input multipliers are at most 1/2, so
+/// `|a - b| <= 2^15` and the square fits; other parameters wrap, as the WGSL kernel does.
+#[inline(always)]
+fn squared_difference(a: i32, b: i32) -> i32 {
+    let diff = a.wrapping_sub(b);
+    diff.wrapping_mul(diff)
 }
 
 impl KernelParams for SquaredDifferenceS8 {
     const KERNEL: &'static str = "squared_difference_s8";
-    const BINDINGS: &'static [BindingUse] =
-        &[BindingUse::READ_8, BindingUse::READ_8, BindingUse::WRITE_8];
+    const BINDINGS: &'static [BindingUse] = AddS8::BINDINGS;
 
     fn encode(&self, out: &mut impl Extend<u32>) {
-        self.shape.encode(out);
+        let p = &self.0;
+        p.shape.encode(out);
         out.extend(
             [
-                self.input1_offset,
-                self.input1_multiplier,
-                self.input1_shift,
-                self.input2_offset,
-                self.input2_multiplier,
-                self.input2_shift,
-                self.output_offset,
-                self.output_multiplier,
-                self.output_shift,
+                p.input1_offset,
+                p.input1_multiplier,
+                p.input1_shift,
+                p.input2_offset,
+                p.input2_multiplier,
+                p.input2_shift,
+                p.output_offset,
+                p.output_multiplier,
+                p.output_shift,
             ]
             .map(|v| v as u32),
         );
@@ -157,8 +142,9 @@ impl KernelParams for SquaredDifferenceS8 {
 
     fn decode(w: &mut Words<'_>) -> Result<Self, KernelError> {
         let shape = BroadcastShape::decode(w)?;
-        let params = Self {
+        Self::new(AddS8 {
             shape,
+            left_shift: SQUARED_DIFFERENCE_LEFT_SHIFT,
             input1_offset: w.i32()?,
             input1_multiplier: w.i32()?,
             input1_shift: w.i32()?,
@@ -168,9 +154,9 @@ impl KernelParams for SquaredDifferenceS8 {
             output_offset: w.i32()?,
             output_multiplier: w.i32()?,
             output_shift: w.i32()?,
-        };
-        params.validate()?;
-        Ok(params)
+            act_min: -128,
+            act_max: 127,
+        })
     }
 }
 
@@ -197,5 +183,18 @@ mod tests {
             SquaredDifferenceS8::decode(&mut Words::new(&words)).unwrap(),
             params
         );
+    }
+
+    #[test]
+    fn hostile_words_wrap_without_panic() {
+        let shape = BroadcastShape::new(&[2], &[2]).unwrap();
+        let mut words = Vec::new();
+        shape.encode(&mut words);
+        words.extend([128, i32::MAX, 0, -128, i32::MAX, 0, 128, i32::MAX, 30].map(|v| v as u32));
+        let params = SquaredDifferenceS8::decode(&mut Words::new(&words)).unwrap();
+        let mut out = [0i8; 2];
+        params.run(&[127, -128], &[-128, 127], &mut out).unwrap();
+        words[12 + 8] = 31;
+        assert!(SquaredDifferenceS8::decode(&mut Words::new(&words)).is_err());
     }
 }

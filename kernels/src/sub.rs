@@ -8,7 +8,7 @@
 //! [`BroadcastShape`].
 
 use crate::activation::Activation;
-use crate::add::{smaller_than_one, AddS8};
+use crate::add::{smaller_than_one, AddS8, RealMultipliers};
 use crate::broadcast::BroadcastShape;
 use crate::params::{BindingUse, KernelParams, Words};
 use hal_core::kernel::KernelError;
@@ -31,27 +31,22 @@ impl SubS8 {
     ) -> Result<Self, KernelError> {
         let left_shift = 20;
         let twice_max = 2.0 * input1.0.max(input2.0);
-        let (input1_multiplier, input1_shift) = smaller_than_one(f64::from(input1.0 / twice_max))?;
-        let (input2_multiplier, input2_shift) = smaller_than_one(f64::from(input2.0 / twice_max))?;
-        // `(1 << 20) * scale` in float, as TFLM's `int * float`.
-        let (output_multiplier, output_shift) =
-            smaller_than_one(f64::from(twice_max / ((1 << left_shift) as f32 * output.0)))?;
-        let (act_min, act_max) = activation.range_s8(output.0, output.1)?;
-        Ok(Self(AddS8 {
+        let reals = RealMultipliers {
+            input1: f64::from(input1.0 / twice_max),
+            input2: f64::from(input2.0 / twice_max),
+            // `(1 << 20) * scale` in float, as TFLM's `int * float`.
+            output: f64::from(twice_max / ((1 << left_shift) as f32 * output.0)),
+        };
+        let act_range = activation.range_s8(output.0, output.1)?;
+        AddS8::from_real_multipliers(
             shape,
             left_shift,
-            input1_offset: -input1.1,
-            input1_multiplier,
-            input1_shift,
-            input2_offset: -input2.1,
-            input2_multiplier,
-            input2_shift,
-            output_offset: output.1,
-            output_multiplier,
-            output_shift,
-            act_min,
-            act_max,
-        }))
+            reals,
+            [input1.1, input2.1, output.1],
+            act_range,
+            smaller_than_one,
+        )
+        .map(Self)
     }
 
     /// Checks each binding's length in bytes against the parameters.

@@ -13,6 +13,9 @@ and zero points, weights, biases) are drawn from a `random.Random` seeded by (S,
 n, attempt), and what tflm_oracle.run_oracle writes beside it: the all-zero case and two
 seeded random cases (inputs and TFLM's outputs as .npy) and manifest.json, to which this
 script adds `op`, `variant`, `params` (what was drawn) and `attempt`.
+The ops TFLM does not have (LITERT_OPS: RELU_N1_TO_1, RELU_0_TO_1, GELU) run through
+TensorFlow Lite's own interpreter with its reference kernels instead (the manifest's
+`oracle.interpreter` is then `litert-builtin-ref`).
 
 Parameters are legal by construction (TFLM's constraints: int8 softmax output scale 1/256
 zero point -128, int16 softmax 1/65536 and -32768, logistic 1/256 and -128, tanh 1/128 and 0,
@@ -1240,6 +1243,48 @@ def draw_elementwise(r, variant, m):
     return getattr(BO, op_name), OPT.NONE, None, [x], [y], params, fr
 
 
+def draw_bounded_relu(r, variant, m):
+    """RELU_N1_TO_1 and RELU_0_TO_1 (TFLM has neither; LiteRT's reference kernels run them):
+    float32, or int8 requantized to the output's scale and clamped to the bounds quantized
+    there (an output range around the bounds, as TFLite's converter gives, or drawn apart)."""
+    op_name = VARIANTS[variant][0]
+    dims = shape(r, r.randint(1, 4), 1, 6)
+    params = dict(shape=dims)
+    if "int8" in variant:
+        qi = (act_scale(r) * r.uniform(1.0, 10.0), zp8(r), 0)
+        if r.random() < 0.3:
+            lower = -1.0 if op_name == "RELU_N1_TO_1" else 0.0
+            qo = ((1.0 - lower) / 255.0, int(round(-128 - lower * 255.0 / (1.0 - lower))), 0)
+        else:
+            qo = (qi[0] * log_uniform(r, 0.05, 3.0), zp8(r), 0)
+        x = m.tensor(dims, T.INT8, qi, is_input=True)
+        y = m.tensor(dims, T.INT8, qo)
+        params.update(input_q=qi[:2], output_q=qo[:2])
+        return getattr(BO, op_name), OPT.NONE, None, [x], [y], params, None
+    x = m.tensor(dims, T.FLOAT32, is_input=True)
+    y = m.tensor(dims, T.FLOAT32)
+    return getattr(BO, op_name), OPT.NONE, None, [x], [y], params, (-3.0, 3.0)
+
+
+def draw_gelu(r, variant, m):
+    """GELU (TFLM has none; LiteRT's reference kernels run it), `approximate` drawn:
+    float32 (erfc or tanh), or int8 through TFLite's 256-entry table."""
+    dims = shape(r, r.randint(1, 4), 1, 6)
+    o = s.GeluOptionsT()
+    o.approximate = r.random() < 0.5
+    params = dict(shape=dims, approximate=o.approximate)
+    if "int8" in variant:
+        qi = (act_scale(r) * r.uniform(1.0, 10.0), zp8(r), 0)
+        qo = (qi[0] * log_uniform(r, 0.3, 2.0), zp8(r), 0)
+        x = m.tensor(dims, T.INT8, qi, is_input=True)
+        y = m.tensor(dims, T.INT8, qo)
+        params.update(input_q=qi[:2], output_q=qo[:2])
+        return BO.GELU, OPT.GeluOptions, o, [x], [y], params, None
+    x = m.tensor(dims, T.FLOAT32, is_input=True)
+    y = m.tensor(dims, T.FLOAT32)
+    return BO.GELU, OPT.GeluOptions, o, [x], [y], params, (-8.0, 8.0)
+
+
 def draw_binary(r, variant, m):
     """SUB, DIV (with a fused activation), SQUARED_DIFFERENCE, MAXIMUM, MINIMUM: float32; int8
     SUB (rescaled as ADD), DIV and SQUARED_DIFFERENCE (each its own scales); or int8 MAXIMUM and MINIMUM (raw values; TFLite's converter gives the inputs and the output
@@ -1856,7 +1901,17 @@ VARIANTS = {
                                            draw_detection_postprocess),
     "detection_postprocess-float32-regular": ("TFLite_Detection_PostProcess",
                                               draw_detection_postprocess),
+    "relu_n1_to_1-int8": ("RELU_N1_TO_1", draw_bounded_relu),
+    "relu_n1_to_1-float32": ("RELU_N1_TO_1", draw_bounded_relu),
+    "relu_0_to_1-int8": ("RELU_0_TO_1", draw_bounded_relu),
+    "relu_0_to_1-float32": ("RELU_0_TO_1", draw_bounded_relu),
+    "gelu-int8": ("GELU", draw_gelu),
+    "gelu-float32": ("GELU", draw_gelu),
 }
+
+# The ops TFLM does not have: their oracle is TensorFlow Lite's own interpreter with its
+# reference kernels (tflm_oracle.LITERT_REF), recorded in each manifest.
+LITERT_OPS = {"RELU_N1_TO_1", "RELU_0_TO_1", "GELU"}
 
 
 def model_seed(seed, variant, n, attempt):
@@ -1917,9 +1972,11 @@ def run_attempt(task, attempt):
     model_bytes, seeds, fr, extra = draw_attempt(task, attempt)
     path = out / "model.tflite"
     path.write_bytes(model_bytes)
+    interpreter = (tflm_oracle.LITERT_REF if VARIANTS[variant][0] in LITERT_OPS
+                   else tflm_oracle.TFLM)
     box, text = quiet(lambda: tflm_oracle.run_oracle(
         path, out, seeds, float_range=fr or (-1.0, 1.0), verbose=False,
-        arena_size=1 << 20, manifest_extra=extra))
+        arena_size=1 << 20, manifest_extra=extra, interpreter=interpreter))
     if "error" not in box:
         return None
     said = " | ".join(x.strip() for x in text.splitlines() if x.strip())

@@ -24,6 +24,12 @@ shape, shape_signature, quantization scale/zero_point/quantized_dimension), the 
 their files, and TFLM's arena use from print_allocations. Files already in DIR that the
 manifest does not name are left alone: the manifest is what counts.
 
+`--interpreter litert-builtin-ref` runs TensorFlow Lite's own interpreter (the
+`ai-edge-litert` package) with its reference kernels instead, the oracle for the ops TFLM
+does not have (RELU_N1_TO_1, RELU_0_TO_1, GELU); the manifest's `oracle.interpreter` says
+which ran (`tflm` or `litert-builtin-ref`, then with `oracle.ai_edge_litert`, its version),
+and such a run's arena is empty (every figure null).
+
 The generator (reproduced by the Rust crate ember-npy, `oracle::random_input`): for seed S
 (0 <= S < 2^32) and model input K, a SplitMix64 stream whose state starts at
 (S << 32) + K (mod 2^64); element i of the tensor in C order takes the (i+1)-th output z:
@@ -239,6 +245,42 @@ def arena_report(text):
     return report
 
 
+# The interpreters run_oracle can use: TFLM's (the oracle for every op TFLM has), and
+# LiteRT's reference kernels for the ops TFLM lacks (RELU_N1_TO_1, RELU_0_TO_1, GELU).
+TFLM = "tflm"
+LITERT_REF = "litert-builtin-ref"
+INTERPRETERS = (TFLM, LITERT_REF)
+
+
+class LiteRTReference:
+    """TensorFlow Lite's own interpreter (the `ai-edge-litert` package) with its reference
+    kernels (`OpResolverType.BUILTIN_REF`; the default resolver would run XNNPACK and the
+    optimized kernels, whose float results differ), behind TFLM's calls: reset, set_input,
+    invoke, get_output. It reports no arena."""
+
+    def __init__(self, model_path):
+        from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+        self._interp = Interpreter(
+            model_path=str(model_path),
+            experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+        self._interp.allocate_tensors()
+        self._inputs = [d["index"] for d in self._interp.get_input_details()]
+        self._outputs = [d["index"] for d in self._interp.get_output_details()]
+
+    def reset(self):
+        self._interp.reset_all_variables()
+
+    def set_input(self, array, index):
+        self._interp.set_tensor(self._inputs[index], array)
+
+    def invoke(self):
+        self._interp.invoke()
+
+    def get_output(self, index):
+        return self._interp.get_tensor(self._outputs[index])
+
+
 def run_case(interp, inputs, outputs, arrays):
     interp.reset()
     for info, a in zip(inputs, arrays):
@@ -266,10 +308,14 @@ def describe(a):
 
 
 def run_oracle(model, out, seeds, zeros=True, bmps=(), given=(), float_range=(-1.0, 1.0),
-               arena_size=DEFAULT_ARENA, verbose=True, manifest_extra=None):
-    """Runs TFLM on the model at `model` for each case, writes the .npy files and
-    manifest.json (with `manifest_extra`'s keys added) into `out`; returns the manifest. Raises
-    OracleError for bad requests; TFLM's own refusals raise RuntimeError (or ValueError)."""
+               arena_size=DEFAULT_ARENA, verbose=True, manifest_extra=None,
+               interpreter=TFLM):
+    """Runs TFLM (or, with `interpreter` LITERT_REF, LiteRT's reference kernels) on the
+    model at `model` for each case, writes the .npy files and manifest.json (with
+    `manifest_extra`'s keys added) into `out`; returns the manifest. Raises OracleError for
+    bad requests; the interpreter's own refusals raise RuntimeError (or ValueError)."""
+    if interpreter not in INTERPRETERS:
+        raise OracleError(f"interpreter {interpreter!r}: known are {', '.join(INTERPRETERS)}")
     model = Path(model)
     out = Path(out)
     model_bytes = model.read_bytes()
@@ -300,15 +346,21 @@ def run_oracle(model, out, seeds, zeros=True, bmps=(), given=(), float_range=(-1
     if not cases:
         raise OracleError("no case to run: give --seeds, --bmp or --inputs, or keep zeros")
 
-    interp = runtime.Interpreter.from_file(str(model), arena_size=arena_size)
+    if interpreter == TFLM:
+        interp = runtime.Interpreter.from_file(str(model), arena_size=arena_size)
+    else:
+        interp = LiteRTReference(model)
     out.mkdir(parents=True, exist_ok=True)
     manifest_cases = []
     arena = None
     first_outputs = None
     for name, kind, extra, arrays in cases:
         results = run_case(interp, inputs, outputs, arrays)
-        if arena is None:
-            arena = arena_report(captured_output(interp.print_allocations))
+        if first_outputs is None:
+            if interpreter == TFLM:
+                arena = arena_report(captured_output(interp.print_allocations))
+            else:
+                arena = {"lines": [], "total": None, "head": None, "tail": None}
             first_outputs = results
         in_files = [f"{name}.in{k}.npy" for k in range(len(arrays))]
         out_files = [f"{name}.out{k}.npy" for k in range(len(results))]
@@ -333,7 +385,10 @@ def run_oracle(model, out, seeds, zeros=True, bmps=(), given=(), float_range=(-1
     manifest = {
         "format": "ember-tflm-oracle/1",
         "oracle": {
+            "interpreter": interpreter,
             "tflite_micro": importlib.metadata.version("tflite-micro"),
+            **({"ai_edge_litert": importlib.metadata.version("ai-edge-litert")}
+               if interpreter == LITERT_REF else {}),
             "numpy": np.__version__,
             "python": platform.python_version(),
         },
@@ -352,10 +407,11 @@ def run_oracle(model, out, seeds, zeros=True, bmps=(), given=(), float_range=(-1
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     if not verbose:
         return manifest
-    print(
-        f"arena: total {arena['total']} B = head {arena['head']} B (activations) "
-        f"+ tail {arena['tail']} B (persistent), of {arena_size} B given"
-    )
+    if interpreter == TFLM:
+        print(
+            f"arena: total {arena['total']} B = head {arena['head']} B (activations) "
+            f"+ tail {arena['tail']} B (persistent), of {arena_size} B given"
+        )
     print(f"{len(cases)} cases, manifest: {out / 'manifest.json'}")
     return manifest
 
@@ -374,10 +430,13 @@ def main(argv=None):
     p.add_argument("--float-range", type=float, nargs=2, default=[-1.0, 1.0],
                    metavar=("LO", "HI"), help="range of random float inputs")
     p.add_argument("--arena-size", type=int, default=DEFAULT_ARENA)
+    p.add_argument("--interpreter", choices=INTERPRETERS, default=TFLM,
+                   help="TFLM's, or LiteRT's reference kernels (for ops TFLM lacks)")
     args = p.parse_args(argv)
 
     run_oracle(args.model, args.out, args.seeds, zeros=not args.no_zeros, bmps=args.bmp,
-               given=args.inputs, float_range=args.float_range, arena_size=args.arena_size)
+               given=args.inputs, float_range=args.float_range, arena_size=args.arena_size,
+               interpreter=args.interpreter)
     return 0
 
 

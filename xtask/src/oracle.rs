@@ -2,6 +2,11 @@
 //! package, its reference kernels) computes a `.tflite` model's outputs, the expected values
 //! Ember is held to bit for bit.
 //!
+//! The ops TFLM does not have (RELU_N1_TO_1, RELU_0_TO_1, GELU) take TensorFlow Lite's own
+//! interpreter (the `ai-edge-litert` package) with its reference kernels instead
+//! (`OpResolverType.BUILTIN_REF`): the per-op generator picks it for them, and each manifest
+//! names the interpreter that computed it.
+//!
 //! The packages, pinned exactly in `xtask/oracle/requirements.txt`, go into a venv at
 //! `target/oracle-venv` (the workspace's own `target/`, whatever `CARGO_TARGET_DIR` says),
 //! made once and then reused while its stamp matches the requirements. The script
@@ -40,7 +45,8 @@ pub fn venv() -> Result<PathBuf> {
         dir: venv_dir(),
         requirements: REQUIREMENTS,
         complete: true,
-        check: "from tflite_micro.python.tflite_micro import runtime",
+        check: "from tflite_micro.python.tflite_micro import runtime; \
+                from ai_edge_litert.interpreter import Interpreter, OpResolverType",
     })
 }
 

@@ -229,52 +229,45 @@ pub(super) fn lower_binary(lowering: &mut Lowering<'_, '_>, op: &Op) -> Result<(
     let tensors = [left, right, output];
     if lowering.element_type(left) == Int8 {
         match binary {
-            BinaryOp::Prelu => {
-                let params = PreluS8::prepare(
-                    shape,
-                    lowering.per_tensor(op, left)?,
-                    lowering.per_tensor(op, right)?,
-                    lowering.per_tensor(op, output)?,
-                )
-                .map_err(kernel)?;
-                lowering.dispatch_params(&params, &tensors);
-            }
-            BinaryOp::Sub => {
-                let params = SubS8::from_quantization(
-                    shape,
-                    lowering.per_tensor(op, left)?,
-                    lowering.per_tensor(op, right)?,
-                    lowering.per_tensor(op, output)?,
-                    kernel_activation(activation),
-                )
-                .map_err(kernel)?;
-                lowering.dispatch_params(&params, &tensors);
-            }
-            BinaryOp::Div => {
-                let params = DivS8::from_quantization(
-                    shape,
-                    lowering.per_tensor(op, left)?,
-                    lowering.per_tensor(op, right)?,
-                    lowering.per_tensor(op, output)?,
-                    kernel_activation(activation),
-                )
-                .map_err(kernel)?;
-                lowering.dispatch_params(&params, &tensors);
-            }
-            BinaryOp::SquaredDifference => {
-                let params = SquaredDifferenceS8::from_quantization(
-                    shape,
-                    lowering.per_tensor(op, left)?,
-                    lowering.per_tensor(op, right)?,
-                    lowering.per_tensor(op, output)?,
-                )
-                .map_err(kernel)?;
-                lowering.dispatch_params(&params, &tensors);
-            }
+            // On the raw values: no quantization needed.
             BinaryOp::Maximum => lowering.dispatch_params(&MaximumS8::new(shape), &tensors),
             BinaryOp::Minimum => lowering.dispatch_params(&MinimumS8::new(shape), &tensors),
-            other => {
-                return Err(lowering.unsupported(op, format!("{} from Int8", other.name())));
+            _ => {
+                let (left_q, right_q, output_q) = (
+                    lowering.per_tensor(op, left)?,
+                    lowering.per_tensor(op, right)?,
+                    lowering.per_tensor(op, output)?,
+                );
+                let activation = kernel_activation(activation);
+                match binary {
+                    BinaryOp::Prelu => {
+                        let params =
+                            PreluS8::prepare(shape, left_q, right_q, output_q).map_err(kernel)?;
+                        lowering.dispatch_params(&params, &tensors);
+                    }
+                    BinaryOp::Sub => {
+                        let params =
+                            SubS8::from_quantization(shape, left_q, right_q, output_q, activation)
+                                .map_err(kernel)?;
+                        lowering.dispatch_params(&params, &tensors);
+                    }
+                    BinaryOp::Div => {
+                        let params =
+                            DivS8::from_quantization(shape, left_q, right_q, output_q, activation)
+                                .map_err(kernel)?;
+                        lowering.dispatch_params(&params, &tensors);
+                    }
+                    BinaryOp::SquaredDifference => {
+                        let params = SquaredDifferenceS8::from_quantization(
+                            shape, left_q, right_q, output_q,
+                        )
+                        .map_err(kernel)?;
+                        lowering.dispatch_params(&params, &tensors);
+                    }
+                    other => {
+                        return Err(lowering.unsupported(op, format!("{} from Int8", other.name())));
+                    }
+                }
             }
         }
         return Ok(());

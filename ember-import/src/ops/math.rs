@@ -3,8 +3,7 @@
 //! activations RELU, RELU6, HARD_SWISH and ELU. Each float op is a kernel of its own
 //! (`ember_kernels::math_f32`, `ember_kernels::activation_f32`); an int8 RELU or RELU6 is
 //! `requantize_s8` with TFLM's clamp, an int8 HARD_SWISH `hard_swish_s8`, an int8 ELU, ABS
-//! or RSQRT `lut_s8` with TFLM's table (ABS's and RSQRT's from
-//! `ember_kernels::abs_rsqrt_table`).
+//! or RSQRT `lut_s8` with TFLM's table (from `ember_kernels::lut_s8_tables`).
 
 use crate::check::Ctx;
 use crate::element::ElementType::{self, Float32, Int16, Int8};
@@ -12,9 +11,9 @@ use crate::lowering::{kernel_error, LowerError, Lowering};
 use crate::op::{ElementwiseOp, Op, OpKind};
 use crate::tensor::TensorId;
 use crate::ImportError;
-use ember_kernels::abs_rsqrt_table::{abs_table, rsqrt_table};
 use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::lut_s8::{LutS8, TABLE_LEN};
+use ember_kernels::lut_s8_tables::{abs_table, elu_table, rsqrt_table};
 use ember_kernels::quantize::RequantizeS8;
 use ember_kernels::unary_f32::{UnaryF32, UnaryFunctionF32};
 use ember_kernels::KernelParams;
@@ -129,7 +128,7 @@ pub(super) fn lower_elementwise(
 /// RSQRT (`lut_s8` with TFLM's table).
 ///
 /// RSQRT differs from TFLM on inputs below the input zero point: TFLM fails the Invoke,
-/// the table gives what TFLM's arithmetic gives them (see `ember_kernels::abs_rsqrt_table`).
+/// the table gives what TFLM's arithmetic gives them (see `ember_kernels::lut_s8_tables`).
 fn lower_int8(
     lowering: &mut Lowering<'_, '_>,
     op: &Op,
@@ -140,6 +139,8 @@ fn lower_int8(
     let kernel = kernel_error(op);
     let (input_scale, input_zero_point) = lowering.per_tensor(op, input)?;
     let (output_scale, output_zero_point) = lowering.per_tensor(op, output)?;
+    let input_quantization = (input_scale, input_zero_point);
+    let output_quantization = (output_scale, output_zero_point);
     let tensors = [input, output];
     match function {
         ElementwiseOp::Relu => {
@@ -158,58 +159,47 @@ fn lower_int8(
             lowering.dispatch_params(&params, &tensors);
         }
         ElementwiseOp::HardSwish => {
-            let params = HardSwishS8::prepare(
-                len,
-                (input_scale, input_zero_point),
-                (output_scale, output_zero_point),
-            )
-            .map_err(kernel)?;
+            let params = HardSwishS8::prepare(len, input_quantization, output_quantization)
+                .map_err(kernel)?;
             lowering.dispatch_params(&params, &tensors);
         }
-        ElementwiseOp::Elu | ElementwiseOp::Abs | ElementwiseOp::Rsqrt => {
-            let quantization = (
-                (input_scale, input_zero_point),
-                (output_scale, output_zero_point),
-            );
-            let table = match function {
-                ElementwiseOp::Elu => elu_table(quantization.0, quantization.1),
-                ElementwiseOp::Abs => abs_table(quantization.0, quantization.1),
-                _ => rsqrt_table(quantization.0, quantization.1),
-            };
-            let mut words = Vec::new();
-            LutS8::new(len).map_err(kernel)?.encode(&mut words);
-            let name = format!("op {} {} table", op.index, function.name());
-            let bindings = [
-                lowering.operand(input),
-                lowering.constant(&name, &table),
-                lowering.operand(output),
-            ];
-            lowering.dispatch(LutS8::KERNEL, &words, &bindings);
+        ElementwiseOp::Elu => {
+            let table = elu_table(input_quantization, output_quantization, f32::exp);
+            dispatch_table(lowering, op, function, len, &tensors, &table)?;
+        }
+        ElementwiseOp::Abs => {
+            let table = abs_table(input_quantization, output_quantization);
+            dispatch_table(lowering, op, function, len, &tensors, &table)?;
+        }
+        ElementwiseOp::Rsqrt => {
+            let table = rsqrt_table(input_quantization, output_quantization);
+            dispatch_table(lowering, op, function, len, &tensors, &table)?;
         }
         other => return Err(lowering.unsupported(op, format!("{} from Int8", other.name()))),
     }
     Ok(())
 }
 
-/// TFLM's int8 ELU table (`PopulateLookupTable` with `x < 0 ? exp(x) - 1 : x`), entry by the
-/// input's byte: each value dequantized, transformed and requantized in `f32` as TFLM's
-/// Prepare computes it (`exp` is the C library's `expf`, as TFLM's).
-fn elu_table(
-    (input_scale, input_zero_point): (f32, i32),
-    (output_scale, output_zero_point): (f32, i32),
-) -> [u8; TABLE_LEN] {
-    let inverse_scale = 1.0 / output_scale;
-    let mut table = [0u8; TABLE_LEN];
-    for value in -128i32..=127 {
-        let dequantized = input_scale * (value - input_zero_point) as f32;
-        let transformed = if dequantized < 0.0 {
-            dequantized.exp() - 1.0
-        } else {
-            dequantized
-        };
-        let rescaled = (transformed * inverse_scale).round();
-        let quantized = (rescaled + output_zero_point as f32) as i32;
-        table[usize::from(value as i8 as u8)] = quantized.clamp(-128, 127) as i8 as u8;
-    }
-    table
+/// `lut_s8` over `len` elements of `input` into `output`, looking up `table` (a constant
+/// named after `op` and its `function`).
+fn dispatch_table(
+    lowering: &mut Lowering<'_, '_>,
+    op: &Op,
+    function: ElementwiseOp,
+    len: usize,
+    &[input, output]: &[TensorId; 2],
+    table: &[u8; TABLE_LEN],
+) -> Result<(), LowerError> {
+    let mut words = Vec::new();
+    LutS8::new(len)
+        .map_err(kernel_error(op))?
+        .encode(&mut words);
+    let name = format!("op {} {} table", op.index, function.name());
+    let bindings = [
+        lowering.operand(input),
+        lowering.constant(&name, table),
+        lowering.operand(output),
+    ];
+    lowering.dispatch(LutS8::KERNEL, &words, &bindings);
+    Ok(())
 }

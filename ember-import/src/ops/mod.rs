@@ -24,16 +24,20 @@
 //!   LOGICAL_OR, LOGICAL_NOT and SELECT_V2;
 //! - [`reductions`], ARG_MAX, ARG_MIN, SUM, REDUCE_MAX and REDUCE_MIN;
 //! - [`transpose_conv`], TRANSPOSE_CONV;
-//! - [`batch_matmul`], BATCH_MATMUL.
+//! - [`batch_matmul`], BATCH_MATMUL;
+//! - [`bounded_relu`], RELU_N1_TO_1 and RELU_0_TO_1;
+//! - [`gelu`], GELU.
 
 mod activations;
 mod batch_matmul;
+mod bounded_relu;
 mod cast;
 mod conv;
 pub(crate) mod detection_postprocess;
 mod elementwise;
 mod fill;
 mod fully_connected;
+mod gelu;
 mod layout;
 mod logic;
 mod math;
@@ -126,7 +130,7 @@ const COMPARED: Lowers = Lowers::Inputs(&[Int8, Int32, Float32]);
 const FLOAT32: Lowers = Lowers::Inputs(&[Float32]);
 
 /// Every supported operator, in the order error messages list them.
-static OPS: [OpEntry; 85] = [
+static OPS: [OpEntry; 88] = [
     OpEntry {
         operator: BuiltinOperator::FullyConnected,
         name: "FULLY_CONNECTED",
@@ -723,6 +727,27 @@ static OPS: [OpEntry; 85] = [
         lower: elementwise::lower_binary,
         lowers: FLOAT32,
     },
+    OpEntry {
+        operator: BuiltinOperator::ReluN1To1,
+        name: "RELU_N1_TO_1",
+        rule: bounded_relu::check_relu_n1_to_1,
+        lower: bounded_relu::lower_bounded_relu,
+        lowers: SAME_INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Relu0To1,
+        name: "RELU_0_TO_1",
+        rule: bounded_relu::check_relu_0_to_1,
+        lower: bounded_relu::lower_bounded_relu,
+        lowers: SAME_INT8_OR_FLOAT32,
+    },
+    OpEntry {
+        operator: BuiltinOperator::Gelu,
+        name: "GELU",
+        rule: gelu::check_gelu,
+        lower: gelu::lower_gelu,
+        lowers: SAME_INT8_OR_FLOAT32,
+    },
 ];
 
 /// The supported custom operators (builtin code CUSTOM), found by their `custom_code`,
@@ -844,7 +869,8 @@ mod tests {
              GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, SELECT_V2, FILL, \
              ZEROS_LIKE, BROADCAST_TO, SHAPE, MIRROR_PAD, RESIZE_BILINEAR, SPACE_TO_BATCH_ND, \
              BATCH_TO_SPACE_ND, TRANSPOSE_CONV, GATHER_ND, L2_NORMALIZATION, L2_POOL_2D, \
-             BATCH_MATMUL, FLOOR_DIV, FLOOR_MOD, TFLite_Detection_PostProcess"
+             BATCH_MATMUL, FLOOR_DIV, FLOOR_MOD, RELU_N1_TO_1, RELU_0_TO_1, GELU, \
+             TFLite_Detection_PostProcess"
         );
         assert_eq!(
             supported_lowerings(),
@@ -880,7 +906,9 @@ mod tests {
              BATCH_TO_SPACE_ND (int8, float32), TRANSPOSE_CONV (int8, float32), GATHER_ND \
              (int8, float32), L2_NORMALIZATION (int8→int8, float32→float32), L2_POOL_2D \
              (float32), BATCH_MATMUL (int8, float32), FLOOR_DIV (float32), FLOOR_MOD \
-             (float32), TFLite_Detection_PostProcess (float32)"
+             (float32), RELU_N1_TO_1 (int8→int8, float32→float32), RELU_0_TO_1 (int8→int8, \
+             float32→float32), GELU (int8→int8, float32→float32), \
+             TFLite_Detection_PostProcess (float32)"
         );
     }
 }

@@ -6,11 +6,12 @@ use crate::lowering::{kernel_error, LowerError, Lowering};
 use crate::op::{Op, OpKind};
 use crate::tflite::BuiltinOptionsRef;
 use crate::ImportError;
+use ember_kernels::cast::CastType;
 use ember_kernels::dequantize::{DequantizeS16F32, DequantizeS8F32, DequantizeU8F32};
 use ember_kernels::quantize::{
     QuantizeF32S16, QuantizeF32S8, RequantizeS8, RequantizeS8U8, RequantizeU8S8,
 };
-use ember_kernels::requantize_int::{QuantizedInt, RequantizeInt};
+use ember_kernels::requantize_int::RequantizeInt;
 
 /// The (input, output) type pairs TFLM's QUANTIZE runs (`EvalQuantizeReference`; its
 /// Prepare admits more, which Eval then refuses).
@@ -30,11 +31,11 @@ pub(super) const QUANTIZE_PAIRS: &[(ElementType, ElementType)] = &[
 ];
 
 /// `requantize_int`'s word for a signed quantized integer type.
-fn quantized_int(ty: ElementType) -> Option<QuantizedInt> {
+fn quantized_int(ty: ElementType) -> Option<CastType> {
     match ty {
-        Int8 => Some(QuantizedInt::Int8),
-        Int16 => Some(QuantizedInt::Int16),
-        Int32 => Some(QuantizedInt::Int32),
+        Int8 => Some(CastType::Int8),
+        Int16 => Some(CastType::Int16),
+        Int32 => Some(CastType::Int32),
         _ => None,
     }
 }

@@ -21,6 +21,7 @@ use ember_kernels::add::AddS8;
 use ember_kernels::arg_min_max::ArgMinMax;
 use ember_kernels::arithmetic_f32::{DivF32, SquaredDifferenceF32, SubF32};
 use ember_kernels::batch_matmul::{BatchMatmulF32, BatchMatmulS8};
+use ember_kernels::bounded_relu::{Relu0To1F32, ReluN1To1F32};
 use ember_kernels::cast::Cast;
 use ember_kernels::comparison::Comparison;
 use ember_kernels::concatenation::{Concatenation, MAX_INPUTS};
@@ -32,6 +33,7 @@ use ember_kernels::floor_div_mod::{FloorDivF32, FloorModF32};
 use ember_kernels::fully_connected::{FullyConnectedF32, FullyConnectedS8};
 use ember_kernels::gather::Gather;
 use ember_kernels::gather_nd::GatherNd;
+use ember_kernels::gelu::{GeluF32, GeluTanhF32};
 use ember_kernels::hard_swish::HardSwishS8;
 use ember_kernels::l2_normalization::{L2NormalizationF32, L2NormalizationS8};
 use ember_kernels::leaky_relu::{LeakyReluF32, LeakyReluS8};
@@ -184,6 +186,10 @@ unary!(ELU_F32, elu_f32, EluF32, f32, f32);
 unary!(LEAKY_RELU_F32, leaky_relu_f32, LeakyReluF32, f32, f32);
 unary!(LEAKY_RELU_S8, leaky_relu_s8, LeakyReluS8, i8, i8);
 unary!(HARD_SWISH_S8, hard_swish_s8, HardSwishS8, i8, i8);
+unary!(RELU_N1_TO_1_F32, relu_n1_to_1_f32, ReluN1To1F32, f32, f32);
+unary!(RELU_0_TO_1_F32, relu_0_to_1_f32, Relu0To1F32, f32, f32);
+unary!(GELU_F32, gelu_f32, GeluF32, f32, f32);
+unary!(GELU_TANH_F32, gelu_tanh_f32, GeluTanhF32, f32, f32);
 
 /// Binding `index` as elements, to read.
 fn read<'s, T: Element>(bindings: &'s [Bytes<'_>], index: usize) -> Result<&'s [T], KernelError> {
@@ -933,6 +939,10 @@ tflite_table!(
     DIV_S8,
     SQUARED_DIFFERENCE_S8,
     DETECTION_POSTPROCESS,
+    RELU_N1_TO_1_F32,
+    RELU_0_TO_1_F32,
+    GELU_F32,
+    GELU_TANH_F32,
 );
 
 #[cfg(test)]

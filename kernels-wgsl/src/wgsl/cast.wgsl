@@ -3,31 +3,10 @@
 // their sign when they widen; an integer becomes the nearest float, ties to even (built from
 // its bits here: WGSL leaves the rounding of an inexact conversion to the device); a float
 // becomes an integer truncated as x86-64's `cvttss2si` does (NaN and values outside `i32`
-// give `i32::MIN`), then saturated to int8 or int16. each_byte_s8.wgsl holds the loop; the
-// output must not alias the input.
+// give `i32::MIN`), then saturated to int8 or int16. typed_bytes.wgsl holds the bindings and
+// the input's elements, each_byte_s8.wgsl the loop; the output must not alias the input.
 //
 // Parameter words: 0 len, 1 the input's type, 2 the output's type.
-
-@group(0) @binding(0) var<storage, read> input: array<u32>;
-@group(0) @binding(1) var<storage, read_write> output: array<u32>;
-
-fn size_of_type(code: u32) -> u32 {
-    return select(select(4u, 2u, code == 1u), 1u, code == 0u);
-}
-
-fn input_byte(i: u32) -> u32 {
-    let b = base_byte(0u) + i;
-    return (input[b / 4u] >> (8u * (b % 4u))) & 0xffu;
-}
-
-// Input element `e`'s bytes, little-endian, in the low bytes of a word.
-fn input_word(e: u32, size: u32) -> u32 {
-    var word = 0u;
-    for (var k = 0u; k < size; k++) {
-        word |= input_byte(e * size + k) << (8u * k);
-    }
-    return word;
-}
 
 // The nearest float to `v`, ties to even.
 fn i32_to_f32(v: i32) -> f32 {
@@ -95,16 +74,4 @@ fn converted(e: u32) -> u32 {
         return bitcast<u32>(i32_to_f32(integer));
     }
     return bitcast<u32>(integer);
-}
-
-const OUT: u32 = 1u;
-
-fn begin() -> u32 {
-    return param(0u) * size_of_type(param(2u));
-}
-
-// Byte `i` of the output.
-fn element(i: u32) -> i32 {
-    let size = size_of_type(param(2u));
-    return i32((converted(i / size) >> (8u * (i % size))) & 0xffu);
 }

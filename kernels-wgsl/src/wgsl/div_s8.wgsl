@@ -2,8 +2,7 @@
 // offset divisor's fixed-point reciprocal (`GetReciprocal`), the offset dividend normalized
 // by its leading sign bits, their product rescaled once, then TFLM's x86-64
 // `RoundingDivideByPOT` by an exponent that may exceed 31. binary_s8.wgsl holds the
-// bindings and loads, each_byte_s8.wgsl the loop, fixed_point.wgsl the Newton-Raphson
-// reciprocal.
+// bindings and loads, each_byte_s8.wgsl the loop, fixed_point.wgsl `get_reciprocal`.
 //
 // Parameter words: 0..=11 the broadcast shape (broadcast.wgsl), 12 input1_offset,
 // 13 input2_offset, 14 output_offset, 15 output_multiplier, 16 output_shift (-24..=22, so
@@ -27,21 +26,6 @@ fn tflm_rounding_divide_by_pot(x: i32, exponent: u32) -> i32 {
     return (x >> (exponent & 31u)) + select(0, 1, remainder > threshold);
 }
 
-// TFLite's `GetReciprocal(x, 31)` for `x >= 0`: (Q0.31 reciprocal, num_bits_over_unit);
-// for 0 the shift is -1 and the fraction that of `1 / (1 + -1)`, as TFLM computes it.
-fn reciprocal(x: i32) -> vec2<i32> {
-    let headroom_plus_one = countLeadingZeros(bitcast<u32>(x));
-    var shifted = 0u;
-    if headroom_plus_one < 32u {
-        shifted = bitcast<u32>(x) << headroom_plus_one;
-    }
-    let shifted_sum_minus_one = bitcast<i32>(shifted - 0x80000000u);
-    return vec2<i32>(
-        one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one),
-        31 - i32(headroom_plus_one),
-    );
-}
-
 fn combine(x1: i32, x2: i32) -> i32 {
     var dividend = param_i32(12u) + x1;
     var divisor = param_i32(13u) + x2;
@@ -49,10 +33,10 @@ fn combine(x1: i32, x2: i32) -> i32 {
         dividend = -dividend;
         divisor = -divisor;
     }
-    let r = reciprocal(divisor);
+    let r = get_reciprocal(divisor, 31);
     let headroom = count_leading_sign_bits(dividend);
-    let unscaled = srdhm(bitcast<i32>(bitcast<u32>(dividend) << headroom), r.x);
-    let exponent = u32(r.y + i32(headroom) - param_i32(16u));
+    let unscaled = srdhm(bitcast<i32>(bitcast<u32>(dividend) << headroom), r.shifted_scale);
+    let exponent = u32(r.num_bits_over_unit + i32(headroom) - param_i32(16u));
     let quotient = tflm_rounding_divide_by_pot(srdhm(unscaled, param_i32(15u)), exponent);
     return clamp_s8(param_i32(14u) + quotient, param_i32(17u), param_i32(18u));
 }

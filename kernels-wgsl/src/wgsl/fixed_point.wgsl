@@ -1,5 +1,6 @@
-// gemmlowp's fixed point, as ember-kernels' `fixed_point` computes it: shared by
-// the quantized softmaxes, logistic_s8 and tanh_s8 (build.rs appends this file to each). Raw values
+// gemmlowp's fixed point, as ember-kernels' `fixed_point` computes it: shared by the
+// quantized softmaxes and log softmax, logistic_s8, tanh_s8, l2_normalization_s8 and div_s8
+// (build.rs appends this file to each). Raw values
 // are i32 with `31 - I` fractional bits (`QI.(31-I)`); products are `srdhm`.
 
 const I32_MIN: i32 = -2147483647 - 1;
@@ -106,4 +107,102 @@ fn one_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
 // gemmlowp's `one_minus_x_over_one_plus_x_for_x_in_0_1` (Q0.31 in and out).
 fn one_minus_x_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
     return sat_rounding_mul_by_pot(newton_reciprocal(half_denominator_of(a)) - (1 << 29u), 2);
+}
+
+// TFLite's `GetReciprocal(x, integer_digits)` for `x >= 0`: the Q0.31 reciprocal of `x`
+// normalized into [1, 2), and `num_bits_over_unit` (`integer_digits` minus `x`'s headroom
+// plus one). For 0, as TFLM computes it, the headroom plus one is 32 and the reciprocal
+// that of `1 + -1`.
+struct Reciprocal {
+    shifted_scale: i32,
+    num_bits_over_unit: i32,
+}
+
+fn get_reciprocal(x: i32, integer_digits: i32) -> Reciprocal {
+    let headroom_plus_one = countLeadingZeros(bitcast<u32>(x));
+    var shifted = 0u;
+    if headroom_plus_one < 32u {
+        shifted = bitcast<u32>(x) << headroom_plus_one;
+    }
+    let shifted_minus_one = bitcast<i32>(shifted - 0x80000000u);
+    return Reciprocal(
+        one_over_one_plus_x_for_x_in_0_1(shifted_minus_one),
+        integer_digits - i32(headroom_plus_one),
+    );
+}
+
+// gemmlowp's `RoundingHalfSum` for i32: `(a + b) / 2` rounded half away from zero, without
+// a 64-bit sum.
+fn rounding_half_sum(a: i32, b: i32) -> i32 {
+    let half = (a >> 1u) + (b >> 1u);
+    let low = (a & 1) + (b & 1);
+    return half + select(low >> 1u, (low + 1) >> 1u, half >= 0);
+}
+
+// `a + b` saturated to i32.
+fn saturating_add(a: i32, b: i32) -> i32 {
+    let s = a + b;
+    if a >= 0 && b >= 0 && s < 0 {
+        return I32_MAX;
+    }
+    if a < 0 && b < 0 && s >= 0 {
+        return I32_MIN;
+    }
+    return s;
+}
+
+// `a - b` saturated to i32.
+fn saturating_sub(a: i32, b: i32) -> i32 {
+    let d = a - b;
+    if a >= 0 && b < 0 && d < 0 {
+        return I32_MAX;
+    }
+    if a < 0 && b >= 0 && d >= 0 {
+        return I32_MIN;
+    }
+    return d;
+}
+
+// TFLite's `log_x_for_x_greater_than_or_equal_to_1_impl<5, 12>`, as ember-kernels'
+// `log_x_for_x_greater_than_or_equal_to_1`: Q12.19 in (at least 1), Q5.26 out, accumulated
+// in Q6.25.
+fn log_x_for_x_greater_than_or_equal_to_1(z_a: i32) -> i32 {
+    let log_2 = 1488522236;
+    let sqrt_sqrt_half = 1805811301;
+    let sqrt_half = 1518500250;
+    let alpha_n = 117049297;
+    let alpha_d = 127690142;
+    let alpha_i = 1057819769;
+    let alpha_f = 638450708;
+    // Rescale<6> of a Q0.31 quarter.
+    let shifted_quarter = sat_rounding_mul_by_pot(536870912, -6);
+
+    let z_a_headroom_plus_1 = i32(countLeadingZeros(bitcast<u32>(z_a)));
+    let r_a_tmp = sat_rounding_mul_by_pot(z_a, z_a_headroom_plus_1 - 1);
+    let r_a_raw = sat_rounding_mul_by_pot(srdhm(r_a_tmp, sqrt_half), 1);
+    let z_a_pow_2_adj =
+        saturating_add(sat_rounding_mul_by_pot(12 - z_a_headroom_plus_1, 25), shifted_quarter);
+
+    let z_b = srdhm(z_a, sqrt_half);
+    let z_b_headroom = i32(countLeadingZeros(bitcast<u32>(z_b))) - 1;
+    let r_b_raw = sat_rounding_mul_by_pot(z_a, z_b_headroom);
+    let z_b_pow_2_adj =
+        saturating_sub(sat_rounding_mul_by_pot(12 - z_b_headroom, 25), shifted_quarter);
+
+    let r = min(r_a_raw, r_b_raw);
+    let z_pow_2_adj = max(z_a_pow_2_adj, z_b_pow_2_adj);
+
+    let p = rounding_half_sum(r, sqrt_sqrt_half);
+    var q = r - sqrt_sqrt_half;
+    q = q + q;
+
+    let common_sq = srdhm(q, q);
+    let num = srdhm(q, r) + srdhm(srdhm(q, common_sq), alpha_n);
+    let denom_minus_one_0 =
+        srdhm(p, alpha_i + q + srdhm(alpha_d, common_sq)) + srdhm(alpha_f, q);
+    let recip_denom = one_over_one_plus_x_for_x_in_0_1(denom_minus_one_0);
+
+    let num_scaled = sat_rounding_mul_by_pot(num, -6);
+    let sum = srdhm(z_pow_2_adj, log_2) + srdhm(num_scaled, recip_denom);
+    return sat_rounding_mul_by_pot(sum, 1);
 }

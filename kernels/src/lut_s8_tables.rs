@@ -1,8 +1,12 @@
-//! The 256-entry tables of TFLM's int8 ABS and RSQRT (`elementwise.cc`), for
-//! [`lut_s8`](crate::lut_s8): each is a pure function of one int8 value, so the importer
-//! evaluates TFLM's integer arithmetic once per value and the kernel only looks up. Entry
-//! `b` is the output for the input whose byte is `b` (`x as u8`).
+//! The 256-entry tables of TFLM's int8 ops that run as [`lut_s8`](crate::lut_s8) (ELU,
+//! ABS, RSQRT): each op is a pure function of one int8 value, so the importer evaluates
+//! TFLM's arithmetic once per value and the kernel only looks up. Entry `b` is the output
+//! for the input whose byte is `b` (`x as u8`).
 //!
+//! - ELU (`elu.cc`'s `PopulateLookupTable`): each value dequantized, `x < 0 ? exp(x) - 1 :
+//!   x`, requantized, all in `f32` as TFLM's Prepare computes it. `exp` is the C library's
+//!   `expf`, which this `no_std` crate cannot call and whose results `libm`'s do not always
+//!   match, so the caller passes it in.
 //! - ABS: `|x - input_zero_point|`, requantized with `QuantizeMultiplier(input_scale /
 //!   output_scale)` (the division in `f32`) unless the two scales are equal, plus the
 //!   output zero point, saturated.
@@ -47,6 +51,27 @@ fn table(f: impl Fn(i32) -> i32) -> [u8; TABLE_LEN] {
         out[usize::from(value as i8 as u8)] = f(value).clamp(-128, 127) as i8 as u8;
     }
     out
+}
+
+/// TFLM's int8 ELU over every input value, `expf` the C library's `expf` (`f32::exp` with
+/// `std`).
+pub fn elu_table(
+    (input_scale, input_zero_point): Quantization,
+    (output_scale, output_zero_point): Quantization,
+    expf: impl Fn(f32) -> f32,
+) -> [u8; TABLE_LEN] {
+    let inverse_scale = 1.0 / output_scale;
+    table(|x| {
+        let dequantized = input_scale * x.wrapping_sub(input_zero_point) as f32;
+        let transformed = if dequantized < 0.0 {
+            expf(dequantized) - 1.0
+        } else {
+            dequantized
+        };
+        let rescaled = libm::roundf(transformed * inverse_scale);
+        // Saturating where TFLM's conversion is undefined.
+        (rescaled + output_zero_point as f32) as i32
+    })
 }
 
 /// TFLM's int8 ABS over every input value.

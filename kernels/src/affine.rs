@@ -1,7 +1,7 @@
-//! The parameters shared by the conversions between float and an 8-bit tensor's per-tensor
-//! affine quantization (`real = scale * (q - zero_point)`): an element count, the integer
-//! side's scale and zero point. QUANTIZE and DEQUANTIZE differ only in direction, int8 and
-//! uint8 in their zero points' range ([`AffineConversion`]).
+//! The parameters shared by the conversions between float and an 8- or 16-bit tensor's
+//! per-tensor affine quantization (`real = scale * (q - zero_point)`): an element count, the
+//! integer side's scale and zero point. QUANTIZE and DEQUANTIZE differ only in direction,
+//! int8, uint8 and int16 in their zero points' range ([`AffineConversion`]).
 //!
 //! Bindings: 0 `input` (`len` elements), 1 `output` (`len` elements).
 
@@ -12,8 +12,9 @@ use hal_core::kernel::KernelError;
 
 use crate::binding_len::byte_len;
 use crate::elementwise_map::{check_elementwise, map_elementwise};
+use crate::quantize::positive;
 
-/// One direction of an affine int8 conversion.
+/// One direction and integer type of an affine conversion.
 pub trait AffineConversion {
     /// The kernel's name.
     const KERNEL: &'static str;
@@ -29,24 +30,24 @@ pub trait AffineConversion {
     fn convert(x: Self::Input, scale: f32, zero_point: i32) -> Self::Output;
 }
 
-/// Parameters of the affine int8 conversion `C`.
+/// Parameters of the affine conversion `C`.
 ///
 /// Words: `len`, `scale` (its `f32` bits), `zero_point`. `decode` refuses (with
 /// [`KernelError::Shape`] and `C::WHAT`) a zero or overflowing length, a scale that is not
 /// positive and finite and a zero point outside `C::ZERO_POINTS`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct AffineS8<C> {
+pub struct Affine<C> {
     /// Elements.
     pub len: usize,
-    /// The int8 tensor's scale.
+    /// The integer tensor's scale.
     pub scale: f32,
-    /// The int8 tensor's zero point.
+    /// The integer tensor's zero point.
     pub zero_point: i32,
     conversion: PhantomData<C>,
 }
 
-impl<C: AffineConversion> AffineS8<C> {
-    /// The parameters TFLM's Prepare keeps for `len` elements: the int8 tensor's
+impl<C: AffineConversion> Affine<C> {
+    /// The parameters TFLM's Prepare keeps for `len` elements: the integer tensor's
     /// (per-tensor) scale and zero point (QUANTIZE's output, DEQUANTIZE's input).
     pub fn prepare(len: usize, scale: f32, zero_point: i32) -> Result<Self, KernelError> {
         Self {
@@ -61,10 +62,7 @@ impl<C: AffineConversion> AffineS8<C> {
     fn validate(self) -> Result<Self, KernelError> {
         byte_len(self.len, 4, C::WHAT)?;
         let (lowest, highest) = C::ZERO_POINTS;
-        if !(self.scale > 0.0
-            && self.scale.is_finite()
-            && (lowest..=highest).contains(&self.zero_point))
-        {
+        if !(positive(self.scale) && (lowest..=highest).contains(&self.zero_point)) {
             return Err(KernelError::Shape(C::WHAT));
         }
         Ok(self)
@@ -86,7 +84,7 @@ impl<C: AffineConversion> AffineS8<C> {
     }
 }
 
-impl<C: AffineConversion> KernelParams for AffineS8<C> {
+impl<C: AffineConversion> KernelParams for Affine<C> {
     const KERNEL: &'static str = C::KERNEL;
     const BINDINGS: &'static [BindingUse] = &[
         BindingUse::read(core::mem::size_of::<C::Input>() as u32),

@@ -1,0 +1,6 @@
+// relu_n1_to_1_f32: ember-kernels' `ReluN1To1F32` (TFLite's float RELU_N1_TO_1:
+// `x > 1 ? 1 : x < -1 ? -1 : x`). unary_f32.wgsl holds the bindings and the loop.
+
+fn apply(x: f32) -> f32 {
+    return select(select(x, -1.0, x < -1.0), 1.0, x > 1.0);
+}
